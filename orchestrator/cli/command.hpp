@@ -1,0 +1,30 @@
+#pragma once
+// One class per subcommand (rr style). main() registers them all with CLI11, parses, and runs
+// the chosen one. Commands are thin: they parse options and call the libraries.
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <vector>
+
+namespace topolab::cli {
+
+class Command {
+ public:
+  virtual ~Command() = default;
+  // Adds the subcommand and its options to the app; returns the subcommand.
+  virtual CLI::App* setup(CLI::App& app) = 0;
+  // Runs after a successful parse; returns the process exit code.
+  virtual int run() = 0;
+};
+
+std::unique_ptr<Command> make_host_command();
+std::unique_ptr<Command> make_plan_command();
+std::unique_ptr<Command> make_xml_command();
+std::unique_ptr<Command> make_apply_command();
+std::unique_ptr<Command> make_image_command();
+std::unique_ptr<Command> make_boot_command();
+std::unique_ptr<Command> make_run_command();
+std::unique_ptr<Command> make_report_command();
+std::unique_ptr<Command> make_doctor_command();
+std::unique_ptr<Command> make_hook_command();
+
+}  // namespace topolab::cli

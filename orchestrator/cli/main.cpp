@@ -1,0 +1,45 @@
+#include <cstdio>
+#include <exception>
+
+#include "common/result.hpp"
+#include "orchestrator/cli/command.hpp"
+
+int main(int argc, char** argv) {
+  using namespace topolab::cli;
+  CLI::App app{"topolab: VM CPU-topology experiments", "topolab"};
+  app.set_version_flag("--version", TOPOLAB_VERSION);
+  app.require_subcommand(1);
+
+  std::vector<std::unique_ptr<Command>> commands;
+  commands.push_back(make_host_command());
+  commands.push_back(make_plan_command());
+  commands.push_back(make_xml_command());
+  commands.push_back(make_apply_command());
+  commands.push_back(make_image_command());
+  commands.push_back(make_boot_command());
+  commands.push_back(make_run_command());
+  commands.push_back(make_report_command());
+  commands.push_back(make_doctor_command());
+  commands.push_back(make_hook_command());
+
+  std::vector<std::pair<CLI::App*, Command*>> subs;
+  for (auto& c : commands) subs.emplace_back(c->setup(app), c.get());
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (auto& [sub, cmd] : subs) {
+      if (sub->parsed()) return cmd->run();
+    }
+  } catch (const topolab::FatalError& e) {
+    std::fprintf(stderr, "topolab: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "topolab: internal error: %s\n", e.what());
+    return 70;
+  }
+  return 1;
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs every package topolab needs on Debian 12 and makes sure libvirtd is reachable.
+# Idempotent: safe to run again; installs only what is missing.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config git
+  libvirt-dev libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils
+  libpugixml-dev libcli11-dev libspdlog-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+  libtomlplusplus-dev libsqlite3-dev sqlite3
+  linux-image-amd64 kmod cpio
+  clang clang-format libclang-rt-14-dev
+  libxml2-utils
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq -o Dpkg::Options::=--force-confnew -o Dpkg::Options::=--force-confdef \
+    --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Nothing starts libvirtd on these machines; start it when qemu:///system is unreachable.
+if ! virsh -c qemu:///system version >/dev/null 2>&1; then
+  echo "setup: starting virtlogd and libvirtd"
+  pgrep -x virtlogd >/dev/null || virtlogd -d
+  pgrep -x libvirtd >/dev/null || libvirtd -d
+  for _ in $(seq 1 50); do
+    virsh -c qemu:///system version >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+  virsh -c qemu:///system version >/dev/null
+fi
+echo "setup: ready"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The full test suite, as CI runs it: setup, release build + all tests (unit and real-guest
+# integration), then an ASan+UBSan build of the unit tests.
+# Usage: bash scripts/test.sh [--quick]   (--quick: release build and unit tests only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+JOBS=${JOBS:-$(nproc)}
+QUICK=0
+[[ "${1:-}" == "--quick" ]] && QUICK=1
+
+bash scripts/setup.sh
+
+stage() { echo; echo "=== $* ($(date +%T))"; }
+
+stage "release build"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C build -j"$JOBS"
+
+stage "unit tests"
+(cd build && ctest -L unit -j"$JOBS" --output-on-failure)
+
+if ((QUICK)); then exit 0; fi
+
+stage "integration tests (real libvirt + QEMU guests)"
+(cd build && ctest -L integration --output-on-failure)
+
+stage "ASan+UBSan build"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTOPOLAB_SANITIZE=ON >/dev/null
+ninja -C build-asan -j"$JOBS"
+stage "unit tests under ASan+UBSan"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest -L unit -j"$JOBS" --output-on-failure)
+
+if [[ -x scripts/fuzz.sh ]]; then
+  stage "fuzz targets (bounded)"
+  bash scripts/fuzz.sh --seconds "${FUZZ_SECONDS:-20}"
+fi
+
+stage "all tests passed"
