@@ -9,7 +9,7 @@ PACKAGES=(
   libpugixml-dev libcli11-dev libspdlog-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libtomlplusplus-dev libsqlite3-dev sqlite3
   linux-image-amd64 kmod cpio
-  clang clang-format libclang-rt-14-dev
+  clang clang-format libclang-rt-14-dev ccache
   libxml2-utils
 )
 
