@@ -8,8 +8,7 @@
 namespace topolab {
 
 // Reads a whole file, refusing anything larger than max_bytes. Errors name the path.
-Result<std::string> read_file(const std::filesystem::path& path,
-                              std::size_t max_bytes = 64u << 20);
+Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes = 64u << 20);
 
 // Reads a one-line sysfs/procfs attribute and strips the trailing newline and blanks.
 Result<std::string> read_attribute(const std::filesystem::path& path);

@@ -12,9 +12,7 @@ struct Error {
   std::string message;
 
   // Prefixes context, e.g. Error{"bad list"}.context("/sys/.../cpulist").
-  Error context(const std::string& where) const {
-    return Error{where + ": " + message};
-  }
+  Error context(const std::string& where) const { return Error{where + ": " + message}; }
 };
 
 // Thrown for unrecoverable failures; main() prints what() and exits non-zero.
@@ -26,7 +24,7 @@ class FatalError : public std::runtime_error {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : state_(std::move(error)) {}  // NOLINT
 
   bool ok() const { return state_.index() == 0; }

@@ -31,8 +31,8 @@ Result<std::string> get_capabilities(virConnectPtr conn) {
 }
 
 Result<std::string> get_domain_capabilities(virConnectPtr conn, const std::string& virttype) {
-  LibvirtString caps(virConnectGetDomainCapabilities(conn, nullptr, "x86_64", nullptr,
-                                                     virttype.c_str(), 0));
+  LibvirtString caps(
+      virConnectGetDomainCapabilities(conn, nullptr, "x86_64", nullptr, virttype.c_str(), 0));
   if (!caps) return last_libvirt_error("virConnectGetDomainCapabilities(" + virttype + ")");
   return std::string(caps.get());
 }
