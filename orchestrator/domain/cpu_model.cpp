@@ -31,9 +31,9 @@ const std::vector<std::string>& epyc_rome_tcg_disabled_features() {
   // Measured (../shared/docs/qemu-guest-topology.md): with these off, TCG accepts
   // EPYC-Rome with topoext required.
   static const std::vector<std::string> f = {
-      "rdseed", "sha-ni",  "xsavec", "3dnowprefetch", "misalignsse", "osvw",
-      "fxsr_opt", "nrip-save", "rdpid", "xsaves", "perfctr_core", "amd-stibp",
-      "clzero", "ibpb", "wbnoinvd", "xsaveerptr"};
+      "rdseed",   "sha-ni",    "xsavec",   "3dnowprefetch", "misalignsse",  "osvw",
+      "fxsr_opt", "nrip-save", "rdpid",    "xsaves",        "perfctr_core", "amd-stibp",
+      "clzero",   "ibpb",      "wbnoinvd", "xsaveerptr"};
   return f;
 }
 
@@ -43,9 +43,9 @@ CpuVendorStyle vendor_style_of_model(const std::string& model) {
   }
   if (model.empty()) return CpuVendorStyle::kAmd;
   for (const char* intel :
-       {"Skylake", "Cascadelake", "Cooperlake", "Icelake", "SapphireRapids", "Broadwell",
-        "Haswell", "IvyBridge", "SandyBridge", "Westmere", "Nehalem", "Penryn", "Conroe",
-        "Snowridge", "Denverton", "core2duo", "coreduo"}) {
+       {"Skylake", "Cascadelake", "Cooperlake", "Icelake", "SapphireRapids", "Broadwell", "Haswell",
+        "IvyBridge", "SandyBridge", "Westmere", "Nehalem", "Penryn", "Conroe", "Snowridge",
+        "Denverton", "core2duo", "coreduo"}) {
     if (starts_with_ci(model, intel)) return CpuVendorStyle::kIntel;
   }
   // qemu64/kvm64 and unknown names: QEMU's qemu64 carries the AMD vendor string.
@@ -87,8 +87,9 @@ CpuModelChoice choose_cpu_model(const Layout& layout, Accelerator accel,
     c.style = CpuVendorStyle::kAmd;
     c.disable = epyc_rome_tcg_disabled_features();
     c.require = {"topoext"};
-    c.reason = "TCG: EPYC-Rome with TCG-missing features disabled and topoext required "
-               "(measured: per-die L3, SMT and NUMA-split L3 reach the guest)";
+    c.reason =
+        "TCG: EPYC-Rome with TCG-missing features disabled and topoext required "
+        "(measured: per-die L3, SMT and NUMA-split L3 reach the guest)";
   }
   for (const auto& f : layout.cpu_features_disable) {
     remove(c.require, f);

@@ -35,7 +35,7 @@ struct ApplyResult {
 };
 
 // Reads the persistent XML of the domain, patches it, saves a backup, defines the result.
-Result<ApplyResult> apply_layout_to_domain(const ApplyOptions&, const Layout&,
-                                           const PlacementPlan&, const std::string& host_vendor);
+Result<ApplyResult> apply_layout_to_domain(const ApplyOptions&, const Layout&, const PlacementPlan&,
+                                           const std::string& host_vendor);
 
 }  // namespace topolab

@@ -7,13 +7,44 @@ namespace topolab::domain {
 namespace {
 
 const std::vector<std::string>& canonical_order() {
-  static const std::vector<std::string> order = {
-      "name", "uuid", "genid", "title", "description", "metadata", "maxMemory", "memory",
-      "currentMemory", "blkiotune", "memtune", "memoryBacking", "vcpu", "vcpus", "iothreads",
-      "iothreadids", "defaultiothread", "cputune", "numatune", "resource", "sysinfo",
-      "bootloader", "bootloader_args", "os", "idmap", "features", "cpu", "clock",
-      "on_poweroff", "on_reboot", "on_crash", "on_lockfailure", "pm", "perf", "devices",
-      "seclabel", "keywrap", "launchSecurity"};
+  static const std::vector<std::string> order = {"name",
+                                                 "uuid",
+                                                 "genid",
+                                                 "title",
+                                                 "description",
+                                                 "metadata",
+                                                 "maxMemory",
+                                                 "memory",
+                                                 "currentMemory",
+                                                 "blkiotune",
+                                                 "memtune",
+                                                 "memoryBacking",
+                                                 "vcpu",
+                                                 "vcpus",
+                                                 "iothreads",
+                                                 "iothreadids",
+                                                 "defaultiothread",
+                                                 "cputune",
+                                                 "numatune",
+                                                 "resource",
+                                                 "sysinfo",
+                                                 "bootloader",
+                                                 "bootloader_args",
+                                                 "os",
+                                                 "idmap",
+                                                 "features",
+                                                 "cpu",
+                                                 "clock",
+                                                 "on_poweroff",
+                                                 "on_reboot",
+                                                 "on_crash",
+                                                 "on_lockfailure",
+                                                 "pm",
+                                                 "perf",
+                                                 "devices",
+                                                 "seclabel",
+                                                 "keywrap",
+                                                 "launchSecurity"};
   return order;
 }
 

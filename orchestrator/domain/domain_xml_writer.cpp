@@ -58,8 +58,8 @@ void write_hyperv(pugi::xml_node domain) {
   if (!features.child("hyperv")) {
     auto hv = features.append_child("hyperv");
     set_attr(hv, "mode", "custom");
-    for (const char* f : {"relaxed", "vapic", "spinlocks", "vpindex", "runtime", "synic",
-                          "stimer", "reset", "frequencies"}) {
+    for (const char* f : {"relaxed", "vapic", "spinlocks", "vpindex", "runtime", "synic", "stimer",
+                          "reset", "frequencies"}) {
       auto e = hv.append_child(f);
       set_attr(e, "state", "on");
       if (std::string(f) == "spinlocks") set_attr(e, "retries", "8191");
@@ -190,7 +190,8 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
   if (!spec.serial_log.empty()) write_serial_log(devices, spec.serial_log);
   if (spec.agent_channel) write_channel(devices, *spec.agent_channel);
   std::ostringstream out;
-  doc.save(out, "  ", pugi::format_indent | pugi::format_no_declaration);
+  doc.save(out, "  ",
+           pugi::format_indent | pugi::format_no_declaration | pugi::format_attribute_single_quote);
   return out.str();
 }
 

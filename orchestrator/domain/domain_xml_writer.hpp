@@ -29,7 +29,7 @@ struct DomainSpec {
   const Layout* layout = nullptr;
   const PlacementPlan* plan = nullptr;
   Accelerator accel = Accelerator::kTcg;
-  std::string host_vendor;             // "AuthenticAMD", "GenuineIntel", "" unknown
+  std::string host_vendor;              // "AuthenticAMD", "GenuineIntel", "" unknown
   std::filesystem::path base_template;  // empty: templates/domains/linux-direct-boot.xml
   std::optional<BootSpec> boot;
   std::optional<ChannelSpec> agent_channel;

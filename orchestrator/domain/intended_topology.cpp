@@ -29,12 +29,18 @@ HostTopology intended_guest_topology(const Layout& layout, const PlacementPlan& 
     c.siblings = CpuList::range(first, first + t.threads - 1);
     const int group = per_group > 0 ? v / per_group : 0;
     switch (layout.expose) {
-      case Exposure::kFlat: c.l3 = 0; break;
+      case Exposure::kFlat:
+        c.l3 = 0;
+        break;
       case Exposure::kSockets:
-      case Exposure::kDies: c.l3 = group; break;
+      case Exposure::kDies:
+        c.l3 = group;
+        break;
       // AMD-style models: the kernel bounds the LLC mask by the NUMA node, so L3 follows the
       // cells; Intel-style models report CPUID-4 sharing across the whole socket.
-      case Exposure::kNuma: c.l3 = style == CpuVendorStyle::kAmd ? group : c.package; break;
+      case Exposure::kNuma:
+        c.l3 = style == CpuVendorStyle::kAmd ? group : c.package;
+        break;
     }
     c.node = layout.expose == Exposure::kNuma ? group : 0;
     l3s[c.l3].insert(v);

@@ -41,8 +41,7 @@ Result<bool> parse_bool(std::string_view text, std::string_view key) {
   auto t = lower(trim(text));
   if (t == "true" || t == "yes" || t == "1" || t == "on") return true;
   if (t == "false" || t == "no" || t == "0" || t == "off") return false;
-  return make_error(std::string(key) + ": expected true or false, got '" + std::string(text) +
-                    "'");
+  return make_error(std::string(key) + ": expected true or false, got '" + std::string(text) + "'");
 }
 
 std::vector<std::string> split_words(std::string_view text) {
@@ -62,8 +61,8 @@ std::vector<std::string> split_words(std::string_view text) {
 
 Result<void> check_count(std::int64_t v, std::string_view key, int max) {
   if (v < 1 || v > max) {
-    return make_error(std::string(key) + ": expected an integer from 1 to " +
-                      std::to_string(max) + ", got " + std::to_string(v));
+    return make_error(std::string(key) + ": expected an integer from 1 to " + std::to_string(max) +
+                      ", got " + std::to_string(v));
   }
   return {};
 }
@@ -73,8 +72,10 @@ Result<void> check_feature_name(const std::string& f, std::string_view key) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
   });
   if (!ok) {
-    return make_error(std::string(key) + ": expected CPU feature names (letters, digits, - _ .), "
-                      "got '" + f + "'");
+    return make_error(std::string(key) +
+                      ": expected CPU feature names (letters, digits, - _ .), "
+                      "got '" +
+                      f + "'");
   }
   return {};
 }
@@ -118,10 +119,14 @@ int Layout::vcpu_count() const { return l3_groups * cores_per_group * threads_pe
 
 std::string to_string(Exposure e) {
   switch (e) {
-    case Exposure::kFlat: return "flat";
-    case Exposure::kSockets: return "sockets";
-    case Exposure::kDies: return "dies";
-    case Exposure::kNuma: return "numa";
+    case Exposure::kFlat:
+      return "flat";
+    case Exposure::kSockets:
+      return "sockets";
+    case Exposure::kDies:
+      return "dies";
+    case Exposure::kNuma:
+      return "numa";
   }
   return "?";
 }
@@ -137,11 +142,16 @@ Result<Exposure> parse_exposure(std::string_view text) {
 
 std::string to_string(PlacementPolicy p) {
   switch (p) {
-    case PlacementPolicy::kL3Aligned: return "l3-aligned";
-    case PlacementPolicy::kCompact: return "compact";
-    case PlacementPolicy::kScatter: return "scatter";
-    case PlacementPolicy::kUnpinned: return "unpinned";
-    case PlacementPolicy::kExplicit: return "explicit";
+    case PlacementPolicy::kL3Aligned:
+      return "l3-aligned";
+    case PlacementPolicy::kCompact:
+      return "compact";
+    case PlacementPolicy::kScatter:
+      return "scatter";
+    case PlacementPolicy::kUnpinned:
+      return "unpinned";
+    case PlacementPolicy::kExplicit:
+      return "explicit";
   }
   return "?";
 }
@@ -186,8 +196,10 @@ Result<std::string> parse_pci_address(std::string_view text) {
     ok = slot <= 0x1f;
   }
   if (!ok) {
-    return make_error("expected a PCI address like \"0000:01:00.0\" (domain:bus:slot.function), "
-                      "got '" + std::string(text) + "'");
+    return make_error(
+        "expected a PCI address like \"0000:01:00.0\" (domain:bus:slot.function), "
+        "got '" +
+        std::string(text) + "'");
   }
   return t;
 }
@@ -215,8 +227,7 @@ Result<void> validate_layout(const Layout& l) {
   if (l.host_cpus && l.housekeeping_cpus && l.host_cpus->intersects(*l.housekeeping_cpus)) {
     return make_error("placement: host_cpus " + l.host_cpus->to_string() +
                       " and housekeeping_cpus " + l.housekeeping_cpus->to_string() +
-                      " overlap on " +
-                      l.host_cpus->intersected(*l.housekeeping_cpus).to_string() +
+                      " overlap on " + l.host_cpus->intersected(*l.housekeeping_cpus).to_string() +
                       " (expected disjoint CPU sets)");
   }
   if (l.policy == PlacementPolicy::kExplicit) {
@@ -351,12 +362,25 @@ Result<void> set_layout_field(Layout& l, std::string_view raw_key, std::string_v
 }
 
 const std::vector<std::string>& layout_field_keys() {
-  static const std::vector<std::string> keys = {
-      "name", "description", "guest.l3_groups", "guest.cores_per_group",
-      "guest.threads_per_core", "guest.memory_mib", "guest.iothreads", "guest.hyperv",
-      "guest.kernel_cmdline_extra", "expose.as", "placement.policy", "placement.host_cpus",
-      "placement.housekeeping_cpus", "placement.explicit", "cpu.model", "cpu.features_disable",
-      "cpu.features_require", "memory.hugepages", "memory.locked"};
+  static const std::vector<std::string> keys = {"name",
+                                                "description",
+                                                "guest.l3_groups",
+                                                "guest.cores_per_group",
+                                                "guest.threads_per_core",
+                                                "guest.memory_mib",
+                                                "guest.iothreads",
+                                                "guest.hyperv",
+                                                "guest.kernel_cmdline_extra",
+                                                "expose.as",
+                                                "placement.policy",
+                                                "placement.host_cpus",
+                                                "placement.housekeeping_cpus",
+                                                "placement.explicit",
+                                                "cpu.model",
+                                                "cpu.features_disable",
+                                                "cpu.features_require",
+                                                "memory.hugepages",
+                                                "memory.locked"};
   return keys;
 }
 

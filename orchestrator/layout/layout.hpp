@@ -47,6 +47,11 @@ struct Layout {
 // Parses a layout file; errors are "FILE:LINE: key: expected ..., got ...".
 Result<Layout> load_layout_file(const std::filesystem::path&);
 Result<Layout> parse_layout(std::string_view toml, const std::string& origin);
+// A file path, or the name of a preset in templates/topologies/ ("ryzen-1700x").
+Result<Layout> load_layout_or_preset(std::string_view name_or_path);
+// templates/topologies (TOPOLAB_TEMPLATES_DIR/topologies when that is set).
+std::filesystem::path presets_dir();
+std::vector<std::string> preset_names();
 
 // Checks the values that do not depend on the host (positive counts, disjoint CPU sets,
 // explicit list length, ...). parse_layout and set_layout_field callers run it.

@@ -1,9 +1,10 @@
 // TOML -> Layout. Every key is type-checked against a small schema and then stored through
 // set_layout_field, so the file and the CLI/experiment overrides share one set of rules.
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <map>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "orchestrator/layout/layout.hpp"
 
@@ -44,26 +45,40 @@ const std::map<std::string, std::vector<Field>>& schema() {
 
 const char* kind_name(Kind k) {
   switch (k) {
-    case Kind::kString: return "a string";
-    case Kind::kInt: return "an integer";
-    case Kind::kBool: return "true or false";
-    case Kind::kStringArray: return "an array of strings";
+    case Kind::kString:
+      return "a string";
+    case Kind::kInt:
+      return "an integer";
+    case Kind::kBool:
+      return "true or false";
+    case Kind::kStringArray:
+      return "an array of strings";
   }
   return "?";
 }
 
 std::string type_name(const toml::node& n) {
   switch (n.type()) {
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a float";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
-    default: return "nothing";
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
+    default:
+      return "nothing";
   }
 }
 
@@ -99,8 +114,8 @@ class Parser {
         std::size_t i = 0;
         for (const auto& item : *n.as_array()) {
           if (!item.is_string()) {
-            return at(item.source(), key + "[" + std::to_string(i) +
-                                         "]: expected a string, got " + type_name(item));
+            return at(item.source(), key + "[" + std::to_string(i) + "]: expected a string, got " +
+                                         type_name(item));
           }
           auto s = *item.value<std::string>();
           if (s.find_first_of(";/") != std::string::npos) {
@@ -128,8 +143,8 @@ class Parser {
       if (f == fields.end()) {
         std::string known;
         for (auto& fd : fields) known += (known.empty() ? "" : ", ") + std::string(fd.name);
-        return at(k.source(), "unknown key '" + key + "' in [" + name + "] (expected one of " +
-                                  known + ")");
+        return at(k.source(),
+                  "unknown key '" + key + "' in [" + name + "] (expected one of " + known + ")");
       }
       const std::string full = name + "." + key;
       auto text = value_text(v, f->kind, full);
@@ -169,8 +184,9 @@ class Parser {
         }
       }
       if (!have_address) {
-        return at(t.source(), "[[hostdev]]: missing key 'address' (expected a PCI address like "
-                              "\"0000:01:00.0\")");
+        return at(t.source(),
+                  "[[hostdev]]: missing key 'address' (expected a PCI address like "
+                  "\"0000:01:00.0\")");
       }
       layout.hostdevs.push_back(dev);
     }
@@ -208,8 +224,9 @@ class Parser {
     }
     auto guest = root["guest"];
     if (!guest) {
-      return at_line(1, "missing section [guest] (expected l3_groups, cores_per_group, "
-                        "threads_per_core, memory_mib)");
+      return at_line(1,
+                     "missing section [guest] (expected l3_groups, cores_per_group, "
+                     "threads_per_core, memory_mib)");
     }
     for (const char* required : {"l3_groups", "cores_per_group"}) {
       if (!guest[required]) {

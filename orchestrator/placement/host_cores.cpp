@@ -43,8 +43,8 @@ Result<UsableHost> usable_host(const Layout& layout, const HostTopology& host) {
     }
   }
   if (wanted.empty()) {
-    return make_error("no usable host CPUs " + out.allowed_text +
-                      " (online " + online.to_string() + ")");
+    return make_error("no usable host CPUs " + out.allowed_text + " (online " + online.to_string() +
+                      ")");
   }
   out.allowed = wanted;
 

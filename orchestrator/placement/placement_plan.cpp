@@ -13,9 +13,15 @@ namespace {
 using placement::HostCore;
 using placement::UsableHost;
 
+// "8-11, 12-15"; "; " between lists that contain commas themselves; at most 8 shown.
 std::string list_of(const std::vector<CpuList>& lists) {
+  bool commas = false;
+  for (const auto& l : lists) commas = commas || l.to_string().find(',') != std::string::npos;
   std::string out;
-  for (const auto& l : lists) out += (out.empty() ? "" : ", ") + l.to_string();
+  for (std::size_t i = 0; i < lists.size() && i < 8; ++i) {
+    out += (i ? (commas ? "; " : ", ") : "") + lists[i].to_string();
+  }
+  if (lists.size() > 8) out += "; ... " + std::to_string(lists.size()) + " in all";
   return out;
 }
 
@@ -134,8 +140,8 @@ Result<PlacementPlan> plan_l3_aligned(const Layout& l, const HostTopology& host,
   }
   if (static_cast<int>(by_l3.size()) < g_count) {
     return make_error(std::to_string(g_count) + " L3 groups requested, host offers " +
-                      std::to_string(by_l3.size()) + " L3 domain" +
-                      (by_l3.size() == 1 ? "" : "s") + within(u) + " (" + list_of(offered) + ")");
+                      std::to_string(by_l3.size()) + " L3 domain" + (by_l3.size() == 1 ? "" : "s") +
+                      within(u) + " (" + list_of(offered) + ")");
   }
   if (fitting.empty()) {
     int largest = *std::max_element(capacities.begin(), capacities.end());
@@ -148,9 +154,8 @@ Result<PlacementPlan> plan_l3_aligned(const Layout& l, const HostTopology& host,
   if (static_cast<int>(fitting.size()) < g_count) {
     return make_error(std::to_string(g_count) + " L3 groups of " + std::to_string(c_count) +
                       " cores requested, only " + std::to_string(fitting.size()) +
-                      " host L3 domain" + (fitting.size() == 1 ? "" : "s") + within(u) +
-                      " hold " + std::to_string(c_count) + " whole cores (" +
-                      list_of(fitting_cpus) + ")");
+                      " host L3 domain" + (fitting.size() == 1 ? "" : "s") + within(u) + " hold " +
+                      std::to_string(c_count) + " whole cores (" + list_of(fitting_cpus) + ")");
   }
 
   // Prefer domains whose NUMA node still holds the group's share of the memory.
@@ -217,8 +222,8 @@ Result<PlacementPlan> plan_compact_or_scatter(const Layout& l, const HostTopolog
   }
   std::vector<CoreAssignment> cores;
   for (int i = 0; i < needed; ++i) {
-    cores.push_back({order[static_cast<std::size_t>(i)], i / l.cores_per_group,
-                     i % l.cores_per_group});
+    cores.push_back(
+        {order[static_cast<std::size_t>(i)], i / l.cores_per_group, i % l.cores_per_group});
   }
   fill_pinned(l, host, cores, plan);
   for (const auto& g : plan.groups) {
@@ -235,8 +240,8 @@ Result<PlacementPlan> plan_unpinned(const Layout& l, const UsableHost& u) {
   plan.pinned = false;
   const int t = l.threads_per_core;
   for (int v = 0; v < l.vcpu_count(); ++v) {
-    plan.vcpus.push_back({v, u.allowed, v / (l.cores_per_group * t), (v / t) % l.cores_per_group,
-                          v % t});
+    plan.vcpus.push_back(
+        {v, u.allowed, v / (l.cores_per_group * t), (v / t) % l.cores_per_group, v % t});
   }
   for (int g = 0; g < l.l3_groups; ++g) plan.groups.push_back({g, -1, u.allowed, -1});
   if (l.vcpu_count() > static_cast<int>(u.allowed.size())) {
@@ -265,16 +270,15 @@ Result<PlacementPlan> plan_explicit(const Layout& l, const HostTopology& host,
       return make_error(what + " is outside host_cpus " + l.host_cpus->to_string());
     }
     if (l.housekeeping_cpus && cpus.intersects(*l.housekeeping_cpus)) {
-      return make_error(what + " overlaps housekeeping_cpus " +
-                        l.housekeeping_cpus->to_string());
+      return make_error(what + " overlaps housekeeping_cpus " + l.housekeeping_cpus->to_string());
     }
     if (cpus.intersects(seen)) {
       plan.warnings.push_back(what + " shares CPUs " + cpus.intersected(seen).to_string() +
                               " with another vCPU");
     }
     seen = seen.united(cpus);
-    plan.vcpus.push_back({v, cpus, v / (l.cores_per_group * t), (v / t) % l.cores_per_group,
-                          v % t});
+    plan.vcpus.push_back(
+        {v, cpus, v / (l.cores_per_group * t), (v / t) % l.cores_per_group, v % t});
   }
   (void)u;
   plan.groups.resize(static_cast<std::size_t>(l.l3_groups));
@@ -307,30 +311,30 @@ void place_emulator(const Layout& l, const HostTopology& host, const UsableHost&
   if (l.housekeeping_cpus) {
     plan.emulator_cpus = l.housekeeping_cpus->intersected(host.online_cpus());
     plan.notes.push_back("emulator" + std::string(l.iothreads ? " and I/O" : "") +
-                         " threads pinned to housekeeping_cpus " +
-                         plan.emulator_cpus.to_string());
+                         " threads pinned to housekeeping_cpus " + plan.emulator_cpus.to_string());
   } else {
     CpuList used, used_cores;
     for (const auto& v : plan.vcpus) used = used.united(v.host_cpus);
     for (int c : used) {
       const CpuInfo* info = host.cpu(c);
-      used_cores = used_cores.united(info && !info->siblings.empty() ? info->siblings
-                                                                     : CpuList{c});
+      used_cores = used_cores.united(info && !info->siblings.empty() ? info->siblings : CpuList{c});
     }
     CpuList pool = l.host_cpus ? u.allowed : host.online_cpus();
     CpuList left = plan.pinned ? pool.minus(used_cores) : CpuList{};
     if (!plan.pinned) {
       plan.emulator_cpus = u.allowed;
-      plan.notes.push_back("emulator threads float with the vCPUs over " +
-                           u.allowed.to_string() + " (unpinned, no housekeeping_cpus given)");
+      plan.notes.push_back("emulator threads float with the vCPUs over " + u.allowed.to_string() +
+                           " (unpinned, no housekeeping_cpus given)");
     } else if (!left.empty()) {
       plan.emulator_cpus = left;
       plan.notes.push_back("emulator threads on CPUs left over: " + left.to_string() +
                            " (no housekeeping_cpus given)");
     } else {
       plan.emulator_cpus = used;
-      plan.warnings.push_back("no housekeeping_cpus and no CPUs left over: emulator threads "
-                              "share the guest's CPUs " + used.to_string());
+      plan.warnings.push_back(
+          "no housekeeping_cpus and no CPUs left over: emulator threads "
+          "share the guest's CPUs " +
+          used.to_string());
     }
   }
   if (l.iothreads > 0) plan.iothread_cpus = plan.emulator_cpus;
@@ -397,24 +401,33 @@ Result<PlacementPlan> plan_once(const Layout& l, const HostTopology& host) {
   if (topo.vcpus() != l.vcpu_count()) {
     return make_error("announced topology " + std::to_string(topo.sockets) + " sockets x " +
                       std::to_string(topo.dies) + " dies x " + std::to_string(topo.cores) +
-                      " cores x " + std::to_string(topo.threads) + " threads = " +
-                      std::to_string(topo.vcpus()) + " differs from the vCPU count " +
-                      std::to_string(l.vcpu_count()));
+                      " cores x " + std::to_string(topo.threads) +
+                      " threads = " + std::to_string(topo.vcpus()) +
+                      " differs from the vCPU count " + std::to_string(l.vcpu_count()));
   }
   auto usable = placement::usable_host(l, host);
   if (!usable) return usable.error();
   Result<PlacementPlan> plan = make_error("unknown policy");
   switch (l.policy) {
-    case PlacementPolicy::kL3Aligned: plan = plan_l3_aligned(l, host, *usable); break;
-    case PlacementPolicy::kCompact: plan = plan_compact_or_scatter(l, host, *usable, false); break;
-    case PlacementPolicy::kScatter: plan = plan_compact_or_scatter(l, host, *usable, true); break;
-    case PlacementPolicy::kUnpinned: plan = plan_unpinned(l, *usable); break;
-    case PlacementPolicy::kExplicit: plan = plan_explicit(l, host, *usable); break;
+    case PlacementPolicy::kL3Aligned:
+      plan = plan_l3_aligned(l, host, *usable);
+      break;
+    case PlacementPolicy::kCompact:
+      plan = plan_compact_or_scatter(l, host, *usable, false);
+      break;
+    case PlacementPolicy::kScatter:
+      plan = plan_compact_or_scatter(l, host, *usable, true);
+      break;
+    case PlacementPolicy::kUnpinned:
+      plan = plan_unpinned(l, *usable);
+      break;
+    case PlacementPolicy::kExplicit:
+      plan = plan_explicit(l, host, *usable);
+      break;
   }
   if (!plan) return plan.error();
   plan->topology = topo;
-  plan->warnings.insert(plan->warnings.begin(), usable->warnings.begin(),
-                        usable->warnings.end());
+  plan->warnings.insert(plan->warnings.begin(), usable->warnings.begin(), usable->warnings.end());
   place_emulator(l, host, *usable, *plan);
   TL_TRY(place_memory(l, host, *plan));
   if (plan->pinned && l.threads_per_core == 1 && host.has_smt()) {
@@ -438,8 +451,10 @@ std::vector<std::pair<std::string, std::function<void(Layout&)>>> candidate_chan
   std::vector<std::pair<std::string, std::function<void(Layout&)>>> out;
   const int t = l.threads_per_core, c = l.cores_per_group, g = l.l3_groups;
   if (t > 1) {
-    out.push_back({"threads_per_core=1 cores_per_group=" + std::to_string(c * t) + " (--threads 1 "
-                   "--cores " + std::to_string(c * t) + ")",
+    out.push_back({"threads_per_core=1 cores_per_group=" + std::to_string(c * t) +
+                       " (--threads 1 "
+                       "--cores " +
+                       std::to_string(c * t) + ")",
                    [=](Layout& x) { x.threads_per_core = 1, x.cores_per_group = c * t; }});
     out.push_back({"threads_per_core=1 (--threads 1)", [](Layout& x) { x.threads_per_core = 1; }});
   }
@@ -448,8 +463,7 @@ std::vector<std::pair<std::string, std::function<void(Layout&)>>> candidate_chan
                    [=](Layout& x) { x.l3_groups = k; }});
   }
   for (int k = c - 1; k >= 1 && k >= c - 64; --k) {
-    out.push_back({"cores_per_group=" + std::to_string(k) + " (--cores " + std::to_string(k) +
-                       ")",
+    out.push_back({"cores_per_group=" + std::to_string(k) + " (--cores " + std::to_string(k) + ")",
                    [=](Layout& x) { x.cores_per_group = k; }});
   }
   for (std::uint64_t m = l.memory_mib / 2; m >= 256; m /= 2) {
@@ -466,9 +480,15 @@ GuestTopology guest_topology_for(const Layout& l) {
   t.threads = l.threads_per_core;
   switch (l.expose) {
     case Exposure::kFlat:
-    case Exposure::kNuma: t.cores = l.l3_groups * l.cores_per_group; break;
-    case Exposure::kSockets: t.sockets = l.l3_groups, t.cores = l.cores_per_group; break;
-    case Exposure::kDies: t.dies = l.l3_groups, t.cores = l.cores_per_group; break;
+    case Exposure::kNuma:
+      t.cores = l.l3_groups * l.cores_per_group;
+      break;
+    case Exposure::kSockets:
+      t.sockets = l.l3_groups, t.cores = l.cores_per_group;
+      break;
+    case Exposure::kDies:
+      t.dies = l.l3_groups, t.cores = l.cores_per_group;
+      break;
   }
   return t;
 }
@@ -490,8 +510,9 @@ Result<PlacementPlan> plan_placement(const Layout& layout, const HostTopology& h
     Layout alt = layout;
     alt.policy = PlacementPolicy::kCompact;
     if (plan_once(alt, host)) {
-      return make_error(plan.error().message + "; nearest feasible: policy compact (--policy "
-                                               "compact, groups not L3-aligned)");
+      return make_error(plan.error().message +
+                        "; nearest feasible: policy compact (--policy "
+                        "compact, groups not L3-aligned)");
     }
   }
   return plan;

@@ -38,8 +38,8 @@ struct PlacementPlan {
   std::vector<GroupPlacement> groups;
   GuestTopology topology;
   CpuList emulator_cpus, iothread_cpus;
-  bool pinned = true;    // false for the unpinned policy: no vcpupin
-  CpuList memory_nodes;  // host NUMA nodes for <numatune>; empty: no numatune
+  bool pinned = true;         // false for the unpinned policy: no vcpupin
+  CpuList memory_nodes;       // host NUMA nodes for <numatune>; empty: no numatune
   bool memory_strict = true;  // numatune mode strict (else preferred)
   std::vector<std::string> warnings;
   std::vector<std::string> notes;  // informational (e.g. where emulator threads went and why)
