@@ -1,12 +1,13 @@
 #include "guest-agent/bench/benchmark_def.hpp"
 #include "guest-agent/bench/guest_topology.hpp"
+#include "host/topology_json.hpp"
 
 namespace topolab::bench {
 namespace {
 
 Result<BenchOutput> run_topology(const Params&, const HostTopology* topo) {
   BenchOutput out{"none", "", true, {}, {}, allowed_cpus(), 0};
-  out.details = {{"topology", topo ? topology_json(*topo) : nlohmann::json(nullptr)}};
+  out.details = {{"topology", topo ? topology_to_json(*topo) : nlohmann::json(nullptr)}};
   return out;
 }
 
