@@ -118,6 +118,11 @@ class Parser {
                                          type_name(item));
           }
           auto s = *item.value<std::string>();
+          if (key != "placement.explicit" && s.find_first_of(", \t") != std::string::npos) {
+            return at(item.source(), key + "[" + std::to_string(i) +
+                                         "]: expected CPU feature names (letters, digits, - _ "
+                                         ".), got '" + s + "'");
+          }
           if (s.find_first_of(";/") != std::string::npos) {
             return at(item.source(), key + "[" + std::to_string(i) +
                                          "]: expected a CPU list or name, got '" + s + "'");
