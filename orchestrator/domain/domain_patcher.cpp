@@ -105,7 +105,7 @@ std::string serialize(pugi::xml_node node, const std::string& indent) {
   std::ostringstream out;
   node.print(out, indent.c_str(), pugi::format_indent | pugi::format_attribute_single_quote,
              pugi::encoding_utf8, 1);
-  return out.str();
+  return domain::libvirt_style(out.str());
 }
 
 std::size_t line_start(const std::string& s, std::size_t i) {

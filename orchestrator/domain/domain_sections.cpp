@@ -217,6 +217,16 @@ pugi::xml_node replace_child(pugi::xml_node domain, const char* name) {
   return fresh;
 }
 
+std::string libvirt_style(std::string xml) {
+  std::string out;
+  out.reserve(xml.size());
+  for (std::size_t i = 0; i < xml.size(); ++i) {
+    if (xml[i] == ' ' && xml.compare(i, 3, " />") == 0) continue;
+    out += xml[i];
+  }
+  return out;
+}
+
 SectionOptions sections_asked_by(const Layout& l) {
   return {l.hugepage_kib != 0 || l.hugepages_locked, l.iothreads > 0};
 }

@@ -24,4 +24,8 @@ SectionOptions sections_asked_by(const Layout&);
 Result<void> write_cpu_sections(pugi::xml_node domain, const Layout&, const PlacementPlan&,
                                 const CpuModelChoice&, const SectionOptions&);
 
+// pugixml writes "<a x='1' />"; libvirt writes "<a x='1'/>". Output matches libvirt's style so
+// `apply` diffs show real changes only.
+std::string libvirt_style(std::string xml);
+
 }  // namespace topolab::domain

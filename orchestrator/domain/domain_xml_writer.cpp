@@ -192,7 +192,7 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
   std::ostringstream out;
   doc.save(out, "  ",
            pugi::format_indent | pugi::format_no_declaration | pugi::format_attribute_single_quote);
-  return out.str();
+  return domain::libvirt_style(out.str());
 }
 
 }  // namespace topolab

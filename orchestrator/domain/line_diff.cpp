@@ -40,10 +40,10 @@ std::vector<Op> edit_script(const std::vector<std::string>& a, const std::vector
   while (i < n || j < m) {
     if (i < n && j < m && a[i] == b[j]) {
       ops.push_back({' ', i++, j++});
-    } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      ops.push_back({'+', i, j++});
-    } else {
+    } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
       ops.push_back({'-', i++, j});
+    } else {
+      ops.push_back({'+', i, j++});
     }
   }
   return ops;
