@@ -121,7 +121,8 @@ class Parser {
           if (key != "placement.explicit" && s.find_first_of(", \t") != std::string::npos) {
             return at(item.source(), key + "[" + std::to_string(i) +
                                          "]: expected CPU feature names (letters, digits, - _ "
-                                         ".), got '" + s + "'");
+                                         ".), got '" +
+                                         s + "'");
           }
           if (s.find_first_of(";/") != std::string::npos) {
             return at(item.source(), key + "[" + std::to_string(i) +

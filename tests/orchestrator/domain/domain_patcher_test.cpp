@@ -1,17 +1,18 @@
 // `apply`: the text patch keeps every non-CPU byte; against the local libvirt a defined (never
 // started) domain gets its CPU sections replaced, devices untouched, a backup, and --dry-run
 // changes nothing.
+#include "orchestrator/domain/domain_patcher.hpp"
+
 #include <gtest/gtest.h>
 #include <libvirt/libvirt.h>
-#include <pugixml.hpp>
 #include <unistd.h>
 
 #include <algorithm>
+#include <pugixml.hpp>
 #include <regex>
 #include <sstream>
 
 #include "common/file_io.hpp"
-#include "orchestrator/domain/domain_patcher.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 #include "orchestrator/placement/synthetic_host.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
@@ -177,8 +178,7 @@ TEST_F(ApplyLibvirt, DryRunChangesNothingApplyReplacesCpuSections) {
   auto dry = apply_layout_to_domain(opts, pl.layout, pl.plan, "AuthenticAMD");
   ASSERT_TRUE(dry) << dry.error().message;
   EXPECT_TRUE(dry->changed);
-  EXPECT_NE(dry->diff.find("+  <vcpu placement='static'>8</vcpu>"), std::string::npos)
-      << dry->diff;
+  EXPECT_NE(dry->diff.find("+  <vcpu placement='static'>8</vcpu>"), std::string::npos) << dry->diff;
   EXPECT_EQ(xml(), before) << "dry run must not redefine";
   EXPECT_FALSE(fs::exists(backups_));
 
@@ -215,9 +215,9 @@ TEST_F(ApplyLibvirt, DryRunChangesNothingApplyReplacesCpuSections) {
     std::string line;
     std::getline(lines, line);
     if (line.empty() || (line[0] != '+' && line[0] != '-')) continue;
-    EXPECT_TRUE(line.find("<devices") == std::string::npos &&
-                line.find("<os") == std::string::npos)
-        << line << "\n" << again->diff;
+    EXPECT_TRUE(line.find("<devices") == std::string::npos && line.find("<os") == std::string::npos)
+        << line << "\n"
+        << again->diff;
   }
 }
 

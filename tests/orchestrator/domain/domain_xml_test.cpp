@@ -1,10 +1,10 @@
 // Generated domain XML: schema-valid (virt-xml-validate), the CPU sections as planned, golden
 // files for a few presets, and the intended guest topology.
 #include <gtest/gtest.h>
-#include <pugixml.hpp>
 
 #include <cstdlib>
 #include <fstream>
+#include <pugixml.hpp>
 
 #include "common/file_io.hpp"
 #include "orchestrator/domain/cpu_model.hpp"

@@ -44,7 +44,8 @@ Run run_cli(std::vector<std::string> args) {
 }
 
 TEST(LayoutCli, MalformedFileExitsNonZeroWithFileLine) {
-  auto dir = std::filesystem::temp_directory_path() / ("topolab-layout-" + std::to_string(getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("topolab-layout-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   auto file = dir / "bad.toml";
   std::ofstream(file) << "name = \"x\"\n[guest]\nl3_groups = -2\ncores_per_group = 4\n";

@@ -107,14 +107,14 @@ TEST_P(LayoutMalformed, NamesFileLineAndExpectation) {
 
 const BadCase kBad[] = {
     {"syntax", "[guest\nl3_groups = 1\n", "bad.toml:1:", "TOML syntax error"},
-    {"missing guest", "name = \"x\"\n[expose]\nas = \"flat\"\n", "bad.toml:1:",
-     "missing section [guest]"},
-    {"missing groups", "\n[guest]\ncores_per_group = 2\n", "bad.toml:2:",
-     "missing key 'l3_groups'"},
-    {"string count", "[guest]\nl3_groups = \"2\"\ncores_per_group = 2\n", "bad.toml:2:",
-     "guest.l3_groups: expected an integer, got a string"},
-    {"negative count", "[guest]\nl3_groups = 2\ncores_per_group = -4\n", "bad.toml:3:",
-     "expected an integer from 1 to 4096, got -4"},
+    {"missing guest", "name = \"x\"\n[expose]\nas = \"flat\"\n",
+     "bad.toml:1:", "missing section [guest]"},
+    {"missing groups", "\n[guest]\ncores_per_group = 2\n",
+     "bad.toml:2:", "missing key 'l3_groups'"},
+    {"string count", "[guest]\nl3_groups = \"2\"\ncores_per_group = 2\n",
+     "bad.toml:2:", "guest.l3_groups: expected an integer, got a string"},
+    {"negative count", "[guest]\nl3_groups = 2\ncores_per_group = -4\n",
+     "bad.toml:3:", "expected an integer from 1 to 4096, got -4"},
     {"zero threads", "[guest]\nl3_groups = 2\ncores_per_group = 4\nthreads_per_core = 0\n",
      "bad.toml:4:", "guest.threads_per_core: expected an integer from 1 to 8, got 0"},
     {"float memory", "[guest]\nl3_groups = 1\ncores_per_group = 1\nmemory_mib = 1.5\n",
@@ -131,7 +131,8 @@ const BadCase kBad[] = {
      "bad.toml:1:", "expected a table [expose], got a string"},
     {"bad policy", "[guest]\nl3_groups = 1\ncores_per_group = 1\n[placement]\npolicy = \"tight\"\n",
      "bad.toml:5:", "expected one of l3-aligned"},
-    {"bad cpu list", "[guest]\nl3_groups = 1\ncores_per_group = 1\n[placement]\nhost_cpus = \"8-x\"\n",
+    {"bad cpu list",
+     "[guest]\nl3_groups = 1\ncores_per_group = 1\n[placement]\nhost_cpus = \"8-x\"\n",
      "bad.toml:5:", "placement.host_cpus: invalid CPU list '8-x'"},
     {"descending list",
      "[guest]\nl3_groups = 1\ncores_per_group = 1\n[placement]\nhost_cpus = \"15-8\"\n",
@@ -150,38 +151,41 @@ const BadCase kBad[] = {
      "explicit = [\"1\"]\n",
      "bad.toml:4:", "expected one CPU list per vCPU (2), got 1"},
     {"explicit not strings",
-     "[guest]\nl3_groups = 1\ncores_per_group = 2\n[placement]\nexplicit = [1, 2]\n", "bad.toml:5:",
-     "placement.explicit[0]: expected a string, got an integer"},
+     "[guest]\nl3_groups = 1\ncores_per_group = 2\n[placement]\nexplicit = [1, 2]\n",
+     "bad.toml:5:", "placement.explicit[0]: expected a string, got an integer"},
     {"bad hugepages", "[guest]\nl3_groups = 1\ncores_per_group = 1\n[memory]\nhugepages = \"4K\"\n",
      "bad.toml:5:", "expected a hugepage size"},
     {"locked not bool", "[guest]\nl3_groups = 1\ncores_per_group = 1\n[memory]\nlocked = \"yes\"\n",
      "bad.toml:5:", "memory.locked: expected true or false, got a string"},
     {"hugepage multiple",
-     "[guest]\nl3_groups = 1\ncores_per_group = 1\nmemory_mib = 1500\n[memory]\nhugepages = \"1G\"\n",
+     "[guest]\nl3_groups = 1\ncores_per_group = 1\nmemory_mib = 1500\n[memory]\nhugepages = "
+     "\"1G\"\n",
      "bad.toml:1:", "not a multiple of the hugepage size 1G"},
     {"bad pci", "[guest]\nl3_groups = 1\ncores_per_group = 1\n[[hostdev]]\naddress = \"01:00\"\n",
      "bad.toml:5:", "expected a PCI address"},
-    {"hostdev no address", "[guest]\nl3_groups = 1\ncores_per_group = 1\n[[hostdev]]\nmanaged = true\n",
+    {"hostdev no address",
+     "[guest]\nl3_groups = 1\ncores_per_group = 1\n[[hostdev]]\nmanaged = true\n",
      "bad.toml:4:", "missing key 'address'"},
     {"hostdev unknown key",
-     "[guest]\nl3_groups = 1\ncores_per_group = 1\n[[hostdev]]\naddress = \"0000:01:00.0\"\nrom = 1\n",
+     "[guest]\nl3_groups = 1\ncores_per_group = 1\n[[hostdev]]\naddress = \"0000:01:00.0\"\nrom = "
+     "1\n",
      "bad.toml:6:", "unknown key 'rom' in [[hostdev]]"},
-    {"bad feature", "[guest]\nl3_groups = 1\ncores_per_group = 1\n[cpu]\nfeatures_disable = [\"a b\"]\n",
+    {"bad feature",
+     "[guest]\nl3_groups = 1\ncores_per_group = 1\n[cpu]\nfeatures_disable = [\"a b\"]\n",
      "bad.toml:5:", "expected CPU feature names"},
-    {"name not string", "name = 3\n[guest]\nl3_groups = 1\ncores_per_group = 1\n", "bad.toml:1:",
-     "name: expected a string, got an integer"},
-    {"too many vcpus", "[guest]\nl3_groups = 4096\ncores_per_group = 4096\n", "bad.toml:1:",
-     "exceeds 16384 vCPUs"},
+    {"name not string", "name = 3\n[guest]\nl3_groups = 1\ncores_per_group = 1\n",
+     "bad.toml:1:", "name: expected a string, got an integer"},
+    {"too many vcpus", "[guest]\nl3_groups = 4096\ncores_per_group = 4096\n",
+     "bad.toml:1:", "exceeds 16384 vCPUs"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Cases, LayoutMalformed, ::testing::ValuesIn(kBad),
-                         [](const auto& info) {
-                           std::string n = info.param.name;
-                           for (auto& ch : n) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           }
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Cases, LayoutMalformed, ::testing::ValuesIn(kBad), [](const auto& info) {
+  std::string n = info.param.name;
+  for (auto& ch : n) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return n;
+});
 
 TEST(LayoutFields, OverridesUseFileKeysAndAliases) {
   Layout l;
@@ -227,9 +231,8 @@ TEST(LayoutEnums, RoundTrip) {
   for (auto e : {Exposure::kFlat, Exposure::kSockets, Exposure::kDies, Exposure::kNuma}) {
     EXPECT_EQ(*parse_exposure(to_string(e)), e);
   }
-  for (auto p : {PlacementPolicy::kL3Aligned, PlacementPolicy::kCompact,
-                 PlacementPolicy::kScatter, PlacementPolicy::kUnpinned,
-                 PlacementPolicy::kExplicit}) {
+  for (auto p : {PlacementPolicy::kL3Aligned, PlacementPolicy::kCompact, PlacementPolicy::kScatter,
+                 PlacementPolicy::kUnpinned, PlacementPolicy::kExplicit}) {
     EXPECT_EQ(*parse_policy(to_string(p)), p);
   }
   EXPECT_FALSE(parse_policy("l3"));
@@ -240,9 +243,9 @@ TEST(LayoutEnums, RoundTrip) {
 
 TEST(LayoutPresets, EveryPresetParsesWithADescription) {
   auto names = preset_names();
-  for (const char* want : {"ryzen-1700x", "ryzen-1600x", "threadripper-1950x",
-                           "threadripper-2990wx-half", "opteron-6140", "epyc-7451-socket",
-                           "xeon-2s", "flat-8"}) {
+  for (const char* want :
+       {"ryzen-1700x", "ryzen-1600x", "threadripper-1950x", "threadripper-2990wx-half",
+        "opteron-6140", "epyc-7451-socket", "xeon-2s", "flat-8"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   }
   for (const auto& n : names) {

@@ -5,12 +5,11 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
-
-#include <fstream>
-#include <sstream>
 
 #include "common/file_io.hpp"
 #include "host/sysfs_reader.hpp"
@@ -68,7 +67,8 @@ inline std::string fixture_cache_key(const std::filesystem::path& archive) {
   mix(std::to_string(std::filesystem::last_write_time(archive, ec).time_since_epoch().count()));
   const std::filesystem::path host_dir = std::filesystem::path(TOPOLAB_SOURCE_DIR) / "host";
   std::vector<std::filesystem::path> sources;
-  for (const auto& e : std::filesystem::directory_iterator(host_dir, ec)) sources.push_back(e.path());
+  for (const auto& e : std::filesystem::directory_iterator(host_dir, ec))
+    sources.push_back(e.path());
   std::sort(sources.begin(), sources.end());
   for (const auto& src : sources) {
     auto text = read_file(src);
@@ -86,11 +86,26 @@ inline Result<HostTopology> read_fixture(const std::filesystem::path& archive, b
   // Only the topology-relevant parts: the captures hold ~60k files, mostly cpufreq/cpuidle.
   std::vector<std::string> argv = {"tar", bz2 ? "xjf" : "xzf", archive.string(), "-C",
                                    dest.string()};
-  for (const char* ex : {"*/cpufreq", "*/cpuidle", "*/power", "*/microcode", "*/acpi_cppc",
-                         "*/hotplug", "*/crash_notes", "uevent", "coherency_line_size",
-                         "number_of_sets", "physical_line_partition", "ways_of_associativity",
-                         "allocation_policy", "write_policy", "*/devices/pci*",
-                         "*/devices/virtual", "*/class", "*/bus", "*/kernel", "*/firmware"}) {
+  for (const char* ex : {"*/cpufreq",
+                         "*/cpuidle",
+                         "*/power",
+                         "*/microcode",
+                         "*/acpi_cppc",
+                         "*/hotplug",
+                         "*/crash_notes",
+                         "uevent",
+                         "coherency_line_size",
+                         "number_of_sets",
+                         "physical_line_partition",
+                         "ways_of_associativity",
+                         "allocation_policy",
+                         "write_policy",
+                         "*/devices/pci*",
+                         "*/devices/virtual",
+                         "*/class",
+                         "*/bus",
+                         "*/kernel",
+                         "*/firmware"}) {
     argv.push_back(std::string("--exclude=") + ex);
   }
   if (run_argv(argv) != 0) return make_error("tar failed on " + archive.string());

@@ -127,8 +127,8 @@ TEST(PlacementInvariants, EveryPresetOnEveryHost) {
         SCOPED_TRACE(preset + " on " + name + " (" + what + ")");
         auto plan = plan_placement(layout, host);
         const bool feasible = l3_aligned_feasible(layout, host);
-        ASSERT_EQ(plan.ok(), feasible) << (plan ? "planned an infeasible layout"
-                                                : plan.error().message);
+        ASSERT_EQ(plan.ok(), feasible)
+            << (plan ? "planned an infeasible layout" : plan.error().message);
         if (plan) {
           ++planned;
           check_l3_aligned_plan(layout, host, *plan);

@@ -31,7 +31,10 @@ TEST(PlacementMessages, TooFewL3DomainsNamesThemAndSuggests) {
   auto r = plan_placement(l, four_l3_host());
   ASSERT_FALSE(r);
   EXPECT_EQ(message(r).rfind("3 L3 groups requested, host offers 2 L3 domains within 8-15 "
-                             "(8-11, 12-15)", 0), 0u) << message(r);
+                             "(8-11, 12-15)",
+                             0),
+            0u)
+      << message(r);
   EXPECT_NE(message(r).find("nearest feasible: l3_groups=2 (--groups 2)"), std::string::npos)
       << message(r);
 }
@@ -40,16 +43,20 @@ TEST(PlacementMessages, SmtOnHostWithoutSmtSuggestsSameVcpuCount) {
   auto r = plan_placement(layout(2, 2, 2), four_l3_host());
   ASSERT_FALSE(r);
   EXPECT_NE(message(r).find("SMT requested (threads_per_core=2) but the host has no SMT"),
-            std::string::npos) << message(r);
+            std::string::npos)
+      << message(r);
   EXPECT_NE(message(r).find("nearest feasible: threads_per_core=1 cores_per_group=4"),
-            std::string::npos) << message(r);
+            std::string::npos)
+      << message(r);
 }
 
 TEST(PlacementMessages, GroupLargerThanAnyL3) {
   auto r = plan_placement(layout(2, 6, 1), four_l3_host());
   ASSERT_FALSE(r);
   EXPECT_NE(message(r).find("L3 group of 6 cores x 1 threads is larger than any host L3 domain: "
-                            "the largest offers 4 whole cores"), std::string::npos) << message(r);
+                            "the largest offers 4 whole cores"),
+            std::string::npos)
+      << message(r);
   EXPECT_NE(message(r).find("nearest feasible: cores_per_group=4"), std::string::npos);
 }
 
@@ -70,7 +77,8 @@ TEST(PlacementMessages, MemoryLargerThanHost) {
   auto r = plan_placement(l, four_l3_host());
   ASSERT_FALSE(r);
   EXPECT_NE(message(r).find("guest memory 40000 MiB is larger than the host's memory (16384 MiB"),
-            std::string::npos) << message(r);
+            std::string::npos)
+      << message(r);
   EXPECT_NE(message(r).find("nearest feasible: memory_mib=10000"), std::string::npos);
 }
 
@@ -91,7 +99,8 @@ TEST(PlacementMessages, NumaCellLargerThanItsNode) {
   auto r = plan_placement(one, host);
   ASSERT_FALSE(r);
   EXPECT_NE(message(r).find("host node 0 need 6000 MiB, the node holds 4096 MiB"),
-            std::string::npos) << message(r);
+            std::string::npos)
+      << message(r);
 }
 
 TEST(PlacementMessages, OverlappingCpuSets) {
