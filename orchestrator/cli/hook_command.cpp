@@ -29,6 +29,7 @@ class HookCommand : public Command {
     cmd->add_option("extra", extra_, "further hook arguments (ignored)");
     cmd->add_option("--layout", layout_,
                     "layout file (default: /etc/topolab/layouts/DOMAIN.toml under --root)");
+    cmd->add_option("--guest-cpus", guest_cpus_, "host CPUs to isolate (overrides the layout)");
     cmd->add_option("--root", root_, "filesystem root for /sys, /proc, /var/lib (tests)")
         ->capture_default_str();
     cmd->add_flag("--dry-run", dry_run_,
@@ -48,7 +49,7 @@ class HookCommand : public Command {
       std::fprintf(stderr, "topolab hook: expected DOMAIN OPERATION (or --install-snippet)\n");
       return 2;
     }
-    isolation::HookRequest request{domain_, operation_, layout_, root_, dry_run_};
+    isolation::HookRequest request{domain_, operation_, layout_, guest_cpus_, root_, dry_run_};
     auto outcome = isolation::run_hook(request);
     if (!outcome) {
       std::fprintf(stderr, "topolab hook: %s %s: %s\n", domain_.c_str(), operation_.c_str(),
@@ -65,7 +66,7 @@ class HookCommand : public Command {
   }
 
  private:
-  std::string domain_, operation_, layout_, root_ = "/";
+  std::string domain_, operation_, layout_, guest_cpus_, root_ = "/";
   std::vector<std::string> extra_;
   bool dry_run_ = false, snippet_ = false, json_ = false;
 };

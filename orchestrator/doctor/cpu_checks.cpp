@@ -46,10 +46,12 @@ std::optional<std::string> cgroup2_mount(const SysRoot& root) {
 Result<std::pair<std::vector<std::string>, CpuList>> parse_isolcpus(const std::string& value) {
   std::vector<std::string> flags;
   std::string rest = value;
-  // Leading alphabetic words are flags ("managed_irq,domain,2-7"); the rest is the list.
-  while (!rest.empty() && std::isalpha(static_cast<unsigned char>(rest.front()))) {
+  // Leading known words are flags ("managed_irq,domain,2-7"); the rest is the list.
+  for (;;) {
     auto comma = rest.find(',');
-    flags.push_back(rest.substr(0, comma));
+    std::string word = rest.substr(0, comma);
+    if (word != "nohz" && word != "domain" && word != "managed_irq") break;
+    flags.push_back(word);
     rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
   }
   auto list = CpuList::parse(rest);

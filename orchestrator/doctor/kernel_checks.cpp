@@ -1,4 +1,6 @@
 // Host-wide kernel settings: IOMMU, transparent hugepages, SMT.
+#include <cctype>
+
 #include "orchestrator/doctor/checks.hpp"
 
 namespace topolab::doctor {
@@ -6,7 +8,10 @@ namespace topolab::doctor {
 std::vector<CheckResult> check_iommu(const SysRoot& root, const GuestRequirements* req) {
   std::vector<CheckResult> results;
   auto units = root.list("/sys/class/iommu");
-  auto groups = root.list("/sys/kernel/iommu_groups");
+  std::vector<std::string> groups;
+  for (const auto& g : root.list("/sys/kernel/iommu_groups")) {
+    if (!g.empty() && std::isdigit(static_cast<unsigned char>(g.front()))) groups.push_back(g);
+  }
   bool needed = req && !req->hostdevs.empty();
   if (groups.empty()) {
     std::string reason = "IOMMU off: /sys/kernel/iommu_groups is empty" +

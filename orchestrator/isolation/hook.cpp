@@ -35,6 +35,7 @@ Result<IsolationPlan> plan_for_layout(const SysRoot& root, const HookRequest& re
                                       const std::string& layout_file) {
   doctor::RequirementsRequest rr;
   rr.layout_file = layout_file;
+  rr.guest_cpus = request.guest_cpus;
   rr.root = root.root().string();
   auto req = doctor::load_guest_requirements(rr);
   if (!req) return req.error();
@@ -81,7 +82,7 @@ Result<HookOutcome> run_hook(const HookRequest& request) {
     return out;
   }
   std::string layout = request.layout_file;
-  if (layout.empty()) {
+  if (layout.empty() && request.guest_cpus.empty()) {
     const std::string registered = registered_layout_path(request.domain);
     if (!root.exists(registered)) {
       out.reason = "no layout registered for " + request.domain + " (" + registered + ")";
@@ -90,10 +91,11 @@ Result<HookOutcome> run_hook(const HookRequest& request) {
     layout = root.at(registered).string();
   }
   auto plan = plan_for_layout(root, request, layout);
-  if (!plan) return plan.error().context(layout);
+  if (!plan) return layout.empty() ? plan.error() : plan.error().context(layout);
   out.action = action;
   out.plan = *plan;
-  out.reason = "isolating guest CPUs " + plan->guest_cpus.to_string() + " of layout " + layout;
+  out.reason = "isolating guest CPUs " + plan->guest_cpus.to_string() +
+               (layout.empty() ? std::string(" (--guest-cpus)") : " of layout " + layout);
   if (!request.dry_run) {
     auto report = apply_isolation(root, *plan);
     if (!report) return report.error();

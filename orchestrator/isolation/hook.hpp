@@ -24,6 +24,7 @@ std::string registered_layout_path(const std::string& domain);
 struct HookRequest {
   std::string domain, operation;
   std::string layout_file;  // empty: the registered one
+  std::string guest_cpus;   // CPU list overriding the layout's (manual use, tests)
   std::filesystem::path root = "/";
   bool dry_run = false;
 };

@@ -60,8 +60,15 @@ Result<ApplyReport> apply_isolation(const SysRoot& root, const IsolationPlan& pl
                         undo_record_path(plan.domain));
     }
   }
-  TL_TRY(write_record(root, plan));
-  for (const auto& a : plan.actions) {
+  // The values to restore are read now, not at planning time: the leftover release above (or
+  // anything else) may have changed them since.
+  IsolationPlan current = plan;
+  for (auto& a : current.actions) {
+    if (a.kind == ActionKind::kCgroupController) continue;  // before is the inverse write
+    if (auto now = root.attr_or_none(a.path)) a.before = *now;
+  }
+  TL_TRY(write_record(root, current));
+  for (const auto& a : current.actions) {
     auto written = root.write_attr(a.path, a.after);
     if (written) {
       report.done.push_back(a);
@@ -69,7 +76,7 @@ Result<ApplyReport> apply_isolation(const SysRoot& root, const IsolationPlan& pl
       report.failures.push_back(failure_line(a, a.after, written.error()));
     }
   }
-  IsolationPlan record = plan;
+  IsolationPlan record = current;
   record.actions = report.done;
   TL_TRY(write_record(root, record));
   return report;

@@ -21,7 +21,8 @@ std::string undo_record_path(const std::string& domain);
 bool has_undo_record(const SysRoot&, const std::string& domain);
 Result<IsolationPlan> read_undo_record(const SysRoot&, const std::string& domain);
 
-// A leftover record of the same domain (guest crashed, no release) is released first. Single
+// A leftover record of the same domain (guest crashed, no release) is released first; the
+// values to restore are re-read just before writing. Single
 // writes may fail (e.g. IRQs the kernel manages answer EIO): they are reported, not fatal; the
 // record then lists only what was changed.
 Result<ApplyReport> apply_isolation(const SysRoot&, const IsolationPlan&);
