@@ -64,7 +64,7 @@ Result<void> make_world_readable_dirs(const fs::path& out, const fs::path& out_r
   std::vector<fs::path> dirs = {out, out_root};
   if (out_root == fs::path(kDefaultImageDir)) dirs.push_back(out_root.parent_path());
   for (const auto& d : dirs) {
-    struct stat st{};
+    struct stat st {};
     if (::stat(d.c_str(), &st) == 0 && (st.st_mode & 0005) != 0005) {
       if (::chmod(d.c_str(), (st.st_mode & 07777) | 0755) != 0) {
         return make_error("cannot make " + d.string() + " readable for qemu: chmod failed");

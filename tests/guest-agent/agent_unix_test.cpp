@@ -1,10 +1,9 @@
 // The real agent binary over --unix, driven by the real AgentClient.
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-
-#include <gtest/gtest.h>
 
 #include <cstring>
 #include <sstream>
@@ -92,7 +91,7 @@ TEST(AgentOverUnix, SocketIsPrivate) {
   AgentProcess agent;
   auto client = connect(agent);
   ASSERT_TRUE(client);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat(agent.socket().c_str(), &st), 0);
   EXPECT_TRUE(S_ISSOCK(st.st_mode));
   EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -145,7 +144,8 @@ TEST(AgentOverUnix, BadInputGetsErrorsAndTheAgentKeepsServing) {
   AgentProcess agent;
   RawConnection raw(agent.socket());
   EXPECT_EQ(raw.next()["type"], "hello");
-  raw.send(R"({"type":"bogus","id":5,"extra":1})" "\n");
+  raw.send(R"({"type":"bogus","id":5,"extra":1})"
+           "\n");
   json e = raw.next();
   EXPECT_EQ(e["type"], "error");
   EXPECT_EQ(e["id"], 5);
@@ -158,7 +158,8 @@ TEST(AgentOverUnix, BadInputGetsErrorsAndTheAgentKeepsServing) {
   raw.send("{\"type\":\"ping\",\"id\":\"\xC3\x28\"}\n");
   e = raw.next();
   EXPECT_NE(e["message"].get<std::string>().find("invalid UTF-8"), std::string::npos);
-  raw.send(R"({"type":"run","id":6,"benchmark":["sqrt"]})" "\n");
+  raw.send(R"({"type":"run","id":6,"benchmark":["sqrt"]})"
+           "\n");
   e = raw.next();
   EXPECT_EQ(e["id"], 6);
   EXPECT_NE(e["message"].get<std::string>().find("'benchmark' must be a string"),
@@ -172,7 +173,8 @@ TEST(AgentOverUnix, BadInputGetsErrorsAndTheAgentKeepsServing) {
   EXPECT_EQ(e["type"], "sync");
   EXPECT_EQ(e["id"], 77);
   EXPECT_EQ(raw.next()["type"], "hello");
-  raw.send(R"({"type":"ping","id":8})" "\n");
+  raw.send(R"({"type":"ping","id":8})"
+           "\n");
   e = raw.next();
   EXPECT_EQ(e["type"], "pong");
   EXPECT_EQ(e["id"], 8);

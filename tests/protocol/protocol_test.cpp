@@ -136,11 +136,11 @@ TEST(Protocol, TruncatedLinesAreNotJson) {
 TEST(Protocol, InvalidUtf8IsRejectedWithItsOffset) {
   EXPECT_FALSE(find_invalid_utf8("plain ascii").has_value());
   EXPECT_FALSE(find_invalid_utf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80").has_value());
-  EXPECT_EQ(find_invalid_utf8("ab\xC3\x28"), 2u);          // bad continuation
-  EXPECT_EQ(find_invalid_utf8("\xC0\xAF"), 0u);            // overlong '/'
-  EXPECT_EQ(find_invalid_utf8("x\xED\xA0\x80"), 1u);       // UTF-16 surrogate
-  EXPECT_EQ(find_invalid_utf8("\xF5\x80\x80\x80"), 0u);    // beyond U+10FFFF
-  EXPECT_EQ(find_invalid_utf8("abc\xE2\x82"), 3u);         // truncated sequence
+  EXPECT_EQ(find_invalid_utf8("ab\xC3\x28"), 2u);        // bad continuation
+  EXPECT_EQ(find_invalid_utf8("\xC0\xAF"), 0u);          // overlong '/'
+  EXPECT_EQ(find_invalid_utf8("x\xED\xA0\x80"), 1u);     // UTF-16 surrogate
+  EXPECT_EQ(find_invalid_utf8("\xF5\x80\x80\x80"), 0u);  // beyond U+10FFFF
+  EXPECT_EQ(find_invalid_utf8("abc\xE2\x82"), 3u);       // truncated sequence
   EXPECT_EQ(find_invalid_utf8("\xFF"), 0u);
   const std::string err = decode_error("{\"type\":\"ping\",\"id\":1,\"x\":\"\xC3\x28\"}");
   EXPECT_NE(err.find("invalid UTF-8 at byte 27"), std::string::npos) << err;

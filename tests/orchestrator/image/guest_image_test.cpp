@@ -1,10 +1,9 @@
 #include "orchestrator/image/guest_image.hpp"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
@@ -54,8 +53,8 @@ fs::path make_modules_dir(const fs::path& root) {
         "kernel/drivers/virtio/virtio_ring.ko\n"
         "kernel/drivers/net/virtio_net.ko: kernel/drivers/virtio/virtio.ko\n");
   write(dir / "modules.builtin", "kernel/drivers/char/hw_random/rng-core.ko\n");
-  for (const char* m : {"virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev",
-                        "virtio_pci"}) {
+  for (const char* m :
+       {"virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev", "virtio_pci"}) {
     write(dir / "kernel/drivers/virtio" / (std::string(m) + ".ko"), std::string("MODULE ") + m);
   }
   const fs::path plain = dir / "kernel/drivers/char/virtio_console.ko";
@@ -78,9 +77,9 @@ TEST(ModuleResolver, DependenciesComeFirstInModprobeOrder) {
   ASSERT_TRUE(mods.ok()) << mods.error().message;
   std::vector<std::string> names;
   for (const auto& m : *mods) names.push_back(m.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"virtio_ring", "virtio", "virtio_pci_modern_dev",
-                                             "virtio_pci_legacy_dev", "virtio_pci",
-                                             "virtio_console"}))
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"virtio_ring", "virtio", "virtio_pci_modern_dev",
+                                      "virtio_pci_legacy_dev", "virtio_pci", "virtio_console"}))
       << "rng_core is builtin and skipped; virtio_net is not wanted";
   EXPECT_EQ(mods->back().path.filename(), "virtio_console.ko.xz");
   auto bytes = image::read_module_bytes(mods->back().path);
@@ -166,10 +165,12 @@ TEST_F(GuestImageTest, InitramfsHoldsTheAgentAsInitAndModulesInLoadOrder) {
   std::istringstream order(by_name["modules.order"].data);
   std::vector<std::string> paths;
   for (std::string line; std::getline(order, line);) paths.push_back(line);
-  const std::vector<std::string> expected = {
-      "/lib/modules/virtio_ring.ko",           "/lib/modules/virtio.ko",
-      "/lib/modules/virtio_pci_modern_dev.ko", "/lib/modules/virtio_pci_legacy_dev.ko",
-      "/lib/modules/virtio_pci.ko",            "/lib/modules/virtio_console.ko"};
+  const std::vector<std::string> expected = {"/lib/modules/virtio_ring.ko",
+                                             "/lib/modules/virtio.ko",
+                                             "/lib/modules/virtio_pci_modern_dev.ko",
+                                             "/lib/modules/virtio_pci_legacy_dev.ko",
+                                             "/lib/modules/virtio_pci.ko",
+                                             "/lib/modules/virtio_console.ko"};
   EXPECT_EQ(paths, expected);
   for (const auto& p : paths) {
     ASSERT_TRUE(by_name.count(p.substr(1))) << p << " listed but not in the archive";
@@ -177,7 +178,7 @@ TEST_F(GuestImageTest, InitramfsHoldsTheAgentAsInitAndModulesInLoadOrder) {
   EXPECT_EQ(by_name["lib/modules/virtio_console.ko"].data, "MODULE virtio_console");
   EXPECT_EQ(by_name.count("lib/modules/virtio_net.ko"), 0u) << "nothing else";
 
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat(img->initrd.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0004, 0004u) << "qemu (libvirt-qemu) must be able to read it";
   ASSERT_EQ(::stat(img->initrd.parent_path().c_str(), &st), 0);
@@ -217,8 +218,8 @@ TEST_F(GuestImageTest, BadInputsAreErrors) {
 
 TEST(NewestKernel, PicksTheHighestVersion) {
   TempDir tmp;
-  for (const char* k : {"vmlinuz-6.1.0-9-amd64", "vmlinuz-6.1.0-57-amd64", "vmlinuz-5.10.0-1",
-                        "config-9.9"}) {
+  for (const char* k :
+       {"vmlinuz-6.1.0-9-amd64", "vmlinuz-6.1.0-57-amd64", "vmlinuz-5.10.0-1", "config-9.9"}) {
     write(tmp.path() / k, "k");
   }
   auto k = newest_kernel(tmp.path());
