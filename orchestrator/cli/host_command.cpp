@@ -1,7 +1,13 @@
-// Placeholder until the 'host' subcommand is implemented; it refuses to run.
+// `topolab host [--connect URI | --sysfs ROOT | --caps FILE] [--json]`: the host topology as a
+// tree or as JSON (host/topology_json.hpp shape).
 #include <cstdio>
+#include <iostream>
 
+#include "host/topology_json.hpp"
+#include "host/topology_printer.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/topology_source_options.hpp"
+#include "orchestrator/hostsource/host_source.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -9,12 +15,30 @@ namespace {
 class HostCommand : public Command {
  public:
   CLI::App* setup(CLI::App& app) override {
-    return app.add_subcommand("host", "(not implemented yet)");
+    auto* cmd = app.add_subcommand(
+        "host", "Show the host CPU topology: packages, dies, L3 domains, cores, NUMA nodes");
+    add_topology_source_options(cmd, source_);
+    cmd->add_flag("--json", json_, "print JSON instead of a tree");
+    return cmd;
   }
+
   int run() override {
-    std::fprintf(stderr, "topolab host: not implemented yet\n");
-    return 2;
+    auto topo = load_host_topology(source_);
+    if (!topo) {
+      std::fprintf(stderr, "topolab host: %s\n", topo.error().message.c_str());
+      return 1;
+    }
+    if (json_) {
+      std::cout << topology_to_json(*topo).dump(2) << "\n";
+    } else {
+      print_topology_tree(std::cout, *topo);
+    }
+    return 0;
   }
+
+ private:
+  TopologySource source_;
+  bool json_ = false;
 };
 
 }  // namespace

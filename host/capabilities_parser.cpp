@@ -1,0 +1,187 @@
+#include "host/capabilities_parser.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+#include <pugixml.hpp>
+
+#include "host/topology_builder.hpp"
+
+namespace topolab {
+namespace {
+
+std::optional<long long> to_integer(std::string_view s) {
+  long long v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// "<origin>: <what> at <element path>: expected ..., got '...'" in one line.
+Error field_error(const std::string& origin, const pugi::xml_node& node, const char* attr,
+                  const std::string& text, const char* expected) {
+  return make_error(origin + ": <" + std::string(node.name()) + "> attribute " + attr + "='" +
+                    text.substr(0, 80) + "': expected " + expected);
+}
+
+Result<int> int_attr(const std::string& origin, const pugi::xml_node& node, const char* attr,
+                     int min_value = 0, int max_value = 1 << 20) {
+  std::string text = node.attribute(attr).value();
+  auto v = to_integer(text);
+  if (!v || *v < min_value || *v > max_value) {
+    return field_error(origin, node, attr, text, "an integer");
+  }
+  return static_cast<int>(*v);
+}
+
+Result<CpuList> list_attr(const std::string& origin, const pugi::xml_node& node, const char* attr) {
+  std::string text = node.attribute(attr).value();
+  auto list = CpuList::parse(text);
+  if (!list) return list.error().context(origin + ": <" + node.name() + "> attribute " + attr);
+  return list;
+}
+
+// libvirt units: "KiB" (memory, pages), "MiB"/"KiB"/"B" (cache banks); also accept the long
+// and SI-ish spellings libvirt's parser accepts.
+std::optional<std::uint64_t> to_kib(long long value, std::string_view unit) {
+  if (value < 0) return std::nullopt;
+  auto v = static_cast<std::uint64_t>(value);
+  if (unit.empty() || unit == "KiB" || unit == "k" || unit == "K") return v;
+  if (unit == "b" || unit == "B" || unit == "bytes") return v / 1024;
+  if (unit == "KB") return v * 1000 / 1024;
+  if (unit == "MiB" || unit == "M" || unit == "m") return v * 1024;
+  if (unit == "MB") return v * 1000 * 1000 / 1024;
+  if (unit == "GiB" || unit == "G" || unit == "g") return v * 1024 * 1024;
+  if (unit == "GB") return v * 1000 * 1000 * 1000 / 1024;
+  if (unit == "TiB" || unit == "T") return v * 1024 * 1024 * 1024;
+  return std::nullopt;
+}
+
+Result<std::uint64_t> sized(const std::string& origin, const pugi::xml_node& node,
+                            std::string_view text, const char* unit_attr, const char* what) {
+  auto v = to_integer(text);
+  auto kib = v ? to_kib(*v, node.attribute(unit_attr).value()) : std::nullopt;
+  if (!kib) {
+    return make_error(origin + ": <" + std::string(node.name()) + "> " + what + " '" +
+                      std::string(text.substr(0, 80)) + "' unit '" +
+                      node.attribute(unit_attr).value() + "': expected a size in KiB/MiB/GiB");
+  }
+  return *kib;
+}
+
+Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, RawTopology& raw) {
+  NumaNode node;
+  auto id = int_attr(origin, cell, "id");
+  if (!id) return id.error();
+  node.id = *id;
+  if (auto mem = cell.child("memory")) {
+    auto kib = sized(origin, mem, mem.child_value(), "unit", "memory");
+    if (!kib) return kib.error();
+    node.memory_kib = *kib;
+  }
+  // The first (smallest) <pages> is the base page size, not a hugepage pool.
+  std::vector<HugepagePool> pools;
+  for (auto pages : cell.children("pages")) {
+    auto size = sized(origin, pages, pages.attribute("size").value(), "unit", "page size");
+    if (!size) return size.error();
+    auto count = to_integer(pages.child_value());
+    if (!count || *count < 0) {
+      return make_error(origin + ": <pages size='" + pages.attribute("size").value() +
+                        "'> count '" + std::string(pages.child_value()).substr(0, 80) +
+                        "': expected a non-negative integer");
+    }
+    pools.push_back({*size, static_cast<std::uint64_t>(*count), 0});
+  }
+  std::sort(pools.begin(), pools.end(),
+            [](const HugepagePool& a, const HugepagePool& b) { return a.page_kib < b.page_kib; });
+  if (!pools.empty()) pools.erase(pools.begin());
+  node.hugepages = std::move(pools);
+
+  std::vector<int> node_cpus;
+  for (auto cpu : cell.child("cpus").children("cpu")) {
+    RawCpu r;
+    auto cpu_id = int_attr(origin, cpu, "id");
+    if (!cpu_id) return cpu_id.error().context("cell " + std::to_string(node.id));
+    r.id = *cpu_id;
+    r.siblings = CpuList{r.id};
+    // libvirt omits socket_id/core_id/siblings for offline CPUs.
+    r.online = static_cast<bool>(cpu.attribute("socket_id"));
+    if (r.online) {
+      auto pkg = int_attr(origin, cpu, "socket_id", -1);
+      if (!pkg) return pkg.error();
+      r.package = *pkg;
+      if (cpu.attribute("die_id")) {
+        auto die = int_attr(origin, cpu, "die_id", -1);
+        if (!die) return die.error();
+        r.die_id = *die;
+      }
+      if (cpu.attribute("siblings")) {
+        auto siblings = list_attr(origin, cpu, "siblings");
+        if (!siblings) return siblings.error();
+        r.siblings = siblings->united(CpuList{r.id});
+      }
+      node_cpus.push_back(r.id);
+    }
+    raw.cpus.push_back(std::move(r));
+    if (raw.cpus.size() > static_cast<std::size_t>(kMaxTopologyCpus)) {
+      return make_error(origin + ": more than " + std::to_string(kMaxTopologyCpus) + " CPUs");
+    }
+  }
+  node.cpus = CpuList::from_vector(std::move(node_cpus));
+  raw.numa_nodes.push_back(std::move(node));
+  return {};
+}
+
+Result<void> parse_cache(const std::string& origin, const pugi::xml_node& cache, RawTopology& raw) {
+  for (auto bank : cache.children("bank")) {
+    if (std::string_view(bank.attribute("level").value()) != "3") continue;
+    if (std::string_view(bank.attribute("type").value()) == "code") continue;
+    auto cpus = list_attr(origin, bank, "cpus");
+    if (!cpus) return cpus.error();
+    RawCache c;
+    c.cpus = std::move(*cpus);
+    if (bank.attribute("size")) {
+      auto kib = sized(origin, bank, bank.attribute("size").value(), "unit", "size");
+      if (!kib) return kib.error();
+      c.size_kib = *kib;
+    }
+    raw.l3.push_back(std::move(c));
+  }
+  return {};
+}
+
+// libvirt says "Intel"/"AMD"; the model (and /proc/cpuinfo, and guests) use the CPUID names.
+std::string cpuid_vendor(std::string vendor) {
+  if (vendor == "Intel") return "GenuineIntel";
+  if (vendor == "AMD") return "AuthenticAMD";
+  if (vendor == "Hygon") return "HygonGenuine";
+  return vendor;
+}
+
+}  // namespace
+
+Result<HostTopology> parse_capabilities_xml(std::string_view xml, const std::string& origin) {
+  pugi::xml_document doc;
+  pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size());
+  if (!parsed) {
+    return make_error(origin + ": invalid XML at offset " + std::to_string(parsed.offset) + ": " +
+                      parsed.description());
+  }
+  pugi::xml_node host = doc.child("capabilities").child("host");
+  if (!host) return make_error(origin + ": no <capabilities><host> element");
+  RawTopology raw;
+  raw.source = origin.rfind("libvirt:", 0) == 0 ? origin : "caps:" + origin;
+  pugi::xml_node cells = host.child("topology").child("cells");
+  for (auto cell : cells.children("cell")) TL_TRY(parse_cell(origin, cell, raw));
+  if (raw.cpus.empty()) {
+    return make_error(origin + ": no <host><topology><cells><cell><cpus><cpu> elements (no CPUs)");
+  }
+  TL_TRY(parse_cache(origin, host.child("cache"), raw));
+  raw.vendor = cpuid_vendor(host.child("cpu").child_value("vendor"));
+  raw.model = host.child("cpu").child_value("model");
+  auto topo = build_topology(std::move(raw));
+  if (!topo) return topo.error().context(origin);
+  return topo;
+}
+
+}  // namespace topolab

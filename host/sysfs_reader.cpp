@@ -1,0 +1,373 @@
+#include "host/sysfs_reader.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "common/file_io.hpp"
+#include "host/topology_builder.hpp"
+
+namespace topolab {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kMaxAttributeBytes = 64 * 1024;
+constexpr std::size_t kMaxCpuinfoBytes = 16u << 20;
+
+bool path_exists(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p, ec);
+}
+
+bool is_directory_path(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+std::string shown_text(const std::string& text) {
+  std::string shown = text.size() > 80 ? text.substr(0, 80) + "..." : text;
+  for (char& ch : shown) {
+    if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) ch = '?';
+  }
+  return "'" + shown + "'";
+}
+
+Result<std::string> read_text(const fs::path& path) {
+  auto text = read_file(path, kMaxAttributeBytes);
+  if (!text) return text.error();
+  std::string& s = *text;
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t' ||
+                        s.back() == '\r' || s.back() == '\0')) {
+    s.pop_back();
+  }
+  return std::move(s);
+}
+
+// Parses "digits" (optionally negative: some arches print -1 for unknown ids).
+std::optional<long long> parse_integer(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  long long v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+Result<int> read_int(const fs::path& path, int min_value = -1, int max_value = 1 << 20) {
+  auto text = read_text(path);
+  if (!text) return text.error();
+  auto v = parse_integer(*text);
+  if (!v || *v < min_value || *v > max_value) {
+    return make_error(path.string() + ": expected an integer, got " + shown_text(*text));
+  }
+  return static_cast<int>(*v);
+}
+
+Result<CpuList> read_list_file(const fs::path& path) {
+  auto text = read_text(path);
+  if (!text) return text.error();
+  auto list = CpuList::parse(*text);
+  if (!list) return list.error().context(path.string());
+  return list;
+}
+
+Result<CpuList> read_mask_file(const fs::path& path) {
+  auto text = read_text(path);
+  if (!text) return text.error();
+  auto list = CpuList::parse_mask(*text);
+  if (!list) return list.error().context(path.string());
+  return list;
+}
+
+// Reads the first existing of `dir/list_name` (list syntax) and `dir/mask_name` (hex mask);
+// nullopt when neither exists. Lists are preferred: they are what current kernels document.
+Result<std::optional<CpuList>> read_cpu_set(const fs::path& dir,
+                                            std::initializer_list<const char*> list_names,
+                                            std::initializer_list<const char*> mask_names) {
+  for (const char* name : list_names) {
+    if (path_exists(dir / name)) {
+      auto l = read_list_file(dir / name);
+      if (!l) return l.error();
+      return std::optional<CpuList>(std::move(*l));
+    }
+  }
+  for (const char* name : mask_names) {
+    if (path_exists(dir / name)) {
+      auto l = read_mask_file(dir / name);
+      if (!l) return l.error();
+      return std::optional<CpuList>(std::move(*l));
+    }
+  }
+  return std::optional<CpuList>();
+}
+
+// "cpu12" -> 12, "node3" -> 3; -1 for anything else (cpufreq, cpuidle, ...).
+int numbered_entry(const std::string& name, const std::string& prefix) {
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return -1;
+  std::string_view digits(name.data() + prefix.size(), name.size() - prefix.size());
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      digits.size() > 7) {
+    return -1;
+  }
+  return static_cast<int>(*parse_integer(digits));
+}
+
+Result<std::vector<int>> list_numbered_dirs(const fs::path& dir, const std::string& prefix) {
+  std::vector<int> ids;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) return make_error(dir.string() + ": " + ec.message());
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) return make_error(dir.string() + ": " + ec.message());
+    int id = numbered_entry(it->path().filename().string(), prefix);
+    if (id < 0 || !is_directory_path(it->path())) continue;
+    ids.push_back(id);
+    if (ids.size() > static_cast<std::size_t>(kMaxTopologyCpus)) {
+      return make_error(dir.string() + ": more than " + std::to_string(kMaxTopologyCpus) + " " +
+                        prefix + " entries");
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+// Online state: cpuN/online wins (it is per CPU and hotplug-accurate); then the global
+// cpu/online list; then "has a topology/ directory" for trees that have neither.
+Result<bool> read_online(const fs::path& cpu_dir, int id, const std::optional<CpuList>& online) {
+  fs::path own = cpu_dir / ("cpu" + std::to_string(id)) / "online";
+  if (path_exists(own)) {
+    auto v = read_int(own, 0, 1);
+    if (!v) return v.error();
+    return *v == 1;
+  }
+  if (online) return online->contains(id);
+  return is_directory_path(cpu_dir / ("cpu" + std::to_string(id)) / "topology");
+}
+
+Result<RawCpu> read_cpu(const fs::path& cpu_dir, int id, bool online) {
+  RawCpu cpu;
+  cpu.id = id;
+  cpu.online = online;
+  cpu.siblings = CpuList{id};
+  if (!online) return cpu;
+  fs::path topo = cpu_dir / ("cpu" + std::to_string(id)) / "topology";
+  cpu.package = 0;  // an online CPU without topology/ (very old or odd kernels): one package
+  if (!is_directory_path(topo)) return cpu;
+  if (path_exists(topo / "physical_package_id")) {
+    auto pkg = read_int(topo / "physical_package_id");
+    if (!pkg) return pkg.error();
+    cpu.package = *pkg;
+  }
+  if (path_exists(topo / "die_id")) {
+    auto die = read_int(topo / "die_id");
+    if (!die) return die.error();
+    cpu.die_id = *die;
+  }
+  auto siblings = read_cpu_set(topo, {"core_cpus_list", "thread_siblings_list"},
+                               {"core_cpus", "thread_siblings"});
+  if (!siblings) return siblings.error();
+  if (*siblings) cpu.siblings = siblings->value().united(CpuList{id});
+  return cpu;
+}
+
+// Cache size attribute: "8192K", "32M", or plain bytes-less number of KiB.
+std::optional<std::uint64_t> parse_size_kib(const std::string& text) {
+  std::string_view s = text;
+  std::uint64_t mult = 1;
+  if (!s.empty() && (s.back() == 'K' || s.back() == 'k')) {
+    s.remove_suffix(1);
+  } else if (!s.empty() && (s.back() == 'M' || s.back() == 'm')) {
+    s.remove_suffix(1);
+    mult = 1024;
+  } else if (!s.empty() && (s.back() == 'G' || s.back() == 'g')) {
+    s.remove_suffix(1);
+    mult = 1024 * 1024;
+  }
+  auto v = parse_integer(s);
+  if (!v || *v < 0 || *v > (1LL << 40)) return std::nullopt;
+  return static_cast<std::uint64_t>(*v) * mult;
+}
+
+// Appends this CPU's L3 caches (cache/indexN with level 3, not instruction-only).
+Result<void> read_l3(const fs::path& cpu_dir, int id, std::vector<RawCache>& out) {
+  fs::path cache = cpu_dir / ("cpu" + std::to_string(id)) / "cache";
+  if (!is_directory_path(cache)) return {};
+  auto indexes = list_numbered_dirs(cache, "index");
+  if (!indexes) return indexes.error();
+  for (int index : *indexes) {
+    fs::path dir = cache / ("index" + std::to_string(index));
+    if (!path_exists(dir / "level")) continue;
+    auto level = read_int(dir / "level", 0, 16);
+    if (!level) return level.error();
+    if (*level != 3) continue;
+    if (path_exists(dir / "type")) {
+      auto type = read_text(dir / "type");
+      if (!type) return type.error();
+      if (*type == "Instruction") continue;
+    }
+    auto cpus = read_cpu_set(dir, {"shared_cpu_list"}, {"shared_cpu_map"});
+    if (!cpus) return cpus.error();
+    RawCache c;
+    c.cpus = *cpus ? cpus->value() : CpuList{id};
+    c.cpus.insert(id);
+    if (path_exists(dir / "size")) {
+      auto text = read_text(dir / "size");
+      if (!text) return text.error();
+      auto size = parse_size_kib(*text);
+      if (!size)
+        return make_error((dir / "size").string() + ": expected a size such as '8192K', got " +
+                          shown_text(*text));
+      c.size_kib = *size;
+    }
+    out.push_back(std::move(c));
+  }
+  return {};
+}
+
+// "Node 0 MemTotal:  16772456 kB" -> 16772456.
+Result<std::uint64_t> read_node_memory(const fs::path& meminfo) {
+  auto text = read_file(meminfo, 1u << 20);
+  if (!text) return text.error();
+  std::string_view rest = *text;
+  while (!rest.empty()) {
+    auto nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+    auto key = line.find("MemTotal:");
+    if (key == std::string_view::npos) continue;
+    std::string_view value = line.substr(key + 9);
+    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    auto end = value.find(' ');
+    auto kib = parse_integer(value.substr(0, end));
+    if (!kib || *kib < 0) {
+      return make_error(meminfo.string() + ": bad MemTotal line " + shown_text(std::string(line)));
+    }
+    return static_cast<std::uint64_t>(*kib);
+  }
+  return std::uint64_t{0};
+}
+
+Result<std::vector<HugepagePool>> read_hugepages(const fs::path& dir) {
+  std::vector<HugepagePool> pools;
+  if (!is_directory_path(dir)) return pools;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();  // hugepages-2048kB
+    if (name.rfind("hugepages-", 0) != 0 || name.size() < 13 ||
+        name.compare(name.size() - 2, 2, "kB") != 0) {
+      continue;
+    }
+    auto size = parse_integer(std::string_view(name).substr(10, name.size() - 12));
+    if (!size || *size <= 0) continue;
+    HugepagePool pool;
+    pool.page_kib = static_cast<std::uint64_t>(*size);
+    for (auto [file, field] :
+         {std::pair{"nr_hugepages", &pool.total}, std::pair{"free_hugepages", &pool.free}}) {
+      if (!path_exists(it->path() / file)) continue;
+      auto v = read_int(it->path() / file, 0, 1 << 30);
+      if (!v) return v.error();
+      *field = static_cast<std::uint64_t>(*v);
+    }
+    pools.push_back(pool);
+  }
+  std::sort(pools.begin(), pools.end(),
+            [](const HugepagePool& a, const HugepagePool& b) { return a.page_kib < b.page_kib; });
+  return pools;
+}
+
+Result<std::vector<NumaNode>> read_nodes(const fs::path& node_dir) {
+  std::vector<NumaNode> nodes;
+  if (!is_directory_path(node_dir)) return nodes;
+  auto ids = list_numbered_dirs(node_dir, "node");
+  if (!ids) return ids.error();
+  for (int id : *ids) {
+    fs::path dir = node_dir / ("node" + std::to_string(id));
+    NumaNode node;
+    node.id = id;
+    auto cpus = read_cpu_set(dir, {"cpulist"}, {"cpumap"});
+    if (!cpus) return cpus.error();
+    if (*cpus) node.cpus = cpus->value();
+    if (path_exists(dir / "meminfo")) {
+      auto mem = read_node_memory(dir / "meminfo");
+      if (!mem) return mem.error();
+      node.memory_kib = *mem;
+    }
+    auto pools = read_hugepages(dir / "hugepages");
+    if (!pools) return pools.error();
+    node.hugepages = std::move(*pools);
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
+
+// First "vendor_id" and "model name" of /proc/cpuinfo (x86 names; other arches leave them "").
+Result<void> read_cpuinfo(const fs::path& path, RawTopology& raw) {
+  if (!path_exists(path)) return {};
+  auto text = read_file(path, kMaxCpuinfoBytes);
+  if (!text) return text.error();
+  std::string_view rest = *text;
+  while (!rest.empty() && (raw.vendor.empty() || raw.model.empty())) {
+    auto nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view key = line.substr(0, colon);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.remove_suffix(1);
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
+      value.remove_prefix(1);
+    }
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\r')) value.remove_suffix(1);
+    if (value.size() > 256) value = value.substr(0, 256);
+    if (key == "vendor_id" && raw.vendor.empty()) raw.vendor = value;
+    if (key == "model name" && raw.model.empty()) raw.model = value;
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<HostTopology> read_sysfs_topology(const fs::path& root) {
+  if (!is_directory_path(root)) return make_error(root.string() + ": no such directory");
+  fs::path cpu_dir = root / "sys/devices/system/cpu";
+  if (!is_directory_path(cpu_dir))
+    return make_error(cpu_dir.string() + ": no such directory (no CPUs)");
+  auto ids = list_numbered_dirs(cpu_dir, "cpu");
+  if (!ids) return ids.error();
+  if (ids->empty()) return make_error(cpu_dir.string() + ": no cpuN directories (no CPUs)");
+
+  std::optional<CpuList> online_list;
+  if (path_exists(cpu_dir / "online")) {
+    auto l = read_list_file(cpu_dir / "online");
+    if (!l) return l.error();
+    online_list = std::move(*l);
+  }
+  RawTopology raw;
+  raw.source = "sysfs:" + root.string();
+  for (int id : *ids) {
+    auto online = read_online(cpu_dir, id, online_list);
+    if (!online) return online.error();
+    auto cpu = read_cpu(cpu_dir, id, *online);
+    if (!cpu) return cpu.error();
+    raw.cpus.push_back(std::move(*cpu));
+    if (*online) TL_TRY(read_l3(cpu_dir, id, raw.l3));
+  }
+  auto nodes = read_nodes(root / "sys/devices/system/node");
+  if (!nodes) return nodes.error();
+  raw.numa_nodes = std::move(*nodes);
+  if (path_exists(cpu_dir / "isolated")) {
+    auto isolated = read_list_file(cpu_dir / "isolated");
+    if (!isolated) return isolated.error();
+    raw.isolated = std::move(*isolated);
+  }
+  TL_TRY(read_cpuinfo(root / "proc/cpuinfo", raw));
+  auto topo = build_topology(std::move(raw));
+  if (!topo) return topo.error().context(root.string());
+  return topo;
+}
+
+}  // namespace topolab

@@ -1,0 +1,42 @@
+#pragma once
+// The one place where raw per-CPU facts (from sysfs, libvirt capabilities, ...) become a
+// HostTopology, so every source applies the same rules: a core is a connected set of SMT
+// siblings, dies and L3 domains are numbered machine-wide, offline CPUs belong to nothing.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/cpu_list.hpp"
+#include "common/result.hpp"
+#include "host/host_topology.hpp"
+
+namespace topolab {
+
+struct RawCpu {
+  int id = -1;
+  bool online = true;
+  int package = -1;  // physical package id as the source names it
+  int die_id = 0;    // die id within the package, 0 when the source has none
+  CpuList siblings;  // SMT siblings as the source names them (may include offline CPUs)
+};
+
+struct RawCache {
+  CpuList cpus;  // CPUs sharing this cache as the source names them
+  std::uint64_t size_kib = 0;
+};
+
+struct RawTopology {
+  std::vector<RawCpu> cpus;
+  std::vector<RawCache> l3;          // duplicates welcome: deduplicated by CPU set
+  std::vector<NumaNode> numa_nodes;  // cpus as the source names them
+  CpuList isolated;
+  std::string vendor, model, source;
+};
+
+// Limits that keep hostile input (guest-sent JSON, junk trees) from exhausting memory.
+inline constexpr int kMaxTopologyCpus = 65536;
+
+// Errors: no CPUs, duplicate CPU ids, too many CPUs.
+Result<HostTopology> build_topology(RawTopology raw);
+
+}  // namespace topolab

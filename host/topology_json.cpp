@@ -1,0 +1,328 @@
+#include "host/topology_json.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "host/topology_builder.hpp"
+
+namespace topolab {
+
+using nlohmann::json;
+
+json topology_to_json(const HostTopology& topo) {
+  json cpus = json::array();
+  for (const auto& c : topo.cpus) {
+    cpus.push_back({{"id", c.id},
+                    {"online", c.online},
+                    {"package", c.package},
+                    {"die", c.die},
+                    {"core", c.core},
+                    {"l3", c.l3},
+                    {"node", c.node},
+                    {"siblings", c.siblings.to_string()}});
+  }
+  json packages = json::array();
+  for (const auto& p : topo.packages)
+    packages.push_back({{"id", p.id}, {"cpus", p.cpus.to_string()}});
+  json dies = json::array();
+  for (const auto& d : topo.dies) {
+    dies.push_back(
+        {{"id", d.id}, {"package", d.package}, {"die_id", d.die_id}, {"cpus", d.cpus.to_string()}});
+  }
+  json l3 = json::array();
+  for (const auto& d : topo.l3_domains) {
+    l3.push_back({{"id", d.id}, {"cpus", d.cpus.to_string()}, {"size_kib", d.size_kib}});
+  }
+  json nodes = json::array();
+  for (const auto& n : topo.numa_nodes) {
+    json pools = json::array();
+    for (const auto& p : n.hugepages) {
+      pools.push_back({{"page_kib", p.page_kib}, {"total", p.total}, {"free", p.free}});
+    }
+    nodes.push_back({{"id", n.id},
+                     {"cpus", n.cpus.to_string()},
+                     {"memory_kib", n.memory_kib},
+                     {"hugepages", pools}});
+  }
+  return {{"cpus", cpus},          {"packages", packages}, {"dies", dies},
+          {"l3_domains", l3},      {"numa_nodes", nodes},  {"isolated", topo.isolated.to_string()},
+          {"vendor", topo.vendor}, {"model", topo.model},  {"source", topo.source}};
+}
+
+namespace {
+
+constexpr int kMaxId = 1 << 20;
+constexpr std::size_t kMaxStringBytes = 4096;
+constexpr std::size_t kMaxListItems = static_cast<std::size_t>(kMaxTopologyCpus);
+constexpr std::size_t kMaxArrayItems = static_cast<std::size_t>(kMaxTopologyCpus);
+
+std::string shown(const json& j) {
+  std::string s = j.dump();
+  return s.size() > 60 ? s.substr(0, 60) + "..." : s;
+}
+
+Error type_error(const std::string& where, const char* expected, const json& got) {
+  return make_error("topology JSON: " + where + ": expected " + expected + ", got " + shown(got));
+}
+
+// Checks how many ids a list would expand to before expanding it: a guest could otherwise send
+// "0-1048576,0-1048576,..." and make us allocate gigabytes.
+Result<CpuList> parse_bounded_list(const std::string& text, const std::string& where) {
+  if (text.find_first_not_of("0123456789,-") != std::string::npos) {
+    return make_error("topology JSON: " + where + ": expected list syntax such as '0-3,8', got '" +
+                      text.substr(0, 60) + "'");
+  }
+  std::size_t items = 0;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    auto comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    auto dash = item.find('-');
+    if (dash == std::string_view::npos) {
+      ++items;
+    } else {
+      int lo = 0, hi = 0;
+      auto a = item.substr(0, dash), b = item.substr(dash + 1);
+      auto ra = std::from_chars(a.data(), a.data() + a.size(), lo);
+      auto rb = std::from_chars(b.data(), b.data() + b.size(), hi);
+      if (ra.ec == std::errc() && rb.ec == std::errc() && hi >= lo) {
+        items += static_cast<std::size_t>(hi - lo) + 1;
+      }
+    }
+    if (items > kMaxListItems) {
+      return make_error("topology JSON: " + where + ": CPU list names more than " +
+                        std::to_string(kMaxListItems) + " CPUs");
+    }
+  }
+  auto list = CpuList::parse(text);
+  if (!list) return list.error().context("topology JSON: " + where);
+  return list;
+}
+
+class Reader {
+ public:
+  Result<int> integer(const json& obj, const char* key, const std::string& where, int min_value,
+                      int fallback, bool required = true) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) return make_error("topology JSON: " + where + ": missing \"" + key + "\"");
+      return fallback;
+    }
+    if (!it->is_number_integer()) return type_error(where + "." + key, "an integer", *it);
+    bool in_range = it->is_number_unsigned()
+                        ? it->get<std::uint64_t>() <= kMaxId
+                        : it->get<std::int64_t>() >= min_value && it->get<std::int64_t>() <= kMaxId;
+    if (!in_range) {
+      return make_error("topology JSON: " + where + "." + key + ": " + shown(*it) +
+                        " out of range " + std::to_string(min_value) + ".." +
+                        std::to_string(kMaxId));
+    }
+    return static_cast<int>(it->get<std::int64_t>());
+  }
+
+  Result<std::uint64_t> count(const json& obj, const char* key, const std::string& where) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) return std::uint64_t{0};
+    if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<std::int64_t>() >= 0)) {
+      return type_error(where + "." + key, "a non-negative integer", *it);
+    }
+    return it->get<std::uint64_t>();
+  }
+
+  Result<bool> boolean(const json& obj, const char* key, const std::string& where) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) return true;
+    if (!it->is_boolean()) return type_error(where + "." + key, "true or false", *it);
+    return it->get<bool>();
+  }
+
+  Result<std::string> string(const json& obj, const char* key, const std::string& where) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) return std::string();
+    if (!it->is_string()) return type_error(where + "." + key, "a string", *it);
+    const auto& s = it->get_ref<const std::string&>();
+    if (s.size() > kMaxStringBytes) {
+      return make_error("topology JSON: " + where + "." + key + ": longer than " +
+                        std::to_string(kMaxStringBytes) + " bytes");
+    }
+    return s;
+  }
+
+  Result<CpuList> list(const json& obj, const char* key, const std::string& where) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) return CpuList();
+    if (!it->is_string()) return type_error(where + "." + key, "a CPU list string", *it);
+    const auto& s = it->get_ref<const std::string&>();
+    if (s.size() > 1u << 20) {
+      return make_error("topology JSON: " + where + "." + key + ": CPU list too long");
+    }
+    return parse_bounded_list(s, where + "." + key);
+  }
+
+  // Returns the array at key (empty when absent and optional), checked and bounded.
+  Result<const json*> array(const json& obj, const char* key, bool required) const {
+    static const json kEmpty = json::array();
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) return make_error(std::string("topology JSON: missing \"") + key + "\"");
+      return &kEmpty;
+    }
+    if (!it->is_array()) return type_error(key, "an array", *it);
+    if (it->size() > kMaxArrayItems) {
+      return make_error(std::string("topology JSON: ") + key + ": more than " +
+                        std::to_string(kMaxArrayItems) + " entries");
+    }
+    return &*it;
+  }
+};
+
+std::string at(const char* array, std::size_t i) {
+  return std::string(array) + "[" + std::to_string(i) + "]";
+}
+
+#define TL_ASSIGN(lhs, expr)          \
+  do {                                \
+    auto tl_v_ = (expr);              \
+    if (!tl_v_) return tl_v_.error(); \
+    lhs = std::move(*tl_v_);          \
+  } while (0)
+
+Result<void> read_cpus(const Reader& r, const json& arr, HostTopology& topo) {
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const json& j = arr[i];
+    std::string w = at("cpus", i);
+    if (!j.is_object()) return type_error(w, "an object", j);
+    CpuInfo c;
+    TL_ASSIGN(c.id, r.integer(j, "id", w, 0, -1));
+    TL_ASSIGN(c.online, r.boolean(j, "online", w));
+    TL_ASSIGN(c.package, r.integer(j, "package", w, -1, -1, false));
+    TL_ASSIGN(c.die, r.integer(j, "die", w, -1, -1, false));
+    TL_ASSIGN(c.core, r.integer(j, "core", w, -1, -1, false));
+    TL_ASSIGN(c.l3, r.integer(j, "l3", w, -1, -1, false));
+    TL_ASSIGN(c.node, r.integer(j, "node", w, -1, -1, false));
+    TL_ASSIGN(c.siblings, r.list(j, "siblings", w));
+    if (c.core >= kMaxTopologyCpus) {
+      return make_error("topology JSON: " + w + ".core: " + std::to_string(c.core) +
+                        " out of range (more cores than CPUs allowed)");
+    }
+    topo.cpus.push_back(std::move(c));
+  }
+  std::sort(topo.cpus.begin(), topo.cpus.end(),
+            [](const CpuInfo& a, const CpuInfo& b) { return a.id < b.id; });
+  for (std::size_t i = 1; i < topo.cpus.size(); ++i) {
+    if (topo.cpus[i].id == topo.cpus[i - 1].id) {
+      return make_error("topology JSON: cpus: CPU " + std::to_string(topo.cpus[i].id) +
+                        " listed twice");
+    }
+  }
+  return {};
+}
+
+Result<void> read_groups(const Reader& r, const json& top, HostTopology& topo) {
+  const json* arr = nullptr;
+  TL_ASSIGN(arr, r.array(top, "packages", false));
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const json& j = (*arr)[i];
+    std::string w = at("packages", i);
+    if (!j.is_object()) return type_error(w, "an object", j);
+    Package p;
+    TL_ASSIGN(p.id, r.integer(j, "id", w, -1, -1));
+    TL_ASSIGN(p.cpus, r.list(j, "cpus", w));
+    topo.packages.push_back(std::move(p));
+  }
+  TL_ASSIGN(arr, r.array(top, "dies", false));
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const json& j = (*arr)[i];
+    std::string w = at("dies", i);
+    if (!j.is_object()) return type_error(w, "an object", j);
+    Die d;
+    TL_ASSIGN(d.id, r.integer(j, "id", w, 0, -1));
+    TL_ASSIGN(d.package, r.integer(j, "package", w, -1, -1, false));
+    TL_ASSIGN(d.die_id, r.integer(j, "die_id", w, -1, 0, false));
+    TL_ASSIGN(d.cpus, r.list(j, "cpus", w));
+    topo.dies.push_back(std::move(d));
+  }
+  TL_ASSIGN(arr, r.array(top, "l3_domains", false));
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const json& j = (*arr)[i];
+    std::string w = at("l3_domains", i);
+    if (!j.is_object()) return type_error(w, "an object", j);
+    L3Domain d;
+    TL_ASSIGN(d.id, r.integer(j, "id", w, 0, -1));
+    TL_ASSIGN(d.cpus, r.list(j, "cpus", w));
+    TL_ASSIGN(d.size_kib, r.count(j, "size_kib", w));
+    topo.l3_domains.push_back(std::move(d));
+  }
+  TL_ASSIGN(arr, r.array(top, "numa_nodes", false));
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const json& j = (*arr)[i];
+    std::string w = at("numa_nodes", i);
+    if (!j.is_object()) return type_error(w, "an object", j);
+    NumaNode n;
+    TL_ASSIGN(n.id, r.integer(j, "id", w, 0, -1));
+    TL_ASSIGN(n.cpus, r.list(j, "cpus", w));
+    TL_ASSIGN(n.memory_kib, r.count(j, "memory_kib", w));
+    const json* pools = nullptr;
+    TL_ASSIGN(pools, r.array(j, "hugepages", false));
+    if (pools->size() > 64) return make_error("topology JSON: " + w + ".hugepages: too many");
+    for (std::size_t k = 0; k < pools->size(); ++k) {
+      const json& pj = (*pools)[k];
+      std::string pw = w + "." + at("hugepages", k);
+      if (!pj.is_object()) return type_error(pw, "an object", pj);
+      HugepagePool p;
+      TL_ASSIGN(p.page_kib, r.count(pj, "page_kib", pw));
+      TL_ASSIGN(p.total, r.count(pj, "total", pw));
+      TL_ASSIGN(p.free, r.count(pj, "free", pw));
+      n.hugepages.push_back(p);
+    }
+    topo.numa_nodes.push_back(std::move(n));
+  }
+  return {};
+}
+
+// Indexes must point at existing entries; consumers index vectors with them.
+Result<void> check_references(const HostTopology& topo) {
+  for (std::size_t i = 0; i < topo.dies.size(); ++i) {
+    if (topo.dies[i].id != static_cast<int>(i)) {
+      return make_error("topology JSON: " + at("dies", i) + ".id: expected " + std::to_string(i) +
+                        ", got " + std::to_string(topo.dies[i].id));
+    }
+  }
+  for (std::size_t i = 0; i < topo.l3_domains.size(); ++i) {
+    if (topo.l3_domains[i].id != static_cast<int>(i)) {
+      return make_error("topology JSON: " + at("l3_domains", i) + ".id: expected " +
+                        std::to_string(i) + ", got " + std::to_string(topo.l3_domains[i].id));
+    }
+  }
+  for (const auto& c : topo.cpus) {
+    std::string w = "topology JSON: CPU " + std::to_string(c.id);
+    if (c.die >= static_cast<int>(topo.dies.size())) {
+      return make_error(w + ": die " + std::to_string(c.die) + " not in dies");
+    }
+    if (c.l3 >= static_cast<int>(topo.l3_domains.size())) {
+      return make_error(w + ": l3 " + std::to_string(c.l3) + " not in l3_domains");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<HostTopology> topology_from_json(const json& j) {
+  if (!j.is_object()) return type_error("top level", "an object", j);
+  Reader r;
+  HostTopology topo;
+  const json* cpus = nullptr;
+  TL_ASSIGN(cpus, r.array(j, "cpus", true));
+  TL_TRY(read_cpus(r, *cpus, topo));
+  TL_TRY(read_groups(r, j, topo));
+  TL_TRY(check_references(topo));
+  TL_ASSIGN(topo.isolated, r.list(j, "isolated", "top level"));
+  TL_ASSIGN(topo.vendor, r.string(j, "vendor", "top level"));
+  TL_ASSIGN(topo.model, r.string(j, "model", "top level"));
+  TL_ASSIGN(topo.source, r.string(j, "source", "top level"));
+  return topo;
+}
+
+}  // namespace topolab

@@ -1,0 +1,21 @@
+#pragma once
+// The --connect/-c, --sysfs, --caps options every command that needs the host topology takes.
+#include <CLI/CLI.hpp>
+
+#include "orchestrator/hostsource/host_source.hpp"
+
+namespace topolab {
+
+inline void add_topology_source_options(CLI::App* cmd, TopologySource& src) {
+  auto* connect = cmd->add_option("-c,--connect", src.connect,
+                                  "libvirt URI for the host topology (default qemu:///system)");
+  auto* sysfs = cmd->add_option("--sysfs", src.sysfs,
+                                "read the topology from a sysfs tree under ROOT (/ = this machine)")
+                    ->type_name("ROOT");
+  auto* caps = cmd->add_option("--caps", src.caps, "read the topology from a capabilities XML file")
+                   ->type_name("FILE");
+  connect->excludes(sysfs)->excludes(caps);
+  sysfs->excludes(caps);
+}
+
+}  // namespace topolab

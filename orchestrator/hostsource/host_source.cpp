@@ -1,0 +1,59 @@
+#include "orchestrator/hostsource/host_source.hpp"
+
+#include "common/file_io.hpp"
+#include "host/capabilities_parser.hpp"
+#include "host/sysfs_reader.hpp"
+#include "orchestrator/virt/libvirt_handles.hpp"
+
+namespace topolab {
+namespace {
+
+constexpr const char* kDefaultUri = "qemu:///system";
+
+// "qemu:///system", "qemu:///session", "test:///default": no host part means this machine.
+bool is_local_uri(const std::string& uri) {
+  auto scheme_end = uri.find("://");
+  if (scheme_end == std::string::npos) return false;
+  std::string scheme = uri.substr(0, scheme_end);
+  if (scheme.find('+') != std::string::npos || scheme == "test") return false;
+  return uri.compare(scheme_end, 4, ":///") == 0;
+}
+
+// Capabilities say nothing about isolcpus and give a libvirt model name, not the brand.
+void add_local_details(HostTopology& topo) {
+  auto local = read_sysfs_topology("/");
+  if (!local) return;
+  topo.isolated = local->isolated;
+  if (!local->model.empty()) topo.model = local->model;
+  if (!local->vendor.empty()) topo.vendor = local->vendor;
+}
+
+Result<HostTopology> from_libvirt(const std::string& uri) {
+  auto conn = virt::open_connection(uri);
+  if (!conn) return conn.error();
+  auto xml = virt::get_capabilities(conn->get());
+  if (!xml) return xml.error();
+  auto topo = parse_capabilities_xml(*xml, "libvirt:" + uri);
+  if (!topo) return topo.error();
+  if (is_local_uri(uri)) add_local_details(*topo);
+  return topo;
+}
+
+}  // namespace
+
+Result<HostTopology> load_host_topology(const TopologySource& src) {
+  int given = !src.connect.empty() + !src.sysfs.empty() + !src.caps.empty();
+  if (given > 1) {
+    return make_error("choose one topology source: --connect, --sysfs or --caps (got " +
+                      std::to_string(given) + ")");
+  }
+  if (!src.sysfs.empty()) return read_sysfs_topology(src.sysfs);
+  if (!src.caps.empty()) {
+    auto xml = read_file(src.caps, 64u << 20);
+    if (!xml) return xml.error();
+    return parse_capabilities_xml(*xml, src.caps);
+  }
+  return from_libvirt(src.connect.empty() ? kDefaultUri : src.connect);
+}
+
+}  // namespace topolab
