@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iterator>
+#include <utility>
 
 namespace topolab {
 namespace {
@@ -51,7 +52,9 @@ CpuList CpuList::range(int first, int last) {
 
 Result<CpuList> CpuList::parse(std::string_view text) {
   std::string_view body = trim(text);
-  std::vector<int> ids;
+  // Collect ranges first and expand after merging them: hostile text such as "0-1048576"
+  // repeated thousands of times must not expand to billions of ids (found by fuzz_cpu_list).
+  std::vector<std::pair<int, int>> ranges;
   while (!body.empty()) {
     auto comma = body.find(',');
     std::string_view item = trim(body.substr(0, comma));
@@ -63,7 +66,7 @@ Result<CpuList> CpuList::parse(std::string_view text) {
     if (dash == std::string_view::npos) {
       auto id = parse_id(item, text);
       if (!id) return id.error();
-      ids.push_back(*id);
+      ranges.emplace_back(*id, *id);
       continue;
     }
     auto lo = parse_id(trim(item.substr(0, dash)), text);
@@ -74,9 +77,15 @@ Result<CpuList> CpuList::parse(std::string_view text) {
       return make_error("invalid CPU list '" + std::string(text) + "': descending range '" +
                         std::string(item) + "'");
     }
-    for (int i = *lo; i <= *hi; ++i) ids.push_back(i);
+    ranges.emplace_back(*lo, *hi);
   }
-  return from_vector(std::move(ids));
+  std::sort(ranges.begin(), ranges.end());
+  CpuList list;
+  for (const auto& [lo, hi] : ranges) {
+    int from = list.ids_.empty() ? lo : std::max(lo, list.ids_.back() + 1);
+    for (int i = from; i <= hi; ++i) list.ids_.push_back(i);
+  }
+  return list;
 }
 
 Result<CpuList> CpuList::parse_mask(std::string_view text) {

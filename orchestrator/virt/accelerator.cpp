@@ -1,0 +1,123 @@
+#include "orchestrator/virt/accelerator.hpp"
+
+#include <sys/utsname.h>
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "common/file_io.hpp"
+
+namespace topolab::virt {
+namespace {
+
+std::string version_string(unsigned long v) {
+  return std::to_string(v / 1000000) + "." + std::to_string(v / 1000 % 1000) + "." +
+         std::to_string(v % 1000);
+}
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json read_cache_json(const std::filesystem::path& cache) {
+  auto text = read_file(cache, 1 << 20);
+  if (!text) return nlohmann::json::object();
+  auto j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("entries") || !j["entries"].is_object()) {
+    return nlohmann::json::object();  // unreadable cache: treat as empty, it gets rewritten
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string to_string(AccelMode mode) {
+  switch (mode) {
+    case AccelMode::kAuto:
+      return "auto";
+    case AccelMode::kKvm:
+      return "kvm";
+    case AccelMode::kTcg:
+      return "tcg";
+  }
+  return "?";
+}
+
+Result<AccelMode> parse_accel_mode(std::string_view text) {
+  if (text == "auto") return AccelMode::kAuto;
+  if (text == "kvm") return AccelMode::kKvm;
+  if (text == "tcg") return AccelMode::kTcg;
+  return make_error("accelerator '" + std::string(text) + "': expected auto, kvm or tcg");
+}
+
+Result<std::string> accel_cache_key(virConnectPtr conn) {
+  struct utsname u {};
+  if (uname(&u) != 0) return make_error("uname failed");
+  unsigned long hv = 0, lib = 0;
+  if (virConnectGetVersion(conn, &hv) < 0) return last_libvirt_error("virConnectGetVersion");
+  if (virConnectGetLibVersion(conn, &lib) < 0) return last_libvirt_error("virConnectGetLibVersion");
+  return std::string("kernel=") + u.release + ";qemu=" + version_string(hv) +
+         ";libvirt=" + version_string(lib);
+}
+
+std::optional<KvmVerdict> read_accel_cache(const std::filesystem::path& cache,
+                                           const std::string& key) {
+  auto j = read_cache_json(cache);
+  if (!j.contains("entries") || !j["entries"].contains(key)) return std::nullopt;
+  const auto& e = j["entries"][key];
+  if (!e.is_object() || !e.contains("kvm_usable") || !e["kvm_usable"].is_boolean()) {
+    return std::nullopt;
+  }
+  KvmVerdict v;
+  v.usable = e["kvm_usable"].get<bool>();
+  v.reason = e.value("reason", std::string());
+  return v;
+}
+
+Result<void> write_accel_cache(const std::filesystem::path& cache, const std::string& key,
+                               const KvmVerdict& verdict) {
+  std::error_code ec;
+  std::filesystem::create_directories(cache.parent_path(), ec);
+  if (ec) return make_error("cannot create " + cache.parent_path().string() + ": " + ec.message());
+  auto j = read_cache_json(cache);
+  if (!j.contains("entries")) j["entries"] = nlohmann::json::object();
+  j["entries"][key] = {
+      {"kvm_usable", verdict.usable}, {"reason", verdict.reason}, {"probed_at", utc_now()}};
+  return write_file_atomic(cache, j.dump(2) + "\n", 0644);
+}
+
+Result<AccelDecision> choose_accelerator(virConnectPtr conn, AccelMode mode, const KvmProbe& probe,
+                                         const std::filesystem::path& cache) {
+  if (mode == AccelMode::kTcg) return AccelDecision{false, "TCG forced by --accel tcg"};
+  auto caps = get_domain_capabilities(conn, "kvm");
+  if (mode == AccelMode::kKvm) {
+    if (!caps) return caps.error().context("--accel kvm: libvirt does not offer KVM");
+    return AccelDecision{true, "KVM forced by --accel kvm (not probed)"};
+  }
+  if (!caps) {
+    return AccelDecision{false, "TCG: libvirt does not offer KVM (" + caps.error().message + ")"};
+  }
+  auto key = accel_cache_key(conn);
+  if (!key) return key.error();
+  AccelDecision d;
+  auto verdict = read_accel_cache(cache, *key);
+  if (verdict) {
+    d.from_cache = true;
+  } else {
+    verdict = probe();
+    d.probed = true;
+    // A cache that cannot be written only costs a probe next time; the choice still stands.
+    (void)write_accel_cache(cache, *key, *verdict);
+  }
+  d.use_kvm = verdict->usable;
+  d.reason = std::string(verdict->usable ? "KVM" : "TCG") + ": " + verdict->reason +
+             (d.from_cache ? " (cached verdict for " + *key + " in " + cache.string() + ")" : "");
+  return d;
+}
+
+}  // namespace topolab::virt

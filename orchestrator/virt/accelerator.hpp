@@ -1,0 +1,61 @@
+#pragma once
+// Which accelerator a guest runs on. `auto` asks libvirt's domain capabilities whether KVM is
+// offered at all, then trusts only a real probe: a small KVM guest must reach the agent within
+// a short bound. On hosts where /dev/kvm exists but nested KVM hangs guests, the probe fails
+// and auto lands on TCG. The probe verdict is cached (/var/cache/topolab/accel.json), keyed by
+// host kernel + QEMU + libvirt version, so only the first run pays for it.
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/result.hpp"
+#include "orchestrator/virt/libvirt_handles.hpp"
+
+namespace topolab::virt {
+
+enum class AccelMode { kAuto, kKvm, kTcg };
+std::string to_string(AccelMode mode);
+Result<AccelMode> parse_accel_mode(std::string_view text);  // "auto" | "kvm" | "tcg"
+
+inline const std::filesystem::path kDefaultAccelCache = "/var/cache/topolab/accel.json";
+// How long a KVM probe guest may take to say hello. A working KVM guest boots the image in
+// well under a second of guest time; a hung one never prints anything.
+inline constexpr std::chrono::milliseconds kKvmProbeBound{8000};
+
+// The outcome of a KVM probe (or of a cached one).
+struct KvmVerdict {
+  bool usable = false;
+  std::string reason;  // one line: why usable or not
+};
+
+// What was chosen and why. `use_kvm` false means TCG (`<domain type='qemu'>`).
+struct AccelDecision {
+  bool use_kvm = false;
+  std::string reason;
+  bool probed = false;      // a probe guest was booted in this call
+  bool from_cache = false;  // the verdict came from the cache file
+};
+
+// The probe boots a KVM guest and reports whether it reached the agent (see kvm_probe.hpp).
+using KvmProbe = std::function<KvmVerdict()>;
+
+// "kernel=6.1.0-57-amd64;qemu=7.2.22;libvirt=9.0.0" for this host and connection.
+Result<std::string> accel_cache_key(virConnectPtr conn);
+std::optional<KvmVerdict> read_accel_cache(const std::filesystem::path& cache,
+                                           const std::string& key);
+Result<void> write_accel_cache(const std::filesystem::path& cache, const std::string& key,
+                               const KvmVerdict& verdict);
+
+// kTcg: TCG. kKvm: KVM if libvirt offers it (no probe), else an error. kAuto: as described
+// above; `probe` is only called on a cache miss.
+Result<AccelDecision> choose_accelerator(virConnectPtr conn, AccelMode mode, const KvmProbe& probe,
+                                         const std::filesystem::path& cache = kDefaultAccelCache);
+
+}  // namespace topolab::virt
+
+namespace topolab {
+using virt::AccelMode;  // BootRequest::accel and the CLI name it without the sub-namespace
+}  // namespace topolab

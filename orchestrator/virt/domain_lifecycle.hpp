@@ -1,0 +1,47 @@
+#pragma once
+// One libvirt domain's lifecycle as small, checked steps: define (persistent) from XML, start,
+// destroy, undefine, wait for shut-off with a deadline, read the live XML and find a channel's
+// UNIX socket in it. Ownership and cleanup-on-every-path live in domain_registry.hpp.
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "common/result.hpp"
+#include "orchestrator/virt/libvirt_handles.hpp"
+
+namespace topolab::virt {
+
+enum class DomainRunState { kShutoff, kRunning, kPaused, kOther };
+
+// Defines a persistent domain. Refuses when a domain of that name already exists, so a run
+// never redefines (and so takes over) a domain it did not create.
+Result<DomainPtr> define_domain(virConnectPtr conn, const std::string& xml);
+Result<DomainPtr> lookup_domain(virConnectPtr conn, const std::string& name);
+Result<DomainPtr> lookup_domain_by_uuid(virConnectPtr conn, const std::string& uuid);
+
+Result<void> start_domain(virDomainPtr dom);
+// Hard power-off; succeeds when the domain is not running (nothing to do).
+Result<void> destroy_domain(virDomainPtr dom);
+// Removes the persistent definition (and managed save / snapshot metadata / NVRAM).
+Result<void> undefine_domain(virDomainPtr dom);
+// destroy + undefine, both attempted even if the first fails; the errors joined.
+Result<void> destroy_and_undefine(virDomainPtr dom);
+
+Result<DomainRunState> domain_state(virDomainPtr dom);
+// Polls until the domain is shut off, or fails when `timeout` passes first.
+Result<void> wait_for_shutoff(virDomainPtr dom, std::chrono::milliseconds timeout);
+// Asks the guest to power off (ACPI); the caller waits with wait_for_shutoff.
+Result<void> request_shutdown(virDomainPtr dom);
+
+std::string domain_name(virDomainPtr dom);
+Result<std::string> domain_uuid(virDomainPtr dom);
+// The domain XML; `live` gives the running definition (with the paths libvirt chose).
+Result<std::string> domain_xml(virDomainPtr dom, bool live = true);
+
+// The UNIX socket path of the virtio channel whose target name is `channel_name`
+// (e.g. "org.topolab.agent.0") in a domain XML. Errors when absent or without a path.
+Result<std::filesystem::path> find_channel_socket(std::string_view domain_xml,
+                                                  std::string_view channel_name);
+
+}  // namespace topolab::virt

@@ -1,0 +1,197 @@
+#include "orchestrator/virt/domain_registry.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "orchestrator/virt/domain_lifecycle.hpp"
+
+namespace topolab::virt {
+namespace {
+
+int g_signal_pipe[2] = {-1, -1};
+
+void on_signal(int sig) {
+  unsigned char b = static_cast<unsigned char>(sig);
+  ssize_t n = write(g_signal_pipe[1], &b, 1);  // async-signal-safe; the watcher does the rest
+  (void)n;
+}
+
+void watch_signals() {
+  for (;;) {
+    unsigned char b = 0;
+    ssize_t n = read(g_signal_pipe[0], &b, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n != 1) return;
+    int sig = b;
+    auto& reg = DomainRegistry::instance();
+    auto names = reg.names();
+    auto failures = reg.interrupt_cleanup(sig);
+    std::fprintf(stderr, "topolab: interrupted by %s: removed %zu domain(s)%s\n",
+                 sig == SIGINT    ? "SIGINT"
+                 : sig == SIGTERM ? "SIGTERM"
+                                  : "signal",
+                 names.size() - failures.size(), failures.empty() ? "" : ", failures:");
+    for (const auto& f : failures) std::fprintf(stderr, "  %s\n", f.c_str());
+    std::fflush(stderr);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, nullptr);
+    kill(getpid(), sig);  // terminate with the signal's default action
+    return;
+  }
+}
+
+}  // namespace
+
+DomainRegistry& DomainRegistry::instance() {
+  static DomainRegistry* reg = new DomainRegistry();  // never destroyed: used by the watcher
+  return *reg;
+}
+
+Result<DomainPtr> DomainRegistry::define(virConnectPtr conn, const std::string& xml) {
+  std::lock_guard lock(mu_);
+  if (interrupt_signal_ != 0) {
+    return make_error("not defining a domain: interrupted by signal " +
+                      std::to_string(interrupt_signal_));
+  }
+  auto dom = define_domain(conn, xml);
+  if (!dom) return dom.error();
+  auto uuid = domain_uuid(dom->get());
+  if (!uuid) {
+    (void)destroy_and_undefine(dom->get());
+    return uuid.error();
+  }
+  virConnectRef(conn);
+  entries_.push_back(Entry{ConnectPtr(conn), *uuid, domain_name(dom->get())});
+  return std::move(dom).value();
+}
+
+Result<void> DomainRegistry::remove(const std::string& uuid) {
+  std::lock_guard lock(mu_);
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [&](const Entry& e) { return e.uuid == uuid; });
+  if (it == entries_.end()) return {};
+  Entry e = std::move(*it);
+  entries_.erase(it);
+  auto dom = lookup_domain_by_uuid(e.conn.get(), e.uuid);
+  if (!dom) return {};  // already gone
+  return destroy_and_undefine(dom->get());
+}
+
+void DomainRegistry::release(const std::string& uuid) {
+  std::lock_guard lock(mu_);
+  std::erase_if(entries_, [&](const Entry& e) { return e.uuid == uuid; });
+}
+
+std::vector<std::string> DomainRegistry::cleanup_locked() {
+  std::vector<std::string> failures;
+  for (auto& e : entries_) {
+    auto dom = lookup_domain_by_uuid(e.conn.get(), e.uuid);
+    if (!dom) continue;
+    if (auto r = destroy_and_undefine(dom->get()); !r) {
+      failures.push_back(e.name + ": " + r.error().message);
+    }
+  }
+  entries_.clear();
+  return failures;
+}
+
+std::vector<std::string> DomainRegistry::cleanup_all() {
+  std::lock_guard lock(mu_);
+  return cleanup_locked();
+}
+
+std::vector<std::string> DomainRegistry::interrupt_cleanup(int signal_number) {
+  std::lock_guard lock(mu_);
+  interrupt_signal_ = signal_number;
+  return cleanup_locked();
+}
+
+std::vector<std::string> DomainRegistry::names() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& e : entries_) out.push_back(e.name);
+  return out;
+}
+
+bool DomainRegistry::interrupted() const { return interrupt_signal() != 0; }
+
+int DomainRegistry::interrupt_signal() const {
+  std::lock_guard lock(mu_);
+  return interrupt_signal_;
+}
+
+void DomainRegistry::install_signal_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (pipe2(g_signal_pipe, O_CLOEXEC) != 0) {
+      std::fprintf(stderr, "topolab: cannot create signal pipe: %s\n", std::strerror(errno));
+      return;
+    }
+    std::thread(watch_signals).detach();
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+  });
+}
+
+OwnedDomain::OwnedDomain(DomainPtr dom, std::string name, std::string uuid,
+                         DomainRegistry* registry)
+    : dom_(std::move(dom)), name_(std::move(name)), uuid_(std::move(uuid)), registry_(registry) {}
+
+Result<OwnedDomain> OwnedDomain::define(virConnectPtr conn, const std::string& xml,
+                                        DomainRegistry& registry) {
+  auto dom = registry.define(conn, xml);
+  if (!dom) return dom.error();
+  std::string name = domain_name(dom->get());
+  auto uuid = domain_uuid(dom->get());
+  if (!uuid) return uuid.error();  // cannot happen: the registry read it already
+  return OwnedDomain(std::move(dom).value(), std::move(name), *uuid, &registry);
+}
+
+OwnedDomain::OwnedDomain(OwnedDomain&& other) noexcept
+    : dom_(std::move(other.dom_)),
+      name_(std::move(other.name_)),
+      uuid_(std::move(other.uuid_)),
+      registry_(std::exchange(other.registry_, nullptr)) {}
+
+OwnedDomain& OwnedDomain::operator=(OwnedDomain&& other) noexcept {
+  if (this != &other) {
+    (void)remove();
+    dom_ = std::move(other.dom_);
+    name_ = std::move(other.name_);
+    uuid_ = std::move(other.uuid_);
+    registry_ = std::exchange(other.registry_, nullptr);
+  }
+  return *this;
+}
+
+OwnedDomain::~OwnedDomain() {
+  if (auto r = remove(); !r) {
+    std::fprintf(stderr, "topolab: cleanup of domain %s failed: %s\n", name_.c_str(),
+                 r.error().message.c_str());
+  }
+}
+
+Result<void> OwnedDomain::remove() {
+  if (!registry_) return {};
+  DomainRegistry* reg = std::exchange(registry_, nullptr);
+  return reg->remove(uuid_);
+}
+
+void OwnedDomain::release() {
+  if (!registry_) return;
+  std::exchange(registry_, nullptr)->release(uuid_);
+}
+
+}  // namespace topolab::virt

@@ -1,0 +1,84 @@
+#pragma once
+// Every domain this process creates is recorded here, so that every path out destroys and
+// undefines exactly those domains and nothing else: normal return (OwnedDomain's destructor),
+// errors and timeouts (the same destructor during unwinding), and SIGINT/SIGTERM (a watcher
+// thread cleans up the registry, then lets the signal terminate the process).
+// A SIGKILLed run cannot clean up: stale_domains.hpp removes its leftovers later.
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "orchestrator/virt/libvirt_handles.hpp"
+
+namespace topolab::virt {
+
+class DomainRegistry {
+ public:
+  // The process-wide registry used by OwnedDomain and the signal handlers.
+  static DomainRegistry& instance();
+
+  // Defines a persistent domain and records it. The lock is held across the define, so an
+  // interrupt cleanup running meanwhile waits for it and then removes it too. Refused after
+  // an interrupt (the process is about to exit).
+  Result<DomainPtr> define(virConnectPtr conn, const std::string& xml);
+  // Destroys + undefines a recorded domain and forgets it; a domain that is not recorded
+  // (already cleaned up) is left alone and this succeeds.
+  Result<void> remove(const std::string& uuid);
+  // Forgets a domain without touching it (--keep).
+  void release(const std::string& uuid);
+  // Destroys + undefines every recorded domain; one message per failure.
+  std::vector<std::string> cleanup_all();
+  // What an interrupt does before the process exits: refuse new defines, then cleanup_all().
+  std::vector<std::string> interrupt_cleanup(int signal_number);
+
+  std::vector<std::string> names() const;
+  bool interrupted() const;
+  int interrupt_signal() const;
+
+  // Installs SIGINT/SIGTERM handlers (idempotent) for the process-wide registry. The handler
+  // only writes to a pipe; a watcher thread does the libvirt calls, reports on stderr, then
+  // re-raises the signal with its default action.
+  static void install_signal_handlers();
+
+ private:
+  struct Entry {
+    ConnectPtr conn;
+    std::string uuid, name;
+  };
+  std::vector<std::string> cleanup_locked();
+
+  mutable std::mutex mu_;
+  std::vector<Entry> entries_;
+  int interrupt_signal_ = 0;
+};
+
+// A domain created by this run. The destructor destroys and undefines it unless released.
+class OwnedDomain {
+ public:
+  static Result<OwnedDomain> define(virConnectPtr conn, const std::string& xml,
+                                    DomainRegistry& registry = DomainRegistry::instance());
+  OwnedDomain(OwnedDomain&& other) noexcept;
+  OwnedDomain& operator=(OwnedDomain&& other) noexcept;
+  OwnedDomain(const OwnedDomain&) = delete;
+  OwnedDomain& operator=(const OwnedDomain&) = delete;
+  ~OwnedDomain();
+
+  virDomainPtr get() const { return dom_.get(); }
+  const std::string& name() const { return name_; }
+  const std::string& uuid() const { return uuid_; }
+  explicit operator bool() const { return static_cast<bool>(dom_); }
+
+  // Destroys + undefines now (idempotent).
+  Result<void> remove();
+  // Keeps the domain defined (and running) after this object goes away.
+  void release();
+
+ private:
+  OwnedDomain(DomainPtr dom, std::string name, std::string uuid, DomainRegistry* registry);
+  DomainPtr dom_;
+  std::string name_, uuid_;
+  DomainRegistry* registry_ = nullptr;
+};
+
+}  // namespace topolab::virt

@@ -1,0 +1,87 @@
+#pragma once
+// One booted topolab guest, from placement plan to an agent that said hello:
+//   plan -> domain XML (DomainXmlWriter) -> define -> start -> connect the agent channel ->
+//   wait hello (deadline) -> send the vCPU -> host CPU placement -> ready.
+// The session owns its domain (`topolab-<layout>-<runid>`): the destructor destroys and
+// undefines it on every path (unless BootRequest::keep), SIGINT/SIGTERM included (see
+// domain_registry.hpp). The run folder (0700) keeps domain.xml, console.log (serial console)
+// and agent.log (the agent transcript).
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "common/result.hpp"
+#include "host/host_topology.hpp"
+#include "orchestrator/agent/agent_client.hpp"
+#include "orchestrator/image/guest_image.hpp"
+#include "orchestrator/layout/layout.hpp"
+#include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/virt/accelerator.hpp"
+#include "orchestrator/virt/domain_registry.hpp"
+#include "orchestrator/virt/libvirt_handles.hpp"
+
+namespace topolab {
+
+inline const std::filesystem::path kRunsRoot = "/var/lib/topolab/runs";
+
+struct BootRequest {
+  std::string connect_uri;  // empty: qemu:///system
+  Layout layout;
+  PlacementPlan plan;
+  virt::AccelMode accel = virt::AccelMode::kAuto;
+  GuestImage image;
+  std::filesystem::path run_dir;  // empty: /var/lib/topolab/runs/<run_id>
+  std::string run_id;             // empty: a new one (virt::make_run_id)
+  std::chrono::milliseconds hello_timeout{60000};
+  bool keep = false;  // leave the domain running and defined after the session
+  // Additions beyond the contract:
+  std::string host_vendor;  // host CPU vendor, for the writer's default CPU model
+  std::chrono::milliseconds shutdown_timeout{15000};  // agent shutdown -> shut off
+  std::filesystem::path accel_cache = virt::kDefaultAccelCache;
+};
+
+class GuestSession {  // owns one booted topolab- domain; the destructor destroys + undefines it
+ public:
+  static Result<std::unique_ptr<GuestSession>> boot(const BootRequest&);
+  ~GuestSession();
+  GuestSession(const GuestSession&) = delete;
+  GuestSession& operator=(const GuestSession&) = delete;
+
+  const nlohmann::json& hello() const;
+  const HostTopology& seen_topology() const;
+  AgentClient& agent();
+  // define_ms, start_ms, hello_ms (start returned -> hello received), guest_uptime_at_hello_ms,
+  // plus accel_ms, xml_ms, connect_ms, placement_ms.
+  nlohmann::json timings() const;
+  Result<void> shutdown();  // agent shutdown, wait for stop (bounded), then destroy; undefine
+
+  // Additions beyond the contract:
+  const std::string& domain_name() const { return name_; }
+  const std::string& run_id() const { return run_id_; }
+  const std::filesystem::path& run_dir() const { return run_dir_; }
+  const virt::AccelDecision& accel() const { return accel_; }
+  bool uses_kvm() const { return accel_.use_kvm; }
+
+ private:
+  GuestSession() = default;
+  Result<void> boot_steps(const BootRequest& req);
+
+  virt::ConnectPtr conn_;
+  std::optional<virt::OwnedDomain> domain_;
+  std::unique_ptr<AgentClient> agent_;
+  std::ofstream transcript_;
+  nlohmann::json hello_;
+  HostTopology seen_;
+  nlohmann::json timings_ = nlohmann::json::object();
+  virt::AccelDecision accel_;
+  std::string name_, run_id_;
+  std::filesystem::path run_dir_;
+  bool keep_ = false;
+  bool shut_down_ = false;
+};
+
+}  // namespace topolab

@@ -1,0 +1,107 @@
+#include "orchestrator/virt/domain_registry.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "orchestrator/virt/domain_lifecycle.hpp"
+#include "tests/orchestrator/virt/test_domain.hpp"
+
+namespace topolab::virt {
+namespace {
+
+using testing::domain_exists;
+using testing::test_domain_xml;
+
+class Registry : public testing::TestDriver {
+ protected:
+  DomainRegistry registry_;  // a private registry: the process-wide one stays untouched
+};
+
+TEST_F(Registry, OwnedDomainIsDestroyedAndUndefinedWhenItGoesAway) {
+  {
+    auto dom = OwnedDomain::define(conn(), test_domain_xml("topolab-reg-1"), registry_);
+    ASSERT_TRUE(dom.ok()) << dom.error().message;
+    ASSERT_TRUE(start_domain(dom->get()).ok());
+    EXPECT_EQ(registry_.names(), std::vector<std::string>{"topolab-reg-1"});
+  }
+  EXPECT_FALSE(domain_exists(conn(), "topolab-reg-1"));
+  EXPECT_TRUE(registry_.names().empty());
+  EXPECT_TRUE(domain_exists(conn(), "test")) << "a domain we did not create must survive";
+}
+
+TEST_F(Registry, ErrorPathInTheMiddleOfABootStillCleansUp) {
+  auto boot = [&]() -> Result<void> {
+    auto dom = OwnedDomain::define(conn(), test_domain_xml("topolab-reg-2"), registry_);
+    if (!dom) return dom.error();
+    TL_TRY(start_domain(dom->get()));
+    TL_TRY(start_domain(dom->get()));  // fails: already running
+    return {};
+  };
+  ASSERT_FALSE(boot().ok());
+  EXPECT_FALSE(domain_exists(conn(), "topolab-reg-2"));
+}
+
+TEST_F(Registry, FailedDefineRecordsNothing) {
+  auto dom = OwnedDomain::define(conn(), "<domain type='test'><name>topolab-reg-x</name></domain>",
+                                 registry_);
+  ASSERT_FALSE(dom.ok());
+  EXPECT_TRUE(registry_.names().empty());
+}
+
+TEST_F(Registry, ReleasedDomainIsKept) {
+  {
+    auto dom = OwnedDomain::define(conn(), test_domain_xml("topolab-reg-3"), registry_);
+    ASSERT_TRUE(dom.ok());
+    dom->release();
+  }
+  EXPECT_TRUE(domain_exists(conn(), "topolab-reg-3"));
+  EXPECT_TRUE(registry_.names().empty());
+  ASSERT_TRUE(destroy_and_undefine(lookup_domain(conn(), "topolab-reg-3")->get()).ok());
+}
+
+TEST_F(Registry, CleanupAllRemovesEveryRecordedDomainAndOnlyThose) {
+  auto a = OwnedDomain::define(conn(), test_domain_xml("topolab-reg-4a"), registry_);
+  auto b = OwnedDomain::define(conn(), test_domain_xml("topolab-reg-4b"), registry_);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(start_domain(a->get()).ok());
+  auto unrelated = define_domain(conn(), test_domain_xml("topolab-reg-4c"));
+  ASSERT_TRUE(unrelated.ok());
+
+  EXPECT_TRUE(registry_.cleanup_all().empty());
+  EXPECT_FALSE(domain_exists(conn(), "topolab-reg-4a"));
+  EXPECT_FALSE(domain_exists(conn(), "topolab-reg-4b"));
+  EXPECT_TRUE(domain_exists(conn(), "topolab-reg-4c"));
+  // The owners going away afterwards must not fail or touch anything else.
+  EXPECT_TRUE(a->remove().ok());
+  EXPECT_TRUE(b->remove().ok());
+  EXPECT_TRUE(domain_exists(conn(), "topolab-reg-4c"));
+}
+
+TEST_F(Registry, InterruptCleansUpAndRefusesLaterDefines) {
+  auto a = OwnedDomain::define(conn(), test_domain_xml("topolab-reg-5a"), registry_);
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(start_domain(a->get()).ok());
+  EXPECT_TRUE(registry_.interrupt_cleanup(SIGINT).empty());
+  EXPECT_TRUE(registry_.interrupted());
+  EXPECT_FALSE(domain_exists(conn(), "topolab-reg-5a"));
+
+  auto late = OwnedDomain::define(conn(), test_domain_xml("topolab-reg-5b"), registry_);
+  ASSERT_FALSE(late.ok());
+  EXPECT_NE(late.error().message.find("interrupted"), std::string::npos);
+  EXPECT_FALSE(domain_exists(conn(), "topolab-reg-5b"));
+}
+
+TEST_F(Registry, MovedOwnerCleansUpOnce) {
+  std::optional<OwnedDomain> holder;
+  {
+    auto dom = OwnedDomain::define(conn(), test_domain_xml("topolab-reg-6"), registry_);
+    ASSERT_TRUE(dom.ok());
+    holder.emplace(std::move(dom).value());
+  }
+  EXPECT_TRUE(domain_exists(conn(), "topolab-reg-6")) << "moved-from owner must not clean up";
+  holder.reset();
+  EXPECT_FALSE(domain_exists(conn(), "topolab-reg-6"));
+}
+
+}  // namespace
+}  // namespace topolab::virt

@@ -1,0 +1,121 @@
+#include "orchestrator/virt/stale_domains.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "orchestrator/virt/domain_lifecycle.hpp"
+#include "tests/orchestrator/virt/test_domain.hpp"
+
+namespace topolab::virt {
+namespace {
+
+using testing::domain_exists;
+using testing::owned_test_domain_xml;
+using testing::test_domain_xml;
+
+// The PID of a process that has exited (and been reaped), so it is certainly dead.
+long dead_pid() {
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return pid;
+}
+
+class Stale : public testing::TestDriver {
+ protected:
+  void define(const std::string& xml, bool start) {
+    auto dom = define_domain(conn(), xml);
+    ASSERT_TRUE(dom.ok()) << dom.error().message;
+    if (start) {
+      ASSERT_TRUE(start_domain(dom->get()).ok());
+    }
+  }
+};
+
+TEST_F(Stale, RemovesOnlyDeadRunsTopolabDomains) {
+  RunOwner dead{"run-dead", dead_pid(), 0};
+  RunOwner live = current_run_owner("run-live");
+  RunOwner recycled = live;  // our PID, but another process's start time: a recycled PID
+  recycled.run_id = "run-recycled";
+  recycled.start_time = live.start_time + 12345;
+
+  define(owned_test_domain_xml("topolab-stale-dead-running", dead), true);
+  define(owned_test_domain_xml("topolab-stale-dead-off", dead), false);
+  define(owned_test_domain_xml("topolab-stale-recycled", recycled), false);
+  define(owned_test_domain_xml("topolab-stale-live", live), true);
+  define(test_domain_xml("topolab-stale-nometadata"), false);
+  define(owned_test_domain_xml("other-stale-dead", dead), false);
+
+  auto removed = cleanup_stale_domains(conn());
+  ASSERT_TRUE(removed.ok()) << removed.error().message;
+  std::sort(removed->begin(), removed->end());
+  EXPECT_EQ(*removed,
+            (std::vector<std::string>{"topolab-stale-dead-off", "topolab-stale-dead-running",
+                                      "topolab-stale-recycled"}));
+  EXPECT_FALSE(domain_exists(conn(), "topolab-stale-dead-running"));
+  EXPECT_TRUE(domain_exists(conn(), "topolab-stale-live"));
+  EXPECT_TRUE(domain_exists(conn(), "topolab-stale-nometadata"));
+  EXPECT_TRUE(domain_exists(conn(), "other-stale-dead")) << "outside the prefix: never touched";
+  EXPECT_TRUE(domain_exists(conn(), "test"));
+}
+
+TEST_F(Stale, RunIdNarrowsTheCleanup) {
+  long pid = dead_pid();
+  define(owned_test_domain_xml("topolab-stale-a", RunOwner{"run-a", pid, 0}), false);
+  define(owned_test_domain_xml("topolab-stale-b", RunOwner{"run-b", pid, 0}), false);
+  auto removed = cleanup_stale_domains(conn(), kDomainPrefix, "run-b");
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, std::vector<std::string>{"topolab-stale-b"});
+  EXPECT_TRUE(domain_exists(conn(), "topolab-stale-a"));
+}
+
+TEST(RunIdentity, MetadataRoundTripsThroughTheDomainXml) {
+  RunOwner owner{"20261129T210000-abc", 4242, 987654};
+  auto xml = add_run_metadata(test_domain_xml("topolab-x"), owner);
+  ASSERT_TRUE(xml.ok()) << xml.error().message;
+  EXPECT_NE(xml->find("xmlns:topolab=\"https://topolab.dev/xmlns/1\""), std::string::npos);
+  auto back = parse_run_metadata(*xml);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->run_id, owner.run_id);
+  EXPECT_EQ(back->pid, 4242);
+  EXPECT_EQ(back->start_time, 987654u);
+  EXPECT_FALSE(add_run_metadata(*xml, owner).ok()) << "a second run element is refused";
+}
+
+TEST(RunIdentity, MetadataIsReadBackFromLibvirtsOwnXml) {
+  auto c = open_connection("test:///default");
+  ASSERT_TRUE(c.ok());
+  RunOwner owner{"rid", 77, 5};
+  auto dom = define_domain(c->get(), owned_test_domain_xml("topolab-meta", owner));
+  ASSERT_TRUE(dom.ok());
+  auto back = parse_run_metadata(*domain_xml(dom->get(), false));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->run_id, "rid");
+  EXPECT_EQ(back->pid, 77);
+  ASSERT_TRUE(destroy_and_undefine(dom->get()).ok());
+}
+
+TEST(RunIdentity, ForeignOrMalformedMetadataIsNotOurs) {
+  EXPECT_FALSE(
+      parse_run_metadata("<domain><metadata><x:run xmlns:x='https://other/' id='a' "
+                         "pid='1'/></metadata></domain>"));
+  EXPECT_FALSE(
+      parse_run_metadata("<domain><metadata><topolab:run "
+                         "xmlns:topolab='https://topolab.dev/xmlns/1' id='a' "
+                         "pid='abc'/></metadata></domain>"));
+  EXPECT_FALSE(parse_run_metadata("<domain/>"));
+}
+
+TEST(RunIdentity, NamesAndLiveness) {
+  std::string id = make_run_id();
+  EXPECT_EQ(id.size(), std::string("20261129T210000-").size() + 6) << id;
+  EXPECT_NE(make_run_id(), make_run_id());
+  EXPECT_EQ(domain_name_for("ryzen 1700x/a", "r1"), "topolab-ryzen_1700x_a-r1");
+  EXPECT_TRUE(run_owner_alive(current_run_owner("x")));
+  EXPECT_FALSE(run_owner_alive(RunOwner{"x", dead_pid(), 0}));
+}
+
+}  // namespace
+}  // namespace topolab::virt
