@@ -10,7 +10,9 @@ namespace topolab::bench {
 const std::vector<BenchmarkDef>& all_benchmarks() {
   static const std::vector<BenchmarkDef> defs = [] {
     std::vector<BenchmarkDef> d;
-    for (auto make : {sqrt_benchmark, topology_benchmark}) {
+    for (auto make : {c2c_benchmark, fault_rate_benchmark, mem_bandwidth_benchmark,
+                      mem_latency_benchmark, migration_benchmark, spawn_loop_benchmark,
+                      sqrt_benchmark, syscall_rate_benchmark, topology_benchmark}) {
       d.push_back(make());
     }
     return d;
