@@ -53,11 +53,12 @@ class RunCommand : public Command {
       j["store"] = store_;
       std::cout << j.dump(2) << std::endl;
     } else {
-      std::printf("%s: %d cells (%d done, %d failed, %d with topology mismatch), %d boots, "
-                  "%d runs executed, %d skipped, %d failed; store %s\n",
-                  e->name.c_str(), summary->cells, summary->cells_done, summary->cells_failed,
-                  summary->cells_mismatch, summary->boots, summary->runs_executed,
-                  summary->runs_skipped, summary->runs_failed, store_.c_str());
+      std::printf(
+          "%s: %d cells (%d done, %d failed, %d with topology mismatch), %d boots, "
+          "%d runs executed, %d skipped, %d failed; store %s\n",
+          e->name.c_str(), summary->cells, summary->cells_done, summary->cells_failed,
+          summary->cells_mismatch, summary->boots, summary->runs_executed, summary->runs_skipped,
+          summary->runs_failed, store_.c_str());
     }
     return summary->cells_failed > 0 ? 3 : 0;
   }

@@ -3,9 +3,8 @@
 // agent on the bare host (HostBackend). The runner only sees this interface.
 #include <chrono>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "common/result.hpp"
 #include "orchestrator/experiment/matrix.hpp"
@@ -18,10 +17,10 @@ class Target {
   virtual ~Target() = default;
   virtual Result<nlohmann::json> run(const std::string& benchmark, const nlohmann::json& params,
                                      std::chrono::milliseconds timeout) = 0;
-  virtual Result<void> ping() = 0;         // is it still answering?
-  virtual Result<void> shutdown() = 0;     // orderly stop; the destructor cleans up regardless
-  virtual nlohmann::json intended() const = 0;    // intended topology (null: none)
-  virtual nlohmann::json seen() const = 0;        // topology the agent reported
+  virtual Result<void> ping() = 0;              // is it still answering?
+  virtual Result<void> shutdown() = 0;          // orderly stop; the destructor cleans up regardless
+  virtual nlohmann::json intended() const = 0;  // intended topology (null: none)
+  virtual nlohmann::json seen() const = 0;      // topology the agent reported
   virtual nlohmann::json mismatches() const = 0;  // [] when seen matches intended
   virtual nlohmann::json timings() const = 0;
   virtual nlohmann::json versions() const = 0;

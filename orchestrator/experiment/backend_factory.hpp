@@ -9,8 +9,8 @@
 namespace topolab::experiment {
 
 struct BackendOptions {
-  std::string connect_uri;  // guest backend: libvirt URI, empty = qemu:///system
-  std::string accel = "auto";  // guest backend: auto | kvm | tcg
+  std::string connect_uri;             // guest backend: libvirt URI, empty = qemu:///system
+  std::string accel = "auto";          // guest backend: auto | kvm | tcg
   std::filesystem::path agent_binary;  // empty: the agent built with topolab
 };
 

@@ -1,5 +1,6 @@
 #include "orchestrator/experiment/host_backend.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -34,6 +35,11 @@ class HostTarget : public Target {
     if (pid == 0) {
       // The agent must not outlive a killed runner.
       prctl(PR_SET_PDEATHSIG, SIGKILL);
+      // Its banner and diagnostics go to a log file, not into the progress display.
+      int null_fd = open("/dev/null", O_RDWR);
+      int log_fd = open((t->dir_ / "agent.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (null_fd >= 0) dup2(null_fd, 0), dup2(null_fd, 1);
+      if (log_fd >= 0) dup2(log_fd, 2);
       const char* argv[] = {bin.c_str(), "--unix", sock.c_str(), nullptr};
       execv(bin.c_str(), const_cast<char* const*>(argv));
       _exit(127);
@@ -69,8 +75,10 @@ class HostTarget : public Target {
   Result<void> shutdown() override {
     auto r = client_->shutdown();
     for (int i = 0; i < 50 && pid_ > 0; ++i) {
-      if (waitpid(pid_, nullptr, WNOHANG) == pid_) pid_ = -1;
-      else std::this_thread::sleep_for(20ms);
+      if (waitpid(pid_, nullptr, WNOHANG) == pid_)
+        pid_ = -1;
+      else
+        std::this_thread::sleep_for(20ms);
     }
     return r;
   }

@@ -42,7 +42,8 @@ void Progress::draw() {
   std::string bar(static_cast<std::size_t>(filled), '#');
   bar += std::string(static_cast<std::size_t>(width - filled), '.');
   double el = elapsed_s();
-  std::string eta = runs_done_ ? format_duration(el / runs_done_ * (runs_total_ - runs_done_)) : "?";
+  std::string eta =
+      runs_done_ ? format_duration(el / runs_done_ * (runs_total_ - runs_done_)) : "?";
   std::string cur = current_.size() > 40 ? current_.substr(0, 37) + "..." : current_;
   std::fprintf(out_, "\r\033[K[%s] cells %d/%d  runs %d/%d  %s  elapsed %s  ETA %s", bar.c_str(),
                cells_done_, cells_total_, runs_done_, runs_total_, cur.c_str(),
@@ -80,7 +81,8 @@ void Progress::run_done(const std::string& cell, const std::string& benchmark, i
   ++runs_done_;
   char buf[96];
   std::snprintf(buf, sizeof buf, ": %.4g %s (%.1f s)", value, unit.c_str(), ms / 1000);
-  if (tty_) draw();
+  if (tty_)
+    draw();
   else
     log("[" + std::to_string(runs_done_) + "/" + std::to_string(runs_total_) + "] " + cell + " " +
         benchmark + " #" + std::to_string(rep) + buf);

@@ -17,8 +17,8 @@ class Progress {
   void config_start(const std::string& label);
   void boot_done(const std::string& label, double ms, bool mismatch);
   void run_start(const std::string& cell, const std::string& benchmark, int repetition);
-  void run_done(const std::string& cell, const std::string& benchmark, int repetition,
-                double value, const std::string& unit, double ms);
+  void run_done(const std::string& cell, const std::string& benchmark, int repetition, double value,
+                const std::string& unit, double ms);
   void run_failed(const std::string& cell, const std::string& benchmark, int repetition,
                   const std::string& error);
   void cell_done(const std::string& cell, const std::string& status);

@@ -33,7 +33,8 @@ class ExperimentRun {
     configs_ = group_by_configuration(e_, cells_);
     TL_TRY(backend_.prepare(e_, configs_));
     nlohmann::json spec = experiment_to_json(e_);
-    auto exp = store_.begin_experiment(e_.name, spec, backend_.host_topology(), backend_.versions());
+    auto exp =
+        store_.begin_experiment(e_.name, spec, backend_.host_topology(), backend_.versions());
     if (!exp) return exp.error();
     exp_id_ = *exp;
     TL_TRY(load_cells());
@@ -74,8 +75,10 @@ class ExperimentRun {
   std::vector<RunSpec> pending_runs(const Configuration& config, std::uint64_t seed) {
     std::vector<RunSpec> out;
     for (const auto& r : configuration_runs(e_, config, 1, e_.repetitions, seed)) {
-      if (state_[r.cell].done.count({r.benchmark, r.repetition})) ++summary_.runs_skipped;
-      else out.push_back(r);
+      if (state_[r.cell].done.count({r.benchmark, r.repetition}))
+        ++summary_.runs_skipped;
+      else
+        out.push_back(r);
     }
     return out;
   }
@@ -106,8 +109,8 @@ class ExperimentRun {
     const nlohmann::json mismatches = t.mismatches();
     const bool mismatch = mismatches.is_array() && !mismatches.empty();
     progress_.boot_done(config.label(), ms_since(t0), mismatch);
-    store::BootRecord boot{exp_id_,      config.key, seed,         t.intended(),
-                           t.seen(),     mismatches, t.timings(),  t.versions()};
+    store::BootRecord boot{exp_id_,  config.key, seed,        t.intended(),
+                           t.seen(), mismatches, t.timings(), t.versions()};
     auto boot_id = store_.add_boot(boot);
     if (!boot_id) return boot_id.error();
     for (int c : config.cells)
@@ -125,12 +128,13 @@ class ExperimentRun {
       std::string status = complete ? "done" : "failed";
       std::string error = complete ? "" : state_[c].error;
       TL_TRY(store_.set_cell_status(state_[c].id, status, error, mismatches, *boot_id));
-      if (complete) ++summary_.cells_done;
-      else ++summary_.cells_failed;
+      if (complete)
+        ++summary_.cells_done;
+      else
+        ++summary_.cells_failed;
       if (mismatch) ++summary_.cells_mismatch;
-      progress_.cell_done(cells_[c].label(),
-                          status + (mismatch ? " (topology mismatch)" : "") +
-                              (error.empty() ? "" : ": " + error));
+      progress_.cell_done(cells_[c].label(), status + (mismatch ? " (topology mismatch)" : "") +
+                                                 (error.empty() ? "" : ": " + error));
     }
     return {};
   }
@@ -159,8 +163,10 @@ class ExperimentRun {
       if (alive && !t.ping()) alive = false;
       return {};
     }
-    store::RunRecord rec{st.id, boot_id, r.benchmark, bench.name, r.repetition,
-                         benchmark_params(e_, cell, r.benchmark), *result, ms};
+    store::RunRecord rec{st.id,        boot_id,
+                         r.benchmark,  bench.name,
+                         r.repetition, benchmark_params(e_, cell, r.benchmark),
+                         *result,      ms};
     TL_TRY(store_.add_run(rec));
     st.done.insert({r.benchmark, r.repetition});
     ++summary_.runs_executed;
@@ -247,8 +253,8 @@ nlohmann::json RunSummary::to_json() const {
           {"runs_adaptive", runs_adaptive},
           {"wall_ms", wall_ms},
           {"benchmark_ms", benchmark_ms},
-          {"wall_over_benchmark", benchmark_ms > 0 ? nlohmann::json(wall_ms / benchmark_ms)
-                                                   : nlohmann::json()}};
+          {"wall_over_benchmark",
+           benchmark_ms > 0 ? nlohmann::json(wall_ms / benchmark_ms) : nlohmann::json()}};
 }
 
 Result<RunSummary> run_experiment(const Experiment& e, Backend& backend, store::ResultStore& store,
