@@ -329,9 +329,7 @@ Result<void> read_cpuinfo(const fs::path& path, RawTopology& raw) {
   return {};
 }
 
-}  // namespace
-
-Result<HostTopology> read_sysfs_topology(const fs::path& root) {
+Result<HostTopology> read_sysfs_tree(const fs::path& root) {
   if (!is_directory_path(root)) return make_error(root.string() + ": no such directory");
   fs::path cpu_dir = root / "sys/devices/system/cpu";
   if (!is_directory_path(cpu_dir))
@@ -367,6 +365,14 @@ Result<HostTopology> read_sysfs_topology(const fs::path& root) {
   TL_TRY(read_cpuinfo(root / "proc/cpuinfo", raw));
   auto topo = build_topology(std::move(raw));
   if (!topo) return topo.error().context(root.string());
+  return topo;
+}
+
+}  // namespace
+
+Result<HostTopology> read_sysfs_topology(const fs::path& root) {
+  auto topo = read_sysfs_tree(root);
+  if (!topo) return one_line(topo.error());
   return topo;
 }
 
