@@ -1,5 +1,7 @@
 #include "guest-agent/bench/benchmark.hpp"
 
+#include <cstdio>
+
 #include "guest-agent/bench/benchmark_def.hpp"
 #include "guest-agent/bench/guest_topology.hpp"
 #include "guest-agent/bench/steal.hpp"
@@ -10,7 +12,9 @@ namespace topolab::bench {
 const std::vector<BenchmarkDef>& all_benchmarks() {
   static const std::vector<BenchmarkDef> defs = [] {
     std::vector<BenchmarkDef> d;
-    for (auto make : {sqrt_benchmark, topology_benchmark}) {
+    for (auto make : {c2c_benchmark, fault_rate_benchmark, mem_bandwidth_benchmark,
+                      mem_latency_benchmark, migration_benchmark, spawn_loop_benchmark,
+                      sqrt_benchmark, syscall_rate_benchmark, topology_benchmark}) {
       d.push_back(make());
     }
     return d;
@@ -69,6 +73,13 @@ Result<ThreadPlan> plan_threads(const Params& p, const HostTopology* topo) {
     plan.used = CpuList::from_vector(*selected);
   }
   return plan;
+}
+
+Result<void> check_work(const std::string& what, double units, double limit) {
+  if (units <= limit) return {};
+  char text[160];
+  std::snprintf(text, sizeof(text), ": %.3g units of work is too much (limit %.3g)", units, limit);
+  return make_error(what + text);
 }
 
 std::vector<std::string> benchmark_names() {

@@ -189,16 +189,20 @@ Result<void> AgentClient::resync(milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   // The agent may not be running yet (guest still booting), and bytes sent before it opened its
   // port can be lost: resend with a fresh id every second and accept any id we sent.
-  constexpr milliseconds kResendEvery{1000};
+  // QEMU keeps what we send until the guest opens its port, so every request may be answered
+  // later: back off (1 s -> 8 s) to keep that flood small; late replies are ignored silently.
+  milliseconds resend_every{1000};
   std::set<std::uint64_t> sent;
   reader_.reset();
   while (Clock::now() < deadline) {
     const std::uint64_t id = next_id_++;
     sent.insert(id);
+    sync_ids_.insert(id);
     std::string bytes = proto::sync_request_bytes(id);
     log("> ", "\\xff" + bytes.substr(1, bytes.size() - 2));
     TL_TRY(send_bytes(bytes, std::min(deadline, Clock::now() + kWriteTimeout)));
-    const auto resend_at = std::min(deadline, Clock::now() + kResendEvery);
+    const auto resend_at = std::min(deadline, Clock::now() + resend_every);
+    resend_every = std::min(resend_every * 2, milliseconds(8000));
     for (;;) {
       auto msg = read_message(resend_at, "the agent's sync reply");
       if (!msg) {
@@ -220,7 +224,10 @@ Result<json> AgentClient::wait_hello(milliseconds timeout) {
     if (hello_error_) return hello_error_->context("agent hello");
     auto msg = read_message(deadline, "the agent's hello");
     if (!msg) return msg.error();
-    if (msg->type != proto::type::kHello) skip("unexpected '" + msg->type + "' before hello");
+    const bool late_sync = msg->type == proto::type::kSync && msg->id && sync_ids_.count(*msg->id);
+    if (msg->type != proto::type::kHello && !late_sync) {
+      skip("unexpected '" + msg->type + "' before hello");
+    }
   }
 }
 
@@ -233,7 +240,9 @@ Result<proto::Message> AgentClient::wait_reply(std::uint64_t id, std::string_vie
     auto msg = read_message(deadline, waiting);
     if (!msg) return msg.error();
     if (!msg->id || *msg->id != id) {
-      if (msg->type != proto::type::kHello) {
+      const bool late_sync =
+          msg->type == proto::type::kSync && msg->id && sync_ids_.count(*msg->id);
+      if (msg->type != proto::type::kHello && !late_sync) {
         skip("'" + msg->type + "' message not for request " + std::to_string(id));
       }
       continue;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 
 #include "common/result.hpp"
@@ -70,6 +71,7 @@ class AgentClient {
   int fd_ = -1;
   std::uint64_t next_id_ = 1;
   protocol::LineReader reader_{protocol::kMaxLineBytes, /*honour_sync_byte=*/false};
+  std::set<std::uint64_t> sync_ids_;  // every sync id sent: late replies are not garbage
   std::optional<nlohmann::json> hello_;
   std::optional<Error> hello_error_;
   std::ostream* transcript_ = nullptr;

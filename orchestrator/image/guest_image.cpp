@@ -1,7 +1,6 @@
 #include "orchestrator/image/guest_image.hpp"
 
 #include <sys/stat.h>
-#include <sys/utsname.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -57,16 +56,19 @@ std::string kernel_version_of(const fs::path& kernel) {
   return {};
 }
 
-Result<void> make_world_readable_dirs(const fs::path& dir) {
+// qemu runs as libvirt-qemu: the output folders must be traversable by everyone.
+Result<void> make_world_readable_dirs(const fs::path& out, const fs::path& out_root) {
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return make_error("cannot create " + dir.string() + ": " + ec.message());
-  // qemu runs as libvirt-qemu: every directory on the way must be traversable.
-  for (fs::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
+  fs::create_directories(out, ec);
+  if (ec) return make_error("cannot create " + out.string() + ": " + ec.message());
+  std::vector<fs::path> dirs = {out, out_root};
+  if (out_root == fs::path(kDefaultImageDir)) dirs.push_back(out_root.parent_path());
+  for (const auto& d : dirs) {
     struct stat st {};
-    if (::stat(p.c_str(), &st) == 0 && (st.st_mode & 0005) != 0005 &&
-        p.string().find("/var/cache/topolab") == 0) {
-      ::chmod(p.c_str(), (st.st_mode & 07777) | 0755);
+    if (::stat(d.c_str(), &st) == 0 && (st.st_mode & 0005) != 0005) {
+      if (::chmod(d.c_str(), (st.st_mode & 07777) | 0755) != 0) {
+        return make_error("cannot make " + d.string() + " readable for qemu: chmod failed");
+      }
     }
   }
   return {};
@@ -164,9 +166,7 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
       fs::file_size(img.kernel, ec) == kernel_bytes->size()) {
     return img;  // identical inputs: reuse
   }
-  TL_TRY(make_world_readable_dirs(out));
-  ::chmod(out_root.c_str(), 0755);
-  ::chmod(out.c_str(), 0755);
+  TL_TRY(make_world_readable_dirs(out, out_root));
   TL_TRY(write_file_atomic(img.kernel, *kernel_bytes, 0644));
   TL_TRY(write_file_atomic(img.initrd, archive, 0644));
   nlohmann::json m = {{"kernel_source", kernel.string()}, {"kernel_version", img.kernel_version},

@@ -22,6 +22,17 @@ TEST(Sqrt, NewtonRangeMatchesClosedFormWithoutFailures) {
   EXPECT_DOUBLE_EQ(newton_sqrt(144), 12);
 }
 
+TEST(Sqrt, NewtonFloorExactAroundEverySquareUpToTheBound) {
+  // Perfect squares and their neighbours are where a floating-point root can land one ulp low.
+  for (std::uint64_t m = 1; m <= 63246; ++m) {
+    for (std::uint64_t k : {m * m - 1, m * m, m * m + 1}) {
+      if (k == 0) continue;
+      auto s = static_cast<std::uint64_t>(newton_sqrt(static_cast<double>(k)));
+      ASSERT_TRUE(s * s <= k && (s + 1) * (s + 1) > k) << "k=" << k << " s=" << s;
+    }
+  }
+}
+
 TEST(Sqrt, ChecksumExactAndEqualAcrossThreadCounts) {
   std::uint64_t expected = isqrt_sum_reference(200000);
   for (int threads : {1, 2, 3}) {
