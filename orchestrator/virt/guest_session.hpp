@@ -81,6 +81,7 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   std::string name_, run_id_;
   std::filesystem::path run_dir_;
   bool keep_ = false;
+  std::chrono::milliseconds shutdown_timeout_{15000};
   bool shut_down_ = false;
 };
 
