@@ -1,8 +1,180 @@
-#include <cstdio>
+// topolab-agent: the static guest agent.
+//   topolab-agent [serve] [--port PATH | --unix PATH | --name PORTNAME] [--poweroff]
+//   topolab-agent run BENCH [--param k=v ...] [--json]
+//   topolab-agent topology [--json]
+//   topolab-agent --version
+// As PID 1 (the built-in image's /init) it mounts proc/sys/devtmpfs, loads /modules.order and
+// serves the default port; shutdown powers the guest off.
+#include <signal.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "guest-agent/agent.hpp"
+#include "guest-agent/agent_version.hpp"
+#include "guest-agent/benchmarks.hpp"
+#include "guest-agent/platform.hpp"
+#include "guest-agent/transport.hpp"
 #include "protocol/protocol.hpp"
 
-int main() {
-  std::printf("topolab-agent (protocol %d): not built yet\n", topolab::protocol::kProtocolVersion);
-  return 2;
+#if __has_include("host/topology_printer.hpp")
+#include "host/topology_printer.hpp"
+#define TOPOLAB_HAVE_PRINTER 1
+#endif
+
+namespace {
+
+using namespace topolab;
+using namespace topolab::agent;
+
+constexpr const char* kDefaultPort = "org.topolab.agent.0";
+constexpr const char* kModulesOrder = "/modules.order";
+
+const char* kUsage =
+    "usage: topolab-agent [serve] [--port PATH | --unix PATH | --name PORTNAME] [--poweroff]\n"
+    "                     [--hang-after N] [--garbage]   (test-only faults)\n"
+    "       topolab-agent run BENCH [--param k=v ...] [--json]   (run --list: benchmarks)\n"
+    "       topolab-agent topology [--json]\n"
+    "       topolab-agent --version\n";
+
+struct ServeArgs {
+  std::string port, unix_path, name = kDefaultPort;
+  bool poweroff = false;
+  AgentOptions options;
+};
+
+// Returns an error message, or "" when the arguments are fine.
+std::string parse_serve_args(int argc, char** argv, int first, ServeArgs& a) {
+  int transports = 0;
+  for (int i = first; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](std::string& out) -> bool {
+      if (i + 1 >= argc) return false;
+      out = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (arg == "--port") {
+      if (!value(a.port)) return "--port needs a device path";
+      ++transports;
+    } else if (arg == "--unix") {
+      if (!value(a.unix_path)) return "--unix needs a socket path";
+      ++transports;
+    } else if (arg == "--name") {
+      if (!value(a.name)) return "--name needs a port name";
+      ++transports;
+    } else if (arg == "--poweroff") {
+      a.poweroff = true;
+    } else if (arg == "--garbage") {
+      a.options.garbage = true;
+    } else if (arg == "--hang-after") {
+      if (!value(v)) return "--hang-after needs a number";
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (end == v.c_str() || *end != '\0' || n < 0 || n > 1000000000) {
+        return "--hang-after: expected a non-negative integer, got '" + v + "'";
+      }
+      a.options.hang_after = static_cast<int>(n);
+    } else {
+      return "unknown argument '" + arg + "'";
+    }
+  }
+  if (transports > 1) return "give only one of --port, --unix, --name";
+  return "";
+}
+
+Result<std::unique_ptr<Transport>> open_transport(const ServeArgs& a) {
+  if (!a.unix_path.empty()) return listen_unix(a.unix_path);
+  if (!a.port.empty()) return open_virtio_port(a.port);
+  return open_virtio_port_by_name(a.name);
+}
+
+int serve(const ServeArgs& a, Platform& platform, bool as_init) {
+  auto transport = open_transport(a);
+  if (!transport) {
+    std::cerr << "topolab-agent: " << transport.error().message << "\n";
+    return 1;
+  }
+  std::cerr << "topolab-agent " << agent_version() << ": serving on " << (*transport)->describe()
+            << "\n";
+  Agent agent(platform, a.options, std::cerr);
+  const bool clean = agent.serve(**transport);
+  if (clean && (as_init || a.poweroff)) platform.power_off(as_init);
+  return clean ? 0 : 1;
+}
+
+int topology_command(int argc, char** argv, Platform& platform) {
+  bool json = false;
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0) {
+      json = true;
+    } else {
+      std::fprintf(stderr, "topolab-agent topology: unknown argument '%s'\n", argv[i]);
+      return 2;
+    }
+  }
+  auto topo = platform.read_topology();
+  if (!topo) {
+    std::fprintf(stderr, "topolab-agent topology: %s\n", topo.error().message.c_str());
+    return 1;
+  }
+#ifdef TOPOLAB_HAVE_PRINTER
+  if (!json) {
+    print_topology_tree(std::cout, *topo);
+    return 0;
+  }
+#endif
+  (void)json;
+  std::cout << platform.topology_json(*topo).dump(2) << "\n";
+  return 0;
+}
+
+// PID 1 must never exit (the kernel would panic): serve, and power off when done or broken.
+[[noreturn]] void run_as_init(Platform& platform) {
+  platform.early_init(kModulesOrder, std::cerr);
+  ServeArgs a;
+  for (;;) {
+    int rc = serve(a, platform, /*as_init=*/true);
+    std::cerr << "topolab-agent: serving ended (" << rc << "), powering off\n";
+    platform.power_off(true);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::signal(SIGPIPE, SIG_IGN);
+  auto platform = make_platform();
+  try {
+    if (platform->is_init()) run_as_init(*platform);
+    std::string cmd = argc > 1 ? argv[1] : "serve";
+    if (cmd == "--version") {
+      std::printf("topolab-agent %s (protocol %d)\n", agent_version(), protocol::kProtocolVersion);
+      return 0;
+    }
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (cmd == "run") return run_benchmark_command(argc - 1, argv + 1);
+    if (cmd == "topology") return topology_command(argc, argv, *platform);
+    ServeArgs a;
+    const int first = (cmd == "serve") ? 2 : 1;
+    std::string err = parse_serve_args(argc, argv, first, a);
+    if (!err.empty()) {
+      std::fprintf(stderr, "topolab-agent: %s\n%s", err.c_str(), kUsage);
+      return 2;
+    }
+    return serve(a, *platform, false);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "topolab-agent: internal error: %s\n", e.what());
+    if (platform->is_init()) platform->power_off(true);
+    return 70;
+  }
 }

@@ -1,7 +1,368 @@
 #include "protocol/protocol.hpp"
 
+#include <algorithm>
+#include <limits>
+
 namespace topolab::protocol {
 
+using nlohmann::json;
+
 int protocol_version() { return kProtocolVersion; }
+
+// ---- encoding -------------------------------------------------------------------------------
+
+std::string encode(const json& message) {
+  std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace);
+  line.push_back('\n');
+  return line;
+}
+
+// ---- decoding -------------------------------------------------------------------------------
+
+std::optional<std::size_t> find_invalid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    std::uint32_t cp = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return i;
+    }
+    if (i + len > n) return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are invalid.
+    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return i;
+    }
+    i += len;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+std::string excerpt(std::string_view line) {
+  constexpr std::size_t kMax = 60;
+  std::string out;
+  for (char c : line.substr(0, kMax)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7F) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  if (line.size() > kMax) out += "...";
+  return out;
+}
+
+std::string type_name(const json& v) { return v.type_name(); }
+
+Error field_error(const Message& m, std::string_view field, std::string_view expected,
+                  const json* value) {
+  std::string text = "'" + m.type + "' message: field '" + std::string(field) + "' must be " +
+                     std::string(expected);
+  if (value == nullptr) {
+    text += ", but it is missing";
+  } else {
+    text += ", got " + type_name(*value) + " " +
+            excerpt(value->dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+  return make_error(text);
+}
+
+const json* find_field(const json& body, std::string_view name) {
+  auto it = body.find(name);
+  return it == body.end() ? nullptr : &*it;
+}
+
+Result<std::string> string_field(const Message& m, std::string_view name) {
+  const json* v = find_field(m.body, name);
+  if (v == nullptr || !v->is_string()) return field_error(m, name, "a string", v);
+  return v->get<std::string>();
+}
+
+Result<std::uint64_t> uint_field(const Message& m, std::string_view name) {
+  const json* v = find_field(m.body, name);
+  if (v == nullptr || !v->is_number_integer() ||
+      (v->is_number_integer() && !v->is_number_unsigned() && v->get<std::int64_t>() < 0)) {
+    return field_error(m, name, "a non-negative integer", v);
+  }
+  return v->get<std::uint64_t>();
+}
+
+}  // namespace
+
+Result<Message> decode(std::string_view line) {
+  if (line.size() > kMaxLineBytes) {
+    return make_error("line of " + std::to_string(line.size()) + " bytes exceeds the limit of " +
+                      std::to_string(kMaxLineBytes) + " bytes");
+  }
+  if (auto bad = find_invalid_utf8(line)) {
+    return make_error("invalid UTF-8 at byte " + std::to_string(*bad) + " of line '" +
+                      excerpt(line) + "'");
+  }
+  json body = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) {
+    return make_error("not valid JSON: '" + excerpt(line) + "'");
+  }
+  if (!body.is_object()) {
+    return make_error("expected a JSON object, got " + type_name(body) + ": '" + excerpt(line) +
+                      "'");
+  }
+  Message m;
+  auto t = body.find("type");
+  if (t == body.end() || !t->is_string()) {
+    return make_error(
+        "message field 'type' must be a string" +
+        std::string(t == body.end() ? ", but it is missing" : ", got " + type_name(*t)) + ": '" +
+        excerpt(line) + "'");
+  }
+  m.type = t->get<std::string>();
+  auto id = body.find("id");
+  if (id != body.end() && !id->is_null()) {
+    if (!id->is_number_integer() || (!id->is_number_unsigned() && id->get<std::int64_t>() < 0)) {
+      return make_error("'" + m.type +
+                        "' message: field 'id' must be a non-negative integer, got " +
+                        type_name(*id) + " " + excerpt(id->dump()));
+    }
+    m.id = id->get<std::uint64_t>();
+  }
+  m.body = std::move(body);
+  return m;
+}
+
+// ---- builders -------------------------------------------------------------------------------
+
+json hello_message(const Hello& h) {
+  json j = {
+      {"type", type::kHello},     {"protocol", h.protocol}, {"agent_version", h.agent_version},
+      {"uptime_ms", h.uptime_ms}, {"kernel", h.kernel},     {"cpu_model", h.cpu_model},
+      {"topology", h.topology}};
+  if (!h.topology_error.empty()) j["topology_error"] = h.topology_error;
+  return j;
+}
+
+json run_message(std::uint64_t id, const std::string& benchmark, const json& params) {
+  return {{"type", type::kRun},
+          {"id", id},
+          {"benchmark", benchmark},
+          {"params", params.is_null() ? json::object() : params}};
+}
+
+json result_message(std::uint64_t id, const json& result) {
+  return {{"type", type::kResult}, {"id", id}, {"result", result}};
+}
+
+json error_message(std::optional<std::uint64_t> id, const std::string& message) {
+  json j = {{"type", type::kError}, {"id", nullptr}, {"message", message}};
+  if (id) j["id"] = *id;
+  return j;
+}
+
+json ping_message(std::uint64_t id) { return {{"type", type::kPing}, {"id", id}}; }
+json pong_message(std::uint64_t id) { return {{"type", type::kPong}, {"id", id}}; }
+json placement_message(const json& vcpus) { return {{"type", type::kPlacement}, {"vcpus", vcpus}}; }
+json placement_message(const std::vector<VcpuMapping>& vcpus) {
+  return placement_message(placement_to_json(vcpus));
+}
+json shutdown_message(std::uint64_t id) { return {{"type", type::kShutdown}, {"id", id}}; }
+json ack_message(std::uint64_t id, std::string_view request) {
+  return {{"type", type::kAck}, {"id", id}, {"request", request}};
+}
+json sync_message(std::uint64_t id) { return {{"type", type::kSync}, {"id", id}}; }
+
+std::string sync_request_bytes(std::uint64_t id) {
+  return std::string(1, kSyncByte) + encode(sync_message(id));
+}
+
+json placement_to_json(const std::vector<VcpuMapping>& vcpus) {
+  json arr = json::array();
+  for (const auto& v : vcpus)
+    arr.push_back({{"vcpu", v.vcpu}, {"host_cpus", v.host_cpus.to_string()}});
+  return arr;
+}
+
+// ---- parsers --------------------------------------------------------------------------------
+
+Result<std::uint64_t> require_id(const Message& m) {
+  if (!m.id) return field_error(m, "id", "a non-negative integer", find_field(m.body, "id"));
+  return *m.id;
+}
+
+Result<Hello> parse_hello(const Message& m) {
+  if (m.type != type::kHello) return make_error("expected a 'hello' message, got '" + m.type + "'");
+  Hello h;
+  const json* proto = find_field(m.body, "protocol");
+  if (proto == nullptr || !proto->is_number_integer()) {
+    return field_error(m, "protocol", "an integer protocol version", proto);
+  }
+  h.protocol = proto->get<int>();
+  if (h.protocol != kProtocolVersion) {
+    return make_error("'hello' message: unsupported protocol version " +
+                      std::to_string(proto->get<std::int64_t>()) + " (this side speaks " +
+                      std::to_string(kProtocolVersion) + ")");
+  }
+  auto agent_version = string_field(m, "agent_version");
+  if (!agent_version) return agent_version.error();
+  h.agent_version = *agent_version;
+  auto uptime = uint_field(m, "uptime_ms");
+  if (!uptime) return uptime.error();
+  h.uptime_ms = *uptime;
+  auto kernel = string_field(m, "kernel");
+  if (!kernel) return kernel.error();
+  h.kernel = *kernel;
+  auto cpu_model = string_field(m, "cpu_model");
+  if (!cpu_model) return cpu_model.error();
+  h.cpu_model = *cpu_model;
+  const json* topo = find_field(m.body, "topology");
+  if (topo == nullptr || !(topo->is_object() || topo->is_null())) {
+    return field_error(m, "topology", "an object (or null)", topo);
+  }
+  h.topology = *topo;
+  if (const json* err = find_field(m.body, "topology_error"); err && err->is_string()) {
+    h.topology_error = err->get<std::string>();
+  }
+  return h;
+}
+
+Result<RunRequest> parse_run(const Message& m) {
+  RunRequest r;
+  auto id = require_id(m);
+  if (!id) return id.error();
+  r.id = *id;
+  auto bench = string_field(m, "benchmark");
+  if (!bench) return bench.error();
+  r.benchmark = *bench;
+  if (r.benchmark.empty()) return make_error("'run' message: field 'benchmark' is empty");
+  const json* params = find_field(m.body, "params");
+  if (params != nullptr && !params->is_null()) {
+    if (!params->is_object()) return field_error(m, "params", "an object", params);
+    r.params = *params;
+  }
+  return r;
+}
+
+Result<json> parse_result(const Message& m) {
+  auto id = require_id(m);
+  if (!id) return id.error();
+  const json* result = find_field(m.body, "result");
+  if (result == nullptr || !result->is_object())
+    return field_error(m, "result", "an object", result);
+  return *result;
+}
+
+Result<std::string> parse_error(const Message& m) { return string_field(m, "message"); }
+
+Result<std::vector<VcpuMapping>> parse_placement(const Message& m) {
+  const json* vcpus = find_field(m.body, "vcpus");
+  if (vcpus == nullptr || !vcpus->is_array()) return field_error(m, "vcpus", "an array", vcpus);
+  std::vector<VcpuMapping> out;
+  for (std::size_t i = 0; i < vcpus->size(); ++i) {
+    const json& e = (*vcpus)[i];
+    const std::string where = "'placement' message: vcpus[" + std::to_string(i) + "]";
+    if (!e.is_object()) return make_error(where + " must be an object, got " + type_name(e));
+    auto v = e.find("vcpu");
+    if (v == e.end() || !v->is_number_integer() || v->get<std::int64_t>() < 0 ||
+        v->get<std::int64_t>() > std::numeric_limits<int>::max()) {
+      return make_error(where + ".vcpu must be a non-negative integer");
+    }
+    auto hc = e.find("host_cpus");
+    if (hc == e.end() || !hc->is_string()) {
+      return make_error(where + ".host_cpus must be a CPU list string such as \"8\" or \"8-9\"");
+    }
+    auto cpus = CpuList::parse(hc->get<std::string>());
+    if (!cpus) return cpus.error().context(where + ".host_cpus");
+    out.push_back({v->get<int>(), *cpus});
+  }
+  return out;
+}
+
+bool is_host_request(std::string_view t) {
+  return t == type::kRun || t == type::kPing || t == type::kPlacement || t == type::kShutdown ||
+         t == type::kSync;
+}
+
+// ---- LineReader -----------------------------------------------------------------------------
+
+LineReader::LineReader(std::size_t max_line, bool honour_sync_byte)
+    : max_line_(max_line), honour_sync_(honour_sync_byte) {}
+
+void LineReader::reset() {
+  partial_.clear();
+  skipping_ = false;
+  queue_.clear();
+  head_ = 0;
+}
+
+void LineReader::feed(std::string_view bytes) {
+  while (!bytes.empty()) {
+    std::size_t stop = bytes.find_first_of(honour_sync_ ? std::string_view("\n\xFF", 2) : "\n");
+    push_byte_run(bytes.substr(0, stop));
+    if (stop == std::string_view::npos) return;
+    if (bytes[stop] == '\n') {
+      if (skipping_) {
+        skipping_ = false;
+      } else {
+        std::string line = std::move(partial_);
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (!line.empty()) queue_.push_back(Event{Kind::kLine, std::move(line), 0});
+      }
+    } else {  // sync byte
+      queue_.push_back(Event{Kind::kSync, {}, partial_.size()});
+      skipping_ = false;
+    }
+    partial_.clear();
+    bytes.remove_prefix(stop + 1);
+  }
+}
+
+void LineReader::push_byte_run(std::string_view run) {
+  if (skipping_ || run.empty()) return;
+  if (partial_.size() + run.size() > max_line_) {
+    queue_.push_back(Event{Kind::kOversized, {}, partial_.size() + run.size()});
+    partial_.clear();
+    partial_.shrink_to_fit();
+    skipping_ = true;
+    return;
+  }
+  partial_.append(run);
+}
+
+std::optional<LineReader::Event> LineReader::next() {
+  if (head_ >= queue_.size()) {
+    queue_.clear();
+    head_ = 0;
+    return std::nullopt;
+  }
+  Event e = std::move(queue_[head_++]);
+  if (head_ == queue_.size()) {
+    queue_.clear();
+    head_ = 0;
+  }
+  return e;
+}
 
 }  // namespace topolab::protocol

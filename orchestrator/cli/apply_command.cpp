@@ -1,7 +1,12 @@
-// Placeholder until the 'apply' subcommand is implemented; it refuses to run.
-#include <cstdio>
+// `topolab apply DOMAIN LAYOUT [--connect URI] [--dry-run] [--live] [--backup-dir DIR]`:
+// rewrites only the CPU sections of an existing persistent domain, keeps the rest, backs up
+// the previous XML and prints a diff.
+#include <iostream>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/layout_override_options.hpp"
+#include "orchestrator/domain/domain_patcher.hpp"
+#include "orchestrator/hostsource/host_source.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -9,12 +14,57 @@ namespace {
 class ApplyCommand : public Command {
  public:
   CLI::App* setup(CLI::App& app) override {
-    return app.add_subcommand("apply", "(not implemented yet)");
+    auto* cmd = app.add_subcommand(
+        "apply", "rewrite the vCPU/CPU/NUMA sections of an existing domain for a layout");
+    cmd->add_option("domain", opts_.domain, "name of an existing persistent libvirt domain")
+        ->required();
+    add_layout_options(cmd, args_);
+    cmd->add_option("-c,--connect", opts_.connect_uri, "libvirt URI (default qemu:///system)");
+    cmd->add_flag("--dry-run", opts_.dry_run, "print the diff; change nothing");
+    cmd->add_flag("--live", opts_.live, "allow a running domain: redefine it and re-pin vCPUs now");
+    cmd->add_option("--backup-dir", opts_.backup_dir,
+                    "where the previous XML is saved (default ./topolab-backups)");
+    cmd->add_flag("--json", json_, "print {\"changed\",\"backup\",\"diff\",\"notes\"} as JSON");
+    return cmd;
   }
+
   int run() override {
-    std::fprintf(stderr, "topolab apply: not implemented yet\n");
-    return 2;
+    auto layout = load_layout_with_overrides(args_);
+    if (!layout) return fail(layout.error());
+    TopologySource src;
+    src.connect = opts_.connect_uri;
+    auto host = load_host_topology(src);
+    if (!host) return fail(host.error());
+    auto plan = plan_placement(*layout, *host);
+    if (!plan) return fail(plan.error().context("layout " + layout->name));
+    auto result = apply_layout_to_domain(opts_, *layout, *plan, host->vendor);
+    if (!result) return fail(result.error());
+    if (json_) {
+      nlohmann::json j = {{"domain", opts_.domain},    {"changed", result->changed},
+                          {"dry_run", opts_.dry_run},  {"backup", result->backup.string()},
+                          {"diff", result->diff},      {"notes", result->notes},
+                          {"warnings", plan->warnings}};
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::cout << result->diff;
+    for (const auto& w : plan->warnings) std::cerr << "warning: " << w << "\n";
+    for (const auto& n : result->notes) std::cerr << "note: " << n << "\n";
+    if (!result->backup.empty()) {
+      std::cerr << "defined '" << opts_.domain << "'; previous XML saved to "
+                << result->backup.string() << "\n";
+    }
+    return 0;
   }
+
+ private:
+  static int fail(const Error& e) {
+    std::cerr << "topolab apply: " << e.message << "\n";
+    return 1;
+  }
+  ApplyOptions opts_;
+  LayoutArgs args_;
+  bool json_ = false;
 };
 
 }  // namespace

@@ -1,7 +1,11 @@
-// Placeholder until the 'image' subcommand is implemented; it refuses to run.
+// `topolab image [-o DIR] [--kernel PATH] [--agent PATH] [--json]`: builds (or reuses) the
+// built-in guest image and prints where it is.
 #include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/image/guest_image.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -9,12 +13,54 @@ namespace {
 class ImageCommand : public Command {
  public:
   CLI::App* setup(CLI::App& app) override {
-    return app.add_subcommand("image", "(not implemented yet)");
+    auto* cmd = app.add_subcommand(
+        "image", "Build the built-in guest image (kernel + initramfs with the agent as /init)");
+    cmd->add_option("-o,--output", output_, "Output folder (default /var/cache/topolab/image)");
+    cmd->add_option("--kernel", kernel_, "Kernel (default: newest /boot/vmlinuz-*)");
+    cmd->add_option("--agent", agent_, "Static agent binary (default: the built topolab-agent)");
+    cmd->add_option("--modules-dir", modules_dir_,
+                    "Folder with modules.dep (default /lib/modules/<kernel version>)");
+    cmd->add_flag("--json", json_, "Print the result as JSON");
+    return cmd;
   }
+
   int run() override {
-    std::fprintf(stderr, "topolab image: not implemented yet\n");
-    return 2;
+    ImageOptions opts;
+    opts.output_dir = output_;
+    opts.kernel = kernel_;
+    opts.agent_binary = agent_;
+    opts.modules_dir = modules_dir_;
+    auto img = build_guest_image(opts);
+    if (!img) {
+      std::fprintf(stderr, "topolab image: %s\n", img.error().message.c_str());
+      return 1;
+    }
+    if (json_) {
+      nlohmann::json j = {{"kernel", img->kernel.string()},
+                          {"initrd", img->initrd.string()},
+                          {"cmdline", img->cmdline},
+                          {"agent_port_name", img->agent_port_name},
+                          {"kernel_version", img->kernel_version},
+                          {"modules", img->modules},
+                          {"initrd_bytes", img->initrd_bytes},
+                          {"content_hash", img->content_hash},
+                          {"rebuilt", img->rebuilt}};
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::cout << (img->rebuilt ? "built" : "up to date") << ": " << img->initrd.string() << " ("
+              << img->initrd_bytes << " bytes)\n"
+              << "kernel:  " << img->kernel.string() << " (" << img->kernel_version << ")\n"
+              << "cmdline: " << img->cmdline << "\n"
+              << "modules:";
+    for (const auto& m : img->modules) std::cout << " " << m;
+    std::cout << "\n";
+    return 0;
   }
+
+ private:
+  std::string output_, kernel_, agent_, modules_dir_;
+  bool json_ = false;
 };
 
 }  // namespace

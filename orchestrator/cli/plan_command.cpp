@@ -1,7 +1,12 @@
-// Placeholder until the 'plan' subcommand is implemented; it refuses to run.
-#include <cstdio>
+// `topolab plan LAYOUT [source] [overrides] [--json]`: where every vCPU goes, which host L3
+// domain backs each group, the announced topology, warnings.
+#include <iostream>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/layout_override_options.hpp"
+#include "orchestrator/cli/topology_source_options.hpp"
+#include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/placement/plan_printer.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -9,12 +14,45 @@ namespace {
 class PlanCommand : public Command {
  public:
   CLI::App* setup(CLI::App& app) override {
-    return app.add_subcommand("plan", "(not implemented yet)");
+    auto* cmd = app.add_subcommand("plan", "place a layout's vCPUs on the host (L3-aware)");
+    add_layout_options(cmd, args_);
+    add_topology_source_options(cmd, source_);
+    cmd->add_flag("--json", json_, "print the plan as JSON");
+    return cmd;
   }
+
   int run() override {
-    std::fprintf(stderr, "topolab plan: not implemented yet\n");
-    return 2;
+    auto layout = load_layout_with_overrides(args_);
+    if (!layout) return fail(layout.error());
+    auto host = load_host_topology(source_);
+    if (!host) return fail(host.error());
+    auto plan = plan_placement(*layout, *host);
+    if (!plan) return fail(plan.error().context("layout " + layout->name));
+    if (json_) {
+      auto j = plan_to_json(*plan);
+      j["layout"] = {{"name", layout->name},
+                     {"l3_groups", layout->l3_groups},
+                     {"cores_per_group", layout->cores_per_group},
+                     {"threads_per_core", layout->threads_per_core},
+                     {"memory_mib", layout->memory_mib},
+                     {"expose", to_string(layout->expose)},
+                     {"policy", to_string(layout->policy)}};
+      j["host_source"] = host->source;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      print_plan(std::cout, *layout, *plan, *host);
+    }
+    return 0;
   }
+
+ private:
+  static int fail(const Error& e) {
+    std::cerr << "topolab plan: " << e.message << "\n";
+    return 1;
+  }
+  LayoutArgs args_;
+  TopologySource source_;
+  bool json_ = false;
 };
 
 }  // namespace

@@ -1,7 +1,13 @@
-// Placeholder until the 'report' subcommand is implemented; it refuses to run.
+// `topolab report STORE [--format table|csv|json|html] [-o FILE] [--experiment NAME]`
 #include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
 
+#include "common/file_io.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/report/reporter.hpp"
+#include "orchestrator/store/result_store.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -9,12 +15,42 @@ namespace {
 class ReportCommand : public Command {
  public:
   CLI::App* setup(CLI::App& app) override {
-    return app.add_subcommand("report", "(not implemented yet)");
+    auto* cmd = app.add_subcommand("report", "Report an experiment's results from a store");
+    cmd->add_option("store", store_, "SQLite results store written by `topolab run`")->required();
+    cmd->add_option("--format", format_, "table | csv | json | html")
+        ->check(CLI::IsMember({"table", "csv", "json", "html"}));
+    cmd->add_option("-o,--output", output_, "Write to FILE instead of stdout");
+    cmd->add_option("--experiment", experiment_, "Experiment name (when the store holds several)");
+    cmd->add_flag("--json", json_, "Same as --format json");
+    return cmd;
   }
+
   int run() override {
-    std::fprintf(stderr, "topolab report: not implemented yet\n");
-    return 2;
+    if (json_) format_ = "json";
+    auto store = store::ResultStore::open_read_only(store_);
+    if (!store) return fail(store.error().message);
+    auto data = report::load_report(**store, experiment_);
+    if (!data) return fail(data.error().message);
+    std::ostringstream text;
+    auto reporter = report::make_reporter(format_, text);
+    if (!reporter) return fail(reporter.error().message);
+    (*reporter)->report(*data);
+    if (output_.empty()) {
+      std::cout << text.str() << std::flush;
+      return 0;
+    }
+    auto written = write_file_atomic(output_, text.str());
+    if (!written) return fail(written.error().message);
+    return 0;
   }
+
+ private:
+  static int fail(const std::string& msg) {
+    std::fprintf(stderr, "topolab report: %s\n", msg.c_str());
+    return 1;
+  }
+  std::string store_, format_ = "table", output_, experiment_;
+  bool json_ = false;
 };
 
 }  // namespace

@@ -1,7 +1,13 @@
-// Placeholder until the 'xml' subcommand is implemented; it refuses to run.
-#include <cstdio>
+// `topolab xml LAYOUT [source] [--accel kvm|tcg] [--base FILE] [-o FILE]`: the libvirt domain
+// XML for a layout placed on this host.
+#include <iostream>
 
+#include "common/file_io.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/layout_override_options.hpp"
+#include "orchestrator/cli/topology_source_options.hpp"
+#include "orchestrator/domain/cpu_model.hpp"
+#include "orchestrator/domain/domain_xml_writer.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -9,12 +15,74 @@ namespace {
 class XmlCommand : public Command {
  public:
   CLI::App* setup(CLI::App& app) override {
-    return app.add_subcommand("xml", "(not implemented yet)");
+    auto* cmd = app.add_subcommand("xml", "write the libvirt domain XML for a layout");
+    add_layout_options(cmd, args_);
+    add_topology_source_options(cmd, source_);
+    cmd->add_option("--accel", accel_, "kvm or tcg (default tcg: nested KVM hangs guests here)")
+        ->check(CLI::IsMember({"kvm", "tcg"}));
+    cmd->add_option("--base", base_, "base domain template (default linux-direct-boot.xml)");
+    cmd->add_option("--name", name_, "domain name (default topolab-<layout>)");
+    cmd->add_option("--kernel", kernel_, "direct-boot kernel");
+    cmd->add_option("--initrd", initrd_, "direct-boot initrd");
+    cmd->add_option("--cmdline", cmdline_, "kernel command line");
+    cmd->add_option("--serial-log", serial_log_, "write the serial console to this file");
+    cmd->add_option("--channel-socket", channel_, "agent channel socket path (default: libvirt)");
+    cmd->add_option("-o,--output", output_, "write to FILE instead of stdout");
+    cmd->add_flag("--json", json_, "print {\"xml\", \"cpu_model\", \"reason\"} as JSON");
+    return cmd;
   }
+
   int run() override {
-    std::fprintf(stderr, "topolab xml: not implemented yet\n");
-    return 2;
+    auto layout = load_layout_with_overrides(args_);
+    if (!layout) return fail(layout.error());
+    auto host = load_host_topology(source_);
+    if (!host) return fail(host.error());
+    auto plan = plan_placement(*layout, *host);
+    if (!plan) return fail(plan.error().context("layout " + layout->name));
+    DomainSpec spec;
+    spec.name = name_.empty() ? "topolab-" + layout->name : name_;
+    spec.layout = &*layout;
+    spec.plan = &*plan;
+    spec.accel = accel_ == "kvm" ? Accelerator::kKvm : Accelerator::kTcg;
+    spec.host_vendor = host->vendor;
+    spec.base_template = base_;
+    if (!kernel_.empty()) spec.boot = BootSpec{kernel_, initrd_, cmdline_};
+    spec.serial_log = serial_log_;
+    spec.agent_channel = ChannelSpec{};
+    spec.agent_channel->socket_path = channel_;
+    auto xml = DomainXmlWriter{}.write(spec);
+    if (!xml) return fail(xml.error());
+    const auto choice = choose_cpu_model(*layout, spec.accel, spec.host_vendor);
+    std::string text = *xml;
+    if (json_) {
+      nlohmann::json j = {{"xml", *xml},
+                          {"cpu_mode", choice.mode},
+                          {"cpu_model", choice.model},
+                          {"reason", choice.reason},
+                          {"warnings", plan->warnings}};
+      text = j.dump(2) + "\n";
+    }
+    for (const auto& w : plan->warnings) std::cerr << "warning: " << w << "\n";
+    if (output_.empty()) {
+      std::cout << text;
+      return 0;
+    }
+    auto w = write_file_atomic(output_, text);
+    if (!w) return fail(w.error());
+    std::cerr << "wrote " << output_ << " (" << choice.reason << ")\n";
+    return 0;
   }
+
+ private:
+  static int fail(const Error& e) {
+    std::cerr << "topolab xml: " << e.message << "\n";
+    return 1;
+  }
+  LayoutArgs args_;
+  TopologySource source_;
+  std::string accel_ = "tcg", base_, name_, kernel_, initrd_, cmdline_, serial_log_, channel_,
+              output_;
+  bool json_ = false;
 };
 
 }  // namespace

@@ -1,0 +1,157 @@
+#include "guest-agent/agent.hpp"
+
+#include "guest-agent/agent_version.hpp"
+#include "guest-agent/benchmarks.hpp"
+
+namespace topolab::agent {
+
+namespace proto = protocol;
+using nlohmann::json;
+
+Agent::Agent(Platform& platform, AgentOptions options, std::ostream& log)
+    : platform_(platform), options_(options), log_(log) {}
+
+std::string Agent::hello_line() {
+  proto::Hello h;
+  h.agent_version = agent_version();
+  h.uptime_ms = platform_.uptime_ms();
+  h.kernel = platform_.kernel();
+  h.cpu_model = platform_.cpu_model();
+  auto topo = platform_.read_topology();
+  if (topo) {
+    topology_ = *topo;
+    h.topology = platform_.topology_json(*topo);
+  } else {
+    topology_.reset();
+    h.topology = nullptr;
+    h.topology_error = topo.error().message;
+  }
+  return proto::encode(proto::hello_message(h));
+}
+
+void Agent::reply(Output& out, const json& message) {
+  if (options_.garbage) out.bytes += kGarbageLine;
+  out.bytes += proto::encode(message);
+}
+
+json Agent::run(const proto::RunRequest& request) {
+  auto result =
+      run_named_benchmark(request.benchmark, request.params, topology_ ? &*topology_ : nullptr);
+  if (!result) return proto::error_message(request.id, result.error().message);
+  if (!result->is_object()) {
+    return proto::error_message(
+        request.id, "benchmark '" + request.benchmark + "' returned a non-object result");
+  }
+  if (!placement_.is_null()) (*result)["environment"]["placement"] = placement_;
+  return proto::result_message(request.id, *result);
+}
+
+Agent::Output Agent::on_bytes(std::string_view bytes) {
+  Output out;
+  reader_.feed(bytes);
+  while (auto ev = reader_.next()) {
+    if (ev->kind == proto::LineReader::Kind::kOversized) {
+      reply(out, proto::error_message(std::nullopt, "line longer than " +
+                                                        std::to_string(proto::kMaxLineBytes) +
+                                                        " bytes discarded"));
+      continue;
+    }
+    if (ev->kind == proto::LineReader::Kind::kSync) continue;  // partial line dropped
+    Output one = on_line(ev->line);
+    out.bytes += one.bytes;
+    if (one.shutdown) {
+      out.shutdown = true;
+      break;
+    }
+  }
+  return out;
+}
+
+Agent::Output Agent::on_line(std::string_view line) {
+  Output out;
+  auto msg = proto::decode(line);
+  if (!msg) {
+    reply(out, proto::error_message(std::nullopt, msg.error().message));
+    return out;
+  }
+  if (msg->type == proto::type::kSync) {
+    auto id = proto::require_id(*msg);
+    if (!id) {
+      reply(out, proto::error_message(std::nullopt, id.error().message));
+      return out;
+    }
+    // A (re)connected host resyncs first: answer, then introduce ourselves again so it always
+    // gets a fresh hello after its sync reply.
+    out.bytes += proto::encode(proto::sync_message(*id));
+    out.bytes += hello_line();
+    return out;
+  }
+  if (options_.hang_after >= 0 && requests_ >= options_.hang_after) {
+    log_ << "topolab-agent: --hang-after " << options_.hang_after << ": ignoring '" << msg->type
+         << "'\n";
+    return out;
+  }
+  ++requests_;
+  if (msg->type == proto::type::kPing) {
+    auto id = proto::require_id(*msg);
+    reply(out, id ? proto::pong_message(*id) : proto::error_message(msg->id, id.error().message));
+  } else if (msg->type == proto::type::kRun) {
+    auto req = proto::parse_run(*msg);
+    reply(out, req ? run(*req) : proto::error_message(msg->id, req.error().message));
+  } else if (msg->type == proto::type::kPlacement) {
+    auto vcpus = proto::parse_placement(*msg);
+    if (vcpus) {
+      placement_ = proto::placement_to_json(*vcpus);
+    } else {
+      reply(out, proto::error_message(msg->id, vcpus.error().message));
+    }
+  } else if (msg->type == proto::type::kShutdown) {
+    auto id = proto::require_id(*msg);
+    if (id) {
+      reply(out, proto::ack_message(*id, proto::type::kShutdown));
+      out.shutdown = true;
+    } else {
+      reply(out, proto::error_message(std::nullopt, id.error().message));
+    }
+  } else {
+    reply(out, proto::error_message(msg->id, "unknown message type '" + msg->type +
+                                                 "' (the agent accepts run, ping, placement, "
+                                                 "shutdown, sync)"));
+  }
+  return out;
+}
+
+bool Agent::serve(Transport& transport) {
+  for (;;) {
+    auto connected = transport.wait_for_host();
+    if (!connected) {
+      log_ << "topolab-agent: " << transport.describe() << ": " << connected.error().message
+           << "\n";
+      return false;
+    }
+    reader_.reset();
+    if (!transport.write_all(hello_line())) {
+      transport.end_session();
+      continue;
+    }
+    for (;;) {
+      std::string bytes;
+      auto status = transport.read_some(bytes, 1000);
+      if (!status) {
+        log_ << "topolab-agent: " << status.error().message << "\n";
+        break;
+      }
+      if (*status == ReadStatus::kHangup) break;
+      if (*status == ReadStatus::kTimeout) continue;
+      Output out = on_bytes(bytes);
+      if (!out.bytes.empty() && !transport.write_all(out.bytes)) break;
+      if (out.shutdown) {
+        transport.end_session();
+        return true;
+      }
+    }
+    transport.end_session();
+  }
+}
+
+}  // namespace topolab::agent

@@ -1,0 +1,57 @@
+#pragma once
+// The agent's protocol loop, independent of the transport and the OS (both injected).
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "guest-agent/platform.hpp"
+#include "guest-agent/transport.hpp"
+#include "protocol/protocol.hpp"
+
+namespace topolab::agent {
+
+struct AgentOptions {
+  // Test-only faults: stop answering after N requests (-1: never; sync is still answered so a
+  // host can connect and then see its requests time out); a garbage line before each reply.
+  int hang_after = -1;
+  bool garbage = false;
+};
+
+class Agent {
+ public:
+  Agent(Platform& platform, AgentOptions options, std::ostream& log);
+
+  // The hello line (re-reads uptime and topology).
+  std::string hello_line();
+  struct Output {
+    std::string bytes;      // lines to send, in order
+    bool shutdown = false;  // a shutdown was acknowledged: stop serving
+  };
+  // Feeds raw bytes from the host; returns what to send back.
+  Output on_bytes(std::string_view bytes);
+  // Handles one complete line (without '\n').
+  Output on_line(std::string_view line);
+
+  // Serves hosts one after another until a shutdown request; returns false on a broken
+  // transport (the error is logged).
+  bool serve(Transport& transport);
+
+  static constexpr const char* kGarbageLine = "\x01garbage \xc3\x28 {not json\n";
+
+ private:
+  void reply(Output& out, const nlohmann::json& message);
+  nlohmann::json run(const protocol::RunRequest& request);
+
+  Platform& platform_;
+  AgentOptions options_;
+  std::ostream& log_;
+  protocol::LineReader reader_;
+  std::optional<HostTopology> topology_;
+  nlohmann::json placement_;  // last placement's vcpus, null until one arrives
+  int requests_ = 0;
+};
+
+}  // namespace topolab::agent

@@ -1,0 +1,118 @@
+#include "guest-agent/bench/benchmark.hpp"
+
+#include "guest-agent/bench/benchmark_def.hpp"
+#include "guest-agent/bench/guest_topology.hpp"
+#include "guest-agent/bench/steal.hpp"
+#include "guest-agent/bench/summary.hpp"
+
+namespace topolab::bench {
+
+const std::vector<BenchmarkDef>& all_benchmarks() {
+  static const std::vector<BenchmarkDef> defs = [] {
+    std::vector<BenchmarkDef> d;
+    for (auto make : {c2c_benchmark, fault_rate_benchmark, mem_bandwidth_benchmark,
+                      mem_latency_benchmark, migration_benchmark, spawn_loop_benchmark,
+                      sqrt_benchmark, syscall_rate_benchmark, topology_benchmark}) {
+      d.push_back(make());
+    }
+    return d;
+  }();
+  return defs;
+}
+
+std::vector<ParamSpec> thread_params(int default_threads, int max_threads) {
+  return {
+      {"threads",
+       ParamType::kInt,
+       default_threads,
+       0,
+       max_threads,
+       {},
+       64,
+       "worker threads; 0 = one per allowed CPU"},
+      {"pin",
+       ParamType::kString,
+       "none",
+       0,
+       0,
+       {"none", "compact", "scatter", "list"},
+       64,
+       "thread placement: none | compact | scatter | list (cpus in the given order)"},
+      {"cpus",
+       ParamType::kCpuList,
+       "",
+       0,
+       0,
+       {},
+       64,
+       "CPUs to use (list syntax); empty = all allowed"},
+  };
+}
+
+ParamSpec repeats_param(int default_repeats, int max_repeats) {
+  return {"repeats", ParamType::kInt, default_repeats, 1, max_repeats, {}, 64, "samples to take"};
+}
+
+Result<ThreadPlan> plan_threads(const Params& p, const HostTopology* topo) {
+  auto cpus = resolve_cpus(p.cpus("cpus"));
+  if (!cpus) return cpus.error();
+  auto mode = parse_pin_mode(p.string("pin"));
+  if (!mode) return mode.error();
+  int threads = static_cast<int>(p.integer("threads"));
+  if (threads == 0) threads = static_cast<int>(cpus->size());
+  auto selected = select_cpus(*mode, threads, *cpus, topo);
+  if (!selected) return selected.error();
+  ThreadPlan plan;
+  plan.mode = *mode;
+  plan.cpus = *selected;
+  if (*mode == PinMode::kNone) {
+    plan.used = *cpus;
+  } else {
+    plan.used = CpuList::from_vector(*selected);
+  }
+  return plan;
+}
+
+std::vector<std::string> benchmark_names() {
+  std::vector<std::string> names;
+  for (const auto& d : all_benchmarks()) names.push_back(d.name);
+  return names;
+}
+
+Result<nlohmann::json> run_benchmark(const std::string& name, const nlohmann::json& params,
+                                     const BenchContext& ctx) {
+  const BenchmarkDef* def = nullptr;
+  for (const auto& d : all_benchmarks()) {
+    if (d.name == name) def = &d;
+  }
+  if (!def) {
+    std::string known;
+    for (const auto& n : benchmark_names()) known += (known.empty() ? "" : ", ") + n;
+    return make_error("unknown benchmark '" + name + "' (known: " + known + ")");
+  }
+  auto p = validate_params(params, def->params, name);
+  if (!p) return p.error();
+  HostTopology local;
+  const HostTopology* topo = context_topology(ctx, local);
+  auto steal_before = read_steal_ticks();
+  auto out = def->run(*p, topo);
+  auto steal_after = read_steal_ticks();
+  if (!out) return out.error().context(name);
+  nlohmann::json env{{"cpus", out->cpus.to_string()},
+                     {"threads", out->threads},
+                     {"steal_before", nullptr},
+                     {"steal_after", nullptr}};
+  if (steal_before) env["steal_before"] = *steal_before;
+  if (steal_after) env["steal_after"] = *steal_after;
+  return nlohmann::json{{"benchmark", name},
+                        {"params", p->json()},
+                        {"metric", out->metric},
+                        {"unit", out->unit},
+                        {"lower_is_better", out->lower_is_better},
+                        {"samples", out->samples},
+                        {"summary", summary_to_json(summarize(out->samples))},
+                        {"environment", env},
+                        {"details", out->details}};
+}
+
+}  // namespace topolab::bench

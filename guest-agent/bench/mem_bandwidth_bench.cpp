@@ -1,0 +1,192 @@
+// STREAM-like bandwidth: copy, scale, add, triad over arrays split among pinned threads.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/file_io.hpp"
+#include "guest-agent/bench/benchmark_def.hpp"
+#include "guest-agent/bench/summary.hpp"
+#include "guest-agent/bench/timing.hpp"
+
+namespace topolab::bench {
+namespace {
+
+constexpr std::int64_t kMaxAutoArrayKib = 256 * 1024;
+constexpr std::int64_t kMinAutoArrayKib = 16 * 1024;
+
+struct Array {
+  double* data = nullptr;
+  std::size_t bytes = 0;
+  ~Array() {
+    if (data) munmap(data, bytes);
+  }
+};
+
+std::int64_t mem_available_kib() {
+  auto text = read_file("/proc/meminfo", 1 << 20);
+  if (!text) return -1;
+  auto pos = text->find("MemAvailable:");
+  if (pos == std::string::npos) return -1;
+  try {
+    return std::stoll(text->substr(pos + 13));
+  } catch (...) {
+    return -1;
+  }
+}
+
+// 4x the summed L3 size, at least 16 MiB, at most 256 MiB, and all three arrays within a
+// quarter of the available memory.
+std::int64_t auto_array_kib(const HostTopology* topo) {
+  std::int64_t l3 = 0;
+  if (topo) {
+    for (const auto& d : topo->l3_domains) l3 += static_cast<std::int64_t>(d.size_kib);
+  }
+  std::int64_t kib = std::clamp<std::int64_t>(4 * l3, kMinAutoArrayKib, kMaxAutoArrayKib);
+  std::int64_t avail = mem_available_kib();
+  if (avail > 0) kib = std::min(kib, avail / 12);
+  return std::max<std::int64_t>(kib, 1024);
+}
+
+struct Kernel {
+  const char* name;
+  int arrays_touched;  // 8-byte words moved per element, STREAM counting
+};
+constexpr Kernel kKernels[] = {{"copy", 2}, {"scale", 2}, {"add", 3}, {"triad", 3}};
+
+void run_kernel(int k, double* a, double* b, double* c, std::size_t lo, std::size_t hi) {
+  const double s = 3.0;
+  switch (k) {
+    case 0:
+      for (std::size_t i = lo; i < hi; ++i) c[i] = a[i];
+      break;
+    case 1:
+      for (std::size_t i = lo; i < hi; ++i) b[i] = s * c[i];
+      break;
+    case 2:
+      for (std::size_t i = lo; i < hi; ++i) c[i] = a[i] + b[i];
+      break;
+    default:
+      for (std::size_t i = lo; i < hi; ++i) a[i] = b[i] + s * c[i];
+      break;
+  }
+}
+
+Result<BenchOutput> run_mem_bandwidth(const Params& p, const HostTopology* topo) {
+  auto plan = plan_threads(p, topo);
+  if (!plan) return plan.error();
+  std::int64_t kib = p.integer("array_kib") > 0 ? p.integer("array_kib") : auto_array_kib(topo);
+  std::int64_t avail = mem_available_kib();
+  if (avail > 0 && 3 * kib > avail * 8 / 10) {
+    return make_error("mem-bandwidth: 3 arrays of " + std::to_string(kib) +
+                      " KiB exceed 80% of MemAvailable (" + std::to_string(avail) + " KiB)");
+  }
+  const std::size_t n = static_cast<std::size_t>(kib) * 1024 / sizeof(double);
+  Array arrays[3];
+  for (auto& arr : arrays) {
+    arr.bytes = n * sizeof(double);
+    void* m = mmap(nullptr, arr.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+      return make_error("mem-bandwidth: mmap " + std::to_string(arr.bytes) +
+                        " bytes: " + std::strerror(errno));
+    }
+    arr.data = static_cast<double*>(m);
+  }
+  double *a = arrays[0].data, *b = arrays[1].data, *c = arrays[2].data;
+  const int threads = static_cast<int>(plan->cpus.size());
+  const std::int64_t repeats = p.integer("repeats");
+  // times[repeat][kernel][thread] = {start, end}
+  std::vector<std::uint64_t> start(static_cast<std::size_t>(repeats * 4 * threads)),
+      end(start.size());
+  SpinBarrier barrier(threads);
+  auto ran = run_threads(plan->cpus, [&](int t) -> Result<void> {
+    std::size_t lo = n * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads);
+    std::size_t hi = n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(threads);
+    for (std::size_t i = lo; i < hi; ++i) {  // first touch by the thread that uses the slice
+      a[i] = 1.0;
+      b[i] = 2.0;
+      c[i] = 0.0;
+    }
+    for (std::int64_t r = 0; r < repeats; ++r) {
+      for (int k = 0; k < 4; ++k) {
+        std::size_t slot = static_cast<std::size_t>((r * 4 + k) * threads + t);
+        barrier.arrive_and_wait();
+        start[slot] = now_ns();
+        run_kernel(k, a, b, c, lo, hi);
+        end[slot] = now_ns();
+      }
+    }
+    return {};
+  });
+  if (!ran) return ran.error();
+  BenchOutput out{"triad_bandwidth", "GB/s", false, {}, {}, plan->used, threads};
+  nlohmann::json kernels = nlohmann::json::object();
+  nlohmann::json per_thread = nlohmann::json::array();
+  std::vector<std::vector<double>> thread_triad(static_cast<std::size_t>(threads));
+  for (int k = 0; k < 4; ++k) {
+    const double bytes = static_cast<double>(kKernels[k].arrays_touched * sizeof(double) * n);
+    std::vector<double> aggregate;
+    for (std::int64_t r = 0; r < repeats; ++r) {
+      auto first = static_cast<std::size_t>((r * 4 + k) * threads);
+      std::uint64_t s = start[first], e = end[first];
+      for (int t = 0; t < threads; ++t) {
+        s = std::min(s, start[first + t]);
+        e = std::max(e, end[first + t]);
+        if (k == 3) {
+          double slice = bytes / threads;
+          thread_triad[t].push_back(slice / static_cast<double>(end[first + t] - start[first + t]));
+        }
+      }
+      aggregate.push_back(bytes / static_cast<double>(e - s));  // bytes/ns == GB/s
+    }
+    Summary sm = summarize(aggregate);
+    kernels[kKernels[k].name] = {
+        {"best_gbs", sm.max}, {"median_gbs", sm.median}, {"samples", aggregate}};
+    if (k == 3) out.samples = aggregate;
+  }
+  for (int t = 0; t < threads; ++t) {
+    Summary sm = summarize(thread_triad[t]);
+    per_thread.push_back({{"thread", t},
+                          {"cpu", plan->cpus[t]},
+                          {"triad_best_gbs", sm.max},
+                          {"triad_median_gbs", sm.median}});
+  }
+  // STREAM-style validation: after r rounds every element follows the same recurrence.
+  double ea = 1.0, eb = 2.0, ec = 0.0;
+  for (std::int64_t r = 0; r < repeats; ++r) {
+    ec = ea;
+    eb = 3.0 * ec;
+    ec = ea + eb;
+    ea = eb + 3.0 * ec;
+  }
+  bool valid = a[0] == ea && b[n / 2] == eb && c[n - 1] == ec;
+  if (!valid) return make_error("mem-bandwidth: array contents failed validation");
+  out.details = {{"array_kib", kib},
+                 {"elements", n},
+                 {"kernels", kernels},
+                 {"threads", per_thread},
+                 {"validated", valid}};
+  return out;
+}
+
+}  // namespace
+
+BenchmarkDef mem_bandwidth_benchmark() {
+  auto params = thread_params(0);
+  params.push_back({"array_kib",
+                    ParamType::kInt,
+                    0,
+                    0,
+                    1048576,
+                    {},
+                    64,
+                    "size of each of the 3 arrays; 0 = 4x total L3 (16..256 MiB, <= 1/12 of "
+                    "MemAvailable)"});
+  params.push_back(repeats_param(3));
+  return {"mem-bandwidth",
+          "STREAM-like copy/scale/add/triad; aggregate GB/s = bytes / (last end - first "
+          "start) after a barrier (samples = triad aggregate)",
+          params, run_mem_bandwidth};
+}
+
+}  // namespace topolab::bench

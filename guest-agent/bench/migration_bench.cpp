@@ -1,0 +1,134 @@
+// Migration penalty: warm a working set on CPU a, move the thread to CPU b with
+// sched_setaffinity, and time re-touching it there against re-touching it on a.
+#include <sched.h>
+#include <sys/mman.h>
+
+#include <cstring>
+#include <map>
+
+#include "guest-agent/bench/benchmark_def.hpp"
+#include "guest-agent/bench/guest_topology.hpp"
+#include "guest-agent/bench/summary.hpp"
+#include "guest-agent/bench/timing.hpp"
+
+namespace topolab::bench {
+namespace {
+
+// Reads and writes one word per 64-byte line; returns elapsed ns.
+std::uint64_t touch_lines(std::uint64_t* words, std::size_t bytes) {
+  std::uint64_t start = now_ns();
+  for (std::size_t i = 0; i < bytes / 8; i += 8) words[i] += 1;
+  return now_ns() - start;
+}
+
+struct PairSize {
+  std::vector<double> stay_ns, move_ns;
+  int cpu_after_move = -1;
+};
+
+Result<PairSize> measure(int a, int b, std::size_t bytes, std::int64_t repeats) {
+  PairSize out;
+  auto ran = run_threads({a}, [&](int) -> Result<void> {
+    void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return make_error(std::string("mmap: ") + std::strerror(errno));
+    auto* words = static_cast<std::uint64_t*>(m);
+    std::memset(m, 1, bytes);
+    Result<void> status;
+    for (std::int64_t r = 0; r < repeats && status; ++r) {
+      touch_lines(words, bytes);  // warm on a
+      out.stay_ns.push_back(static_cast<double>(touch_lines(words, bytes)));
+      touch_lines(words, bytes);  // warm on a again
+      status = pin_current_thread(b);
+      if (!status) break;
+      out.cpu_after_move = sched_getcpu();
+      out.move_ns.push_back(static_cast<double>(touch_lines(words, bytes)));
+      status = pin_current_thread(a);
+    }
+    munmap(m, bytes);
+    return status;
+  });
+  if (!ran) return ran.error();
+  return out;
+}
+
+Result<BenchOutput> run_migration(const Params& p, const HostTopology* topo) {
+  auto cpus = resolve_cpus(p.cpus("cpus"));
+  if (!cpus) return cpus.error();
+  if (cpus->size() < 2) {
+    return make_error("migration needs at least two CPUs, have " + cpus->to_string());
+  }
+  std::vector<std::pair<int, int>> pairs;
+  const auto& ids = cpus->ids();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    for (std::size_t j = 0; j < ids.size(); ++j) {
+      if (i == j || (p.string("pairs") == "first" && i != 0)) continue;
+      if (p.string("pairs") == "all" && j < i) continue;
+      pairs.emplace_back(ids[i], ids[j]);
+    }
+  }
+  if (pairs.size() > 4096) return make_error("migration: more than 4096 CPU pairs");
+  BenchOutput out{"migration_penalty", "%", true, {}, {}, *cpus, 1};
+  nlohmann::json rows = nlohmann::json::array();
+  std::map<std::string, std::map<std::int64_t, std::vector<double>>> by_class;
+  for (auto [a, b] : pairs) {
+    for (std::int64_t kib : p.integers("sizes_kib")) {
+      auto m = measure(a, b, static_cast<std::size_t>(kib) * 1024, p.integer("repeats"));
+      if (!m) return m.error();
+      double stay = median_of(m->stay_ns), move = median_of(m->move_ns);
+      double penalty = stay > 0 ? (move - stay) / stay * 100.0 : 0.0;
+      std::string cls = pair_class(topo, a, b);
+      by_class[cls][kib].push_back(penalty);
+      out.samples.push_back(penalty);
+      rows.push_back({{"a", a},
+                      {"b", b},
+                      {"class", cls},
+                      {"size_kib", kib},
+                      {"stay_ns", stay},
+                      {"move_ns", move},
+                      {"penalty_pct", penalty},
+                      {"ran_on_b", m->cpu_after_move == b}});
+    }
+  }
+  nlohmann::json classes = nlohmann::json::array();
+  for (const auto& [cls, sizes] : by_class) {
+    for (const auto& [kib, penalties] : sizes) {
+      classes.push_back({{"class", cls},
+                         {"size_kib", kib},
+                         {"pairs", penalties.size()},
+                         {"median_penalty_pct", median_of(penalties)}});
+    }
+  }
+  out.details = {{"rows", rows}, {"classes", classes}};
+  return out;
+}
+
+}  // namespace
+
+BenchmarkDef migration_benchmark() {
+  return {"migration",
+          "warm a working set on CPU a, move to b (sched_setaffinity), time the re-touch vs "
+          "staying on a; penalty % per pair and size (samples), medians per class",
+          {
+              {"cpus", ParamType::kCpuList, "", 0, 0, {}, 64, "CPUs; empty = all allowed"},
+              {"pairs",
+               ParamType::kString,
+               "first",
+               0,
+               0,
+               {"first", "all"},
+               64,
+               "first: first CPU -> each other CPU; all: every unordered pair (a < b)"},
+              {"sizes_kib",
+               ParamType::kIntList,
+               nlohmann::json::array({256, 1024, 4096, 16384}),
+               4,
+               1048576,
+               {},
+               32,
+               "working-set sizes in KiB"},
+              repeats_param(7),
+          },
+          run_migration};
+}
+
+}  // namespace topolab::bench

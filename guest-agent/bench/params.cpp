@@ -1,0 +1,195 @@
+#include "guest-agent/bench/params.hpp"
+
+#include <algorithm>
+
+namespace topolab::bench {
+namespace {
+
+constexpr int kMaxCpuId = 8191;  // the kernel's NR_CPUS ceiling on x86-64
+
+std::string bounds_text(const ParamSpec& s) {
+  return "[" + std::to_string(s.min) + ", " + std::to_string(s.max) + "]";
+}
+
+Result<nlohmann::json> check_int(const nlohmann::json& v, const ParamSpec& s,
+                                 const std::string& where) {
+  if (!v.is_number_integer()) {
+    return make_error(where + ": parameter '" + s.name + "' must be an integer, got " + v.dump());
+  }
+  std::int64_t x = v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX
+                       ? INT64_MAX
+                       : v.get<std::int64_t>();
+  if (x < s.min || x > s.max) {
+    return make_error(where + ": parameter '" + s.name + "' = " + v.dump() + " is outside " +
+                      bounds_text(s));
+  }
+  return nlohmann::json(x);
+}
+
+Result<nlohmann::json> check_cpu_list(const nlohmann::json& v, const ParamSpec& s,
+                                      const std::string& where) {
+  CpuList list;
+  if (v.is_string()) {
+    auto parsed = CpuList::parse(v.get<std::string>());
+    if (!parsed) return parsed.error().context(where + ": parameter '" + s.name + "'");
+    list = *parsed;
+  } else if (v.is_number_integer()) {
+    if (v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > kMaxCpuId) {
+      return make_error(where + ": parameter '" + s.name + "': CPU id " + v.dump() +
+                        " is outside [0, " + std::to_string(kMaxCpuId) + "]");
+    }
+    list = CpuList{v.get<int>()};
+  } else if (v.is_array()) {
+    std::vector<int> ids;
+    for (const auto& e : v) {
+      if (!e.is_number_integer() || e.get<std::int64_t>() < 0 ||
+          e.get<std::int64_t>() > kMaxCpuId) {
+        return make_error(where + ": parameter '" + s.name + "': bad CPU id " + e.dump());
+      }
+      ids.push_back(e.get<int>());
+    }
+    list = CpuList::from_vector(std::move(ids));
+  } else {
+    return make_error(where + ": parameter '" + s.name +
+                      "' must be a CPU list string or an array of CPU ids, got " + v.dump());
+  }
+  if (!list.empty() && list.last() > kMaxCpuId) {
+    return make_error(where + ": parameter '" + s.name + "': CPU id " +
+                      std::to_string(list.last()) + " is outside [0, " + std::to_string(kMaxCpuId) +
+                      "]");
+  }
+  return nlohmann::json(list.to_string());
+}
+
+Result<nlohmann::json> check_value(const nlohmann::json& v, const ParamSpec& s,
+                                   const std::string& where) {
+  switch (s.type) {
+    case ParamType::kInt:
+      return check_int(v, s, where);
+    case ParamType::kNumber: {
+      if (!v.is_number()) {
+        return make_error(where + ": parameter '" + s.name + "' must be a number, got " + v.dump());
+      }
+      double x = v.get<double>();
+      if (!(x >= static_cast<double>(s.min) && x <= static_cast<double>(s.max))) {
+        return make_error(where + ": parameter '" + s.name + "' = " + v.dump() + " is outside " +
+                          bounds_text(s));
+      }
+      return nlohmann::json(x);
+    }
+    case ParamType::kBool:
+      if (!v.is_boolean()) {
+        return make_error(where + ": parameter '" + s.name + "' must be true or false, got " +
+                          v.dump());
+      }
+      return v;
+    case ParamType::kString: {
+      if (!v.is_string()) {
+        return make_error(where + ": parameter '" + s.name + "' must be a string, got " + v.dump());
+      }
+      const auto& text = v.get_ref<const std::string&>();
+      if (text.size() > 4096) {
+        return make_error(where + ": parameter '" + s.name + "' is longer than 4096 bytes");
+      }
+      if (!s.choices.empty() &&
+          std::find(s.choices.begin(), s.choices.end(), text) == s.choices.end()) {
+        std::string all;
+        for (const auto& c : s.choices) all += (all.empty() ? "" : "|") + c;
+        return make_error(where + ": parameter '" + s.name + "' = '" + text + "' is not one of " +
+                          all);
+      }
+      return v;
+    }
+    case ParamType::kIntList: {
+      nlohmann::json list = v.is_array() ? v : nlohmann::json::array({v});
+      if (list.empty() || list.size() > s.max_items) {
+        return make_error(where + ": parameter '" + s.name + "' needs 1.." +
+                          std::to_string(s.max_items) + " items, got " +
+                          std::to_string(list.size()));
+      }
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& e : list) {
+        auto item = check_int(e, s, where);
+        if (!item) return item.error();
+        out.push_back(*item);
+      }
+      return out;
+    }
+    case ParamType::kCpuList:
+      return check_cpu_list(v, s, where);
+  }
+  return make_error(where + ": parameter '" + s.name + "' has an unknown type");
+}
+
+}  // namespace
+
+const char* to_string(ParamType type) {
+  switch (type) {
+    case ParamType::kInt:
+      return "integer";
+    case ParamType::kNumber:
+      return "number";
+    case ParamType::kBool:
+      return "bool";
+    case ParamType::kString:
+      return "string";
+    case ParamType::kIntList:
+      return "integer list";
+    case ParamType::kCpuList:
+      return "CPU list";
+  }
+  return "?";
+}
+
+Result<Params> validate_params(const nlohmann::json& given, const std::vector<ParamSpec>& specs,
+                               const std::string& where) {
+  if (!given.is_null() && !given.is_object()) {
+    return make_error(where + ": parameters must be a JSON object, got " + given.dump());
+  }
+  if (given.is_object()) {
+    for (const auto& [key, value] : given.items()) {
+      bool known = std::any_of(specs.begin(), specs.end(),
+                               [&](const ParamSpec& s) { return s.name == key; });
+      if (known) continue;
+      std::string names;
+      for (const auto& s : specs) names += (names.empty() ? "" : ", ") + s.name;
+      return make_error(where + ": unknown parameter '" + key + "' (known: " + names + ")");
+    }
+  }
+  nlohmann::json effective = nlohmann::json::object();
+  for (const auto& s : specs) {
+    bool present = given.is_object() && given.contains(s.name);
+    const nlohmann::json& v = present ? given.at(s.name) : s.default_value;
+    auto checked = check_value(v, s, where);
+    if (!checked) return checked.error();
+    effective[s.name] = *checked;
+  }
+  return Params(std::move(effective));
+}
+
+std::int64_t Params::integer(const std::string& name) const {
+  return values_.at(name).get<std::int64_t>();
+}
+double Params::number(const std::string& name) const { return values_.at(name).get<double>(); }
+bool Params::boolean(const std::string& name) const { return values_.at(name).get<bool>(); }
+std::string Params::string(const std::string& name) const {
+  return values_.at(name).get<std::string>();
+}
+std::vector<std::int64_t> Params::integers(const std::string& name) const {
+  return values_.at(name).get<std::vector<std::int64_t>>();
+}
+CpuList Params::cpus(const std::string& name) const {
+  auto parsed = CpuList::parse(values_.at(name).get<std::string>());
+  return parsed ? *parsed : CpuList{};  // validated already
+}
+
+nlohmann::json parse_cli_value(const std::string& text) {
+  auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || parsed.is_object() || parsed.is_null()) {
+    return nlohmann::json(text);
+  }
+  // "0-3" is not JSON; "7" is (a single CPU or a count): both work for CPU lists.
+  return parsed;
+}
+
+}  // namespace topolab::bench

@@ -1,0 +1,40 @@
+#pragma once
+// How the agent reaches the host: a virtio-serial port (the guest's normal case) or a listening
+// UNIX socket (host-local runs and tests). Sessions: wait_for_host() returns when a host is
+// there; read_some() reports kHangup when it leaves; the agent then waits again.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/result.hpp"
+
+namespace topolab::agent {
+
+enum class ReadStatus { kData, kTimeout, kHangup };
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  // Blocks until a host is connected. virtio-serial: while the port reports HUP (no host),
+  // backs off 100 ms -> 1 s and polls again, never exits or spins. UNIX: accepts one client.
+  virtual Result<void> wait_for_host() = 0;
+  // Appends what arrived within timeout_ms to out.
+  virtual Result<ReadStatus> read_some(std::string& out, int timeout_ms) = 0;
+  virtual Result<void> write_all(std::string_view bytes) = 0;
+  virtual void end_session() = 0;
+  virtual std::string describe() const = 0;
+};
+
+// /sys/class/virtio-ports/*/name == name -> /dev/<vportNpM>; else /dev/virtio-ports/NAME.
+Result<std::filesystem::path> find_virtio_port(const std::string& name,
+                                               const std::filesystem::path& sys_root = "/sys",
+                                               const std::filesystem::path& dev_root = "/dev");
+// Waits (backing off, bounded per try) until the named port exists, then opens it.
+Result<std::unique_ptr<Transport>> open_virtio_port_by_name(const std::string& name);
+// Opens a character device (virtio-serial port); retries while another opener holds it.
+Result<std::unique_ptr<Transport>> open_virtio_port(const std::filesystem::path& device);
+// Listens on a UNIX socket (mode 0600); a stale socket file at path is replaced.
+Result<std::unique_ptr<Transport>> listen_unix(const std::filesystem::path& path);
+
+}  // namespace topolab::agent

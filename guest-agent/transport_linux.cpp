@@ -1,0 +1,232 @@
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+#include "common/file_io.hpp"
+#include "guest-agent/transport.hpp"
+
+namespace topolab::agent {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+namespace {
+
+constexpr milliseconds kMinBackoff{100};
+constexpr milliseconds kMaxBackoff{1000};
+
+std::string errno_text() { return std::strerror(errno); }
+
+Result<void> write_fd(int fd, std::string_view bytes, bool is_socket) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = is_socket ? ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL)
+                          : ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return make_error("write: " + errno_text());
+    done += static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
+class VirtioPortTransport : public Transport {
+ public:
+  VirtioPortTransport(int fd, fs::path path) : fd_(fd), path_(std::move(path)) {}
+  ~VirtioPortTransport() override { ::close(fd_); }
+
+  Result<void> wait_for_host() override {
+    milliseconds backoff = kMinBackoff;
+    for (;;) {
+      pollfd p{fd_, POLLOUT, 0};
+      int rc = ::poll(&p, 1, static_cast<int>(kMaxBackoff.count()));
+      if (rc < 0 && errno != EINTR)
+        return make_error("poll " + path_.string() + ": " + errno_text());
+      if (rc > 0 && !(p.revents & (POLLHUP | POLLERR | POLLNVAL))) return {};
+      if (rc > 0 && (p.revents & POLLNVAL)) return make_error(path_.string() + ": invalid fd");
+      // No host on the other end: the port reports HUP at once, so sleep instead of spinning.
+      if (rc > 0) {
+        std::this_thread::sleep_for(backoff);
+        backoff = std::min(backoff * 2, kMaxBackoff);
+      }
+    }
+  }
+
+  Result<ReadStatus> read_some(std::string& out, int timeout_ms) override {
+    pollfd p{fd_, POLLIN, 0};
+    int rc = ::poll(&p, 1, timeout_ms);
+    if (rc < 0) {
+      if (errno == EINTR) return ReadStatus::kTimeout;
+      return make_error("poll " + path_.string() + ": " + errno_text());
+    }
+    if (rc == 0) return ReadStatus::kTimeout;
+    if (p.revents & POLLIN) {
+      char buf[65536];
+      ssize_t n = ::read(fd_, buf, sizeof(buf));
+      if (n > 0) {
+        out.append(buf, static_cast<std::size_t>(n));
+        return ReadStatus::kData;
+      }
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) return ReadStatus::kTimeout;
+      return ReadStatus::kHangup;  // 0: the host side is not connected
+    }
+    return ReadStatus::kHangup;
+  }
+
+  Result<void> write_all(std::string_view bytes) override { return write_fd(fd_, bytes, false); }
+  void end_session() override {}
+  std::string describe() const override { return "virtio-serial port " + path_.string(); }
+
+ private:
+  int fd_;
+  fs::path path_;
+};
+
+class UnixSocketTransport : public Transport {
+ public:
+  UnixSocketTransport(int listen_fd, fs::path path)
+      : listen_fd_(listen_fd), path_(std::move(path)) {}
+  ~UnixSocketTransport() override {
+    end_session();
+    ::close(listen_fd_);
+    ::unlink(path_.c_str());
+  }
+
+  Result<void> wait_for_host() override {
+    end_session();
+    for (;;) {
+      int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0) {
+        client_ = fd;
+        return {};
+      }
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return make_error("accept on " + path_.string() + ": " + errno_text());
+    }
+  }
+
+  Result<ReadStatus> read_some(std::string& out, int timeout_ms) override {
+    if (client_ < 0) return ReadStatus::kHangup;
+    pollfd p{client_, POLLIN, 0};
+    int rc = ::poll(&p, 1, timeout_ms);
+    if (rc < 0) {
+      if (errno == EINTR) return ReadStatus::kTimeout;
+      return make_error("poll: " + errno_text());
+    }
+    if (rc == 0) return ReadStatus::kTimeout;
+    char buf[65536];
+    ssize_t n = ::read(client_, buf, sizeof(buf));
+    if (n > 0) {
+      out.append(buf, static_cast<std::size_t>(n));
+      return ReadStatus::kData;
+    }
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return ReadStatus::kTimeout;
+    return ReadStatus::kHangup;
+  }
+
+  Result<void> write_all(std::string_view bytes) override {
+    if (client_ < 0) return make_error("no host connected");
+    return write_fd(client_, bytes, true);
+  }
+
+  void end_session() override {
+    if (client_ >= 0) ::close(client_);
+    client_ = -1;
+  }
+  std::string describe() const override { return "UNIX socket " + path_.string(); }
+
+ private:
+  int listen_fd_;
+  int client_ = -1;
+  fs::path path_;
+};
+
+}  // namespace
+
+Result<fs::path> find_virtio_port(const std::string& name, const fs::path& sys_root,
+                                  const fs::path& dev_root) {
+  std::error_code ec;
+  const fs::path ports = sys_root / "class/virtio-ports";
+  for (const auto& e : fs::directory_iterator(ports, ec)) {
+    auto port_name = read_attribute(e.path() / "name");
+    if (port_name && *port_name == name) return dev_root / e.path().filename();
+  }
+  const fs::path by_name = dev_root / "virtio-ports" / name;
+  if (fs::exists(by_name, ec)) return by_name;
+  return make_error("no virtio-serial port named '" + name + "' in " + ports.string() + " or " +
+                    (dev_root / "virtio-ports").string());
+}
+
+Result<std::unique_ptr<Transport>> open_virtio_port(const fs::path& device) {
+  milliseconds backoff = kMinBackoff;
+  for (;;) {
+    int fd = ::open(device.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY);
+    if (fd >= 0) return std::unique_ptr<Transport>(new VirtioPortTransport(fd, device));
+    if (errno != EBUSY) return make_error("open " + device.string() + ": " + errno_text());
+    // Only one opener at a time: wait for the other one to let go.
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, kMaxBackoff);
+  }
+}
+
+Result<std::unique_ptr<Transport>> open_virtio_port_by_name(const std::string& name) {
+  milliseconds backoff = kMinBackoff;
+  bool reported = false;
+  for (;;) {
+    auto path = find_virtio_port(name);
+    if (path) {
+      // devtmpfs creates the node asynchronously after the port appears in sysfs.
+      std::error_code ec;
+      if (fs::exists(*path, ec)) return open_virtio_port(*path);
+    } else if (!reported) {
+      std::cerr << "topolab-agent: " << path.error().message << "; waiting for it\n";
+      reported = true;
+    }
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, kMaxBackoff);
+  }
+}
+
+Result<std::unique_ptr<Transport>> listen_unix(const fs::path& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string p = path.string();
+  if (p.empty() || p.size() >= sizeof(addr.sun_path)) {
+    return make_error("UNIX socket path '" + p + "' is empty or longer than " +
+                      std::to_string(sizeof(addr.sun_path) - 1) + " bytes");
+  }
+  std::memcpy(addr.sun_path, p.c_str(), p.size() + 1);
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) == 0) {
+    if (!S_ISSOCK(st.st_mode))
+      return make_error(p + " exists and is not a socket; not replacing it");
+    ::unlink(p.c_str());
+  }
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return make_error("socket: " + errno_text());
+  const mode_t old_mask = ::umask(0077);  // the socket is created 0600
+  int rc = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  const int bind_errno = errno;
+  ::umask(old_mask);
+  if (rc != 0) {
+    ::close(fd);
+    return make_error("bind " + p + ": " + std::strerror(bind_errno));
+  }
+  ::chmod(p.c_str(), 0600);
+  if (::listen(fd, 4) != 0) {
+    ::close(fd);
+    return make_error("listen " + p + ": " + errno_text());
+  }
+  return std::unique_ptr<Transport>(new UnixSocketTransport(fd, path));
+}
+
+}  // namespace topolab::agent

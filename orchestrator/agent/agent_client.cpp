@@ -1,0 +1,294 @@
+#include "orchestrator/agent/agent_client.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <thread>
+
+namespace topolab {
+
+namespace proto = protocol;
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+namespace {
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+int remaining_ms(std::chrono::steady_clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
+  if (left.count() <= 0) return 0;
+  return static_cast<int>(std::min<long long>(left.count(), 1 << 30));
+}
+
+// One connect attempt; -1 and errno on failure.
+int try_connect(const std::filesystem::path& socket_path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string p = socket_path.string();
+  if (p.size() >= sizeof(addr.sun_path)) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  std::memcpy(addr.sun_path, p.c_str(), p.size() + 1);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    int err = errno;
+    ::close(fd);
+    errno = err;
+    return -1;
+  }
+  int flags = ::fcntl(fd, F_GETFL);
+  ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  return fd;
+}
+
+}  // namespace
+
+AgentClient::~AgentClient() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<std::unique_ptr<AgentClient>> AgentClient::connect_unix(const std::filesystem::path& socket,
+                                                               milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  int fd = -1;
+  int last_errno = 0;
+  for (;;) {
+    fd = try_connect(socket);
+    if (fd >= 0) break;
+    last_errno = errno;
+    if (last_errno == ENAMETOOLONG) {
+      return make_error("agent socket " + socket.string() + ": path too long for a UNIX socket");
+    }
+    if (Clock::now() >= deadline) {
+      return make_error("agent socket " + socket.string() + ": cannot connect within " +
+                        std::to_string(timeout.count()) + " ms: " + errno_text(last_errno));
+    }
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  std::unique_ptr<AgentClient> client(new AgentClient(fd));
+  auto synced = client->resync(std::chrono::duration_cast<milliseconds>(
+      std::max(deadline - Clock::now(), Clock::duration(milliseconds(1)))));
+  if (!synced) return synced.error().context("agent socket " + socket.string());
+  return client;
+}
+
+void AgentClient::log(std::string_view prefix, std::string_view line) {
+  if (transcript_ == nullptr) return;
+  constexpr std::size_t kMaxLogged = 64 * 1024;
+  *transcript_ << prefix << line.substr(0, kMaxLogged);
+  if (line.size() > kMaxLogged) *transcript_ << " [... " << line.size() << " bytes]";
+  *transcript_ << '\n';
+  transcript_->flush();
+}
+
+void AgentClient::skip(const std::string& reason) {
+  ++skipped_lines_;
+  last_skip_reason_ = reason;
+}
+
+Result<void> AgentClient::send_bytes(const std::string& bytes, Clock::time_point deadline) {
+  if (closed_) return make_error("agent connection is closed");
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd p{fd_, POLLOUT, 0};
+      int ms = remaining_ms(deadline);
+      if (ms == 0) return make_error("timed out writing to the agent (it is not reading)");
+      if (::poll(&p, 1, ms) < 0 && errno != EINTR) {
+        return make_error("poll on agent socket: " + errno_text(errno));
+      }
+      continue;
+    }
+    closed_ = true;
+    return make_error("writing to the agent: " + errno_text(errno));
+  }
+  return {};
+}
+
+Result<void> AgentClient::send_message(const json& message) {
+  std::string line = proto::encode(message);
+  log("> ", std::string_view(line).substr(0, line.size() - 1));
+  return send_bytes(line, Clock::now() + kWriteTimeout);
+}
+
+void AgentClient::record_hello(const proto::Message& m) {
+  auto hello = proto::parse_hello(m);
+  if (!hello) {
+    hello_error_ = hello.error();
+    return;
+  }
+  hello_ = m.body;
+  hello_error_.reset();
+}
+
+Result<proto::Message> AgentClient::read_message(Clock::time_point deadline,
+                                                 const std::string& waiting) {
+  for (;;) {
+    while (auto ev = reader_.next()) {
+      if (ev->kind == proto::LineReader::Kind::kOversized) {
+        log("< ", "[oversized line dropped after " + std::to_string(ev->dropped) + " bytes]");
+        skip("oversized line (> " + std::to_string(proto::kMaxLineBytes) + " bytes)");
+        continue;
+      }
+      if (ev->kind != proto::LineReader::Kind::kLine) continue;
+      log("< ", ev->line);
+      auto msg = proto::decode(ev->line);
+      if (!msg) {
+        skip(msg.error().message);
+        continue;
+      }
+      if (msg->type == proto::type::kHello) record_hello(*msg);
+      return msg;
+    }
+    if (closed_) return make_error("agent closed the connection while waiting for " + waiting);
+    int ms = remaining_ms(deadline);
+    if (ms == 0) {
+      std::string text = "timed out waiting for " + waiting;
+      if (skipped_lines_ > 0) {
+        text += " (" + std::to_string(skipped_lines_) +
+                " unreadable lines skipped, last: " + last_skip_reason_ + ")";
+      }
+      return make_error(text);
+    }
+    pollfd p{fd_, POLLIN, 0};
+    int rc = ::poll(&p, 1, ms);
+    if (rc < 0) {
+      if (errno == EINTR) continue;
+      return make_error("poll on agent socket: " + errno_text(errno));
+    }
+    if (rc == 0) continue;
+    char buf[65536];
+    ssize_t n = ::read(fd_, buf, sizeof(buf));
+    if (n > 0) {
+      reader_.feed(std::string_view(buf, static_cast<std::size_t>(n)));
+    } else if (n == 0) {
+      closed_ = true;
+    } else if (errno != EINTR && errno != EAGAIN) {
+      closed_ = true;
+      return make_error("reading from the agent: " + errno_text(errno));
+    }
+  }
+}
+
+Result<void> AgentClient::resync(milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  // The agent may not be running yet (guest still booting), and bytes sent before it opened its
+  // port can be lost: resend with a fresh id every second and accept any id we sent.
+  // QEMU keeps what we send until the guest opens its port, so every request may be answered
+  // later: back off (1 s -> 8 s) to keep that flood small; late replies are ignored silently.
+  milliseconds resend_every{1000};
+  std::set<std::uint64_t> sent;
+  reader_.reset();
+  while (Clock::now() < deadline) {
+    const std::uint64_t id = next_id_++;
+    sent.insert(id);
+    sync_ids_.insert(id);
+    std::string bytes = proto::sync_request_bytes(id);
+    log("> ", "\\xff" + bytes.substr(1, bytes.size() - 2));
+    TL_TRY(send_bytes(bytes, std::min(deadline, Clock::now() + kWriteTimeout)));
+    const auto resend_at = std::min(deadline, Clock::now() + resend_every);
+    resend_every = std::min(resend_every * 2, milliseconds(8000));
+    for (;;) {
+      auto msg = read_message(resend_at, "the agent's sync reply");
+      if (!msg) {
+        if (closed_) return msg.error();
+        break;  // resend time
+      }
+      if (msg->type == proto::type::kSync && msg->id && sent.count(*msg->id)) return {};
+      if (msg->type != proto::type::kHello) skip("discarded before sync: '" + msg->type + "'");
+    }
+  }
+  return make_error("no sync reply from the agent within " + std::to_string(timeout.count()) +
+                    " ms (" + std::to_string(sent.size()) + " sync requests sent)");
+}
+
+Result<json> AgentClient::wait_hello(milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  for (;;) {
+    if (hello_) return *hello_;
+    if (hello_error_) return hello_error_->context("agent hello");
+    auto msg = read_message(deadline, "the agent's hello");
+    if (!msg) return msg.error();
+    const bool late_sync = msg->type == proto::type::kSync && msg->id && sync_ids_.count(*msg->id);
+    if (msg->type != proto::type::kHello && !late_sync) {
+      skip("unexpected '" + msg->type + "' before hello");
+    }
+  }
+}
+
+Result<proto::Message> AgentClient::wait_reply(std::uint64_t id, std::string_view expected_type,
+                                               milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  const std::string waiting =
+      "'" + std::string(expected_type) + "' reply to request " + std::to_string(id);
+  for (;;) {
+    auto msg = read_message(deadline, waiting);
+    if (!msg) return msg.error();
+    if (!msg->id || *msg->id != id) {
+      const bool late_sync =
+          msg->type == proto::type::kSync && msg->id && sync_ids_.count(*msg->id);
+      if (msg->type != proto::type::kHello && !late_sync) {
+        skip("'" + msg->type + "' message not for request " + std::to_string(id));
+      }
+      continue;
+    }
+    if (msg->type == proto::type::kError) {
+      auto text = proto::parse_error(*msg);
+      return make_error("agent error for request " + std::to_string(id) + ": " +
+                        (text ? *text : text.error().message));
+    }
+    if (msg->type != expected_type) {
+      return make_error("agent answered request " + std::to_string(id) + " with '" + msg->type +
+                        "', expected '" + std::string(expected_type) + "'");
+    }
+    return msg;
+  }
+}
+
+Result<json> AgentClient::run(const std::string& benchmark, const json& params,
+                              milliseconds timeout) {
+  const std::uint64_t id = next_id_++;
+  TL_TRY(send_message(proto::run_message(id, benchmark, params)));
+  auto reply = wait_reply(id, proto::type::kResult, timeout);
+  if (!reply) return reply.error().context("run " + benchmark);
+  auto result = proto::parse_result(*reply);
+  if (!result) return result.error().context("run " + benchmark);
+  return *result;
+}
+
+Result<void> AgentClient::send_placement(const json& vcpus) {
+  return send_message(proto::placement_message(vcpus));
+}
+
+Result<void> AgentClient::ping(milliseconds timeout) {
+  const std::uint64_t id = next_id_++;
+  TL_TRY(send_message(proto::ping_message(id)));
+  auto reply = wait_reply(id, proto::type::kPong, timeout);
+  if (!reply) return reply.error();
+  return {};
+}
+
+Result<void> AgentClient::shutdown() {
+  const std::uint64_t id = next_id_++;
+  TL_TRY(send_message(proto::shutdown_message(id)));
+  auto reply = wait_reply(id, proto::type::kAck, kShutdownTimeout);
+  if (!reply) return reply.error();
+  return {};
+}
+
+}  // namespace topolab

@@ -1,0 +1,83 @@
+#pragma once
+// Host side of the agent protocol over a UNIX socket: libvirt's virtio-serial channel socket,
+// QEMU's chardev socket, or `topolab-agent --unix PATH`. Everything the guest sends is
+// untrusted: lines are bounded (protocol::kMaxLineBytes), every wait has a deadline, and
+// unreadable lines are skipped (and counted), never trusted.
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+
+#include "common/result.hpp"
+#include "protocol/protocol.hpp"
+
+namespace topolab {
+
+class AgentClient {
+ public:
+  // Connects (retrying until the socket accepts, within timeout) and resyncs: sends
+  // 0xFF + {"type":"sync","id":N} and discards every line until the agent echoes that sync.
+  // A hello seen while discarding is kept for wait_hello().
+  static Result<std::unique_ptr<AgentClient>> connect_unix(const std::filesystem::path& socket,
+                                                           std::chrono::milliseconds timeout);
+  ~AgentClient();
+  AgentClient(const AgentClient&) = delete;
+  AgentClient& operator=(const AgentClient&) = delete;
+
+  // The agent's hello (validated: protocol version, field types). Returns the stored one if it
+  // has already arrived.
+  Result<nlohmann::json> wait_hello(std::chrono::milliseconds timeout);
+  // Runs one benchmark; returns the "result" object of the agent's reply.
+  Result<nlohmann::json> run(const std::string& benchmark, const nlohmann::json& params,
+                             std::chrono::milliseconds timeout);
+  // Tells the agent which host CPUs back each vCPU ([{"vcpu":0,"host_cpus":"8"}, ...]);
+  // later results carry it in environment.placement. No reply.
+  Result<void> send_placement(const nlohmann::json& vcpus);
+  Result<void> ping(std::chrono::milliseconds timeout);
+  // Asks the agent to stop (as PID 1 it powers the guest off) and waits for its ack (bounded).
+  Result<void> shutdown();
+  // Every line sent/received, prefixed "> " / "< " (nullptr: none).
+  void set_transcript(std::ostream* out) { transcript_ = out; }
+
+  // Discards input until the agent answers a fresh sync; also used by connect_unix.
+  Result<void> resync(std::chrono::milliseconds timeout);
+  // Lines skipped because they were not valid protocol messages (garbage, oversized, stale).
+  std::uint64_t skipped_lines() const { return skipped_lines_; }
+  const std::string& last_skip_reason() const { return last_skip_reason_; }
+
+  static constexpr std::chrono::milliseconds kWriteTimeout{5000};
+  static constexpr std::chrono::milliseconds kShutdownTimeout{10000};
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  explicit AgentClient(int fd) : fd_(fd) {}
+
+  Result<void> send_bytes(const std::string& bytes, Clock::time_point deadline);
+  Result<void> send_message(const nlohmann::json& message);
+  // The next decodable message before deadline; hellos are recorded on the way.
+  Result<protocol::Message> read_message(Clock::time_point deadline, const std::string& waiting);
+  // The reply to request id (any type in the reply set); error replies become errors.
+  Result<protocol::Message> wait_reply(std::uint64_t id, std::string_view expected_type,
+                                       std::chrono::milliseconds timeout);
+  void record_hello(const protocol::Message& m);
+  void skip(const std::string& reason);
+  void log(std::string_view prefix, std::string_view line);
+
+  int fd_ = -1;
+  std::uint64_t next_id_ = 1;
+  protocol::LineReader reader_{protocol::kMaxLineBytes, /*honour_sync_byte=*/false};
+  std::set<std::uint64_t> sync_ids_;  // every sync id sent: late replies are not garbage
+  std::optional<nlohmann::json> hello_;
+  std::optional<Error> hello_error_;
+  std::ostream* transcript_ = nullptr;
+  std::uint64_t skipped_lines_ = 0;
+  std::string last_skip_reason_;
+  bool closed_ = false;
+};
+
+}  // namespace topolab

@@ -1,0 +1,250 @@
+#include "orchestrator/domain/domain_sections.hpp"
+
+#include <cstring>
+#include <vector>
+
+namespace topolab::domain {
+namespace {
+
+const std::vector<std::string>& canonical_order() {
+  static const std::vector<std::string> order = {"name",
+                                                 "uuid",
+                                                 "genid",
+                                                 "title",
+                                                 "description",
+                                                 "metadata",
+                                                 "maxMemory",
+                                                 "memory",
+                                                 "currentMemory",
+                                                 "blkiotune",
+                                                 "memtune",
+                                                 "memoryBacking",
+                                                 "vcpu",
+                                                 "vcpus",
+                                                 "iothreads",
+                                                 "iothreadids",
+                                                 "defaultiothread",
+                                                 "cputune",
+                                                 "numatune",
+                                                 "resource",
+                                                 "sysinfo",
+                                                 "bootloader",
+                                                 "bootloader_args",
+                                                 "os",
+                                                 "idmap",
+                                                 "features",
+                                                 "cpu",
+                                                 "clock",
+                                                 "on_poweroff",
+                                                 "on_reboot",
+                                                 "on_crash",
+                                                 "on_lockfailure",
+                                                 "pm",
+                                                 "perf",
+                                                 "devices",
+                                                 "seclabel",
+                                                 "keywrap",
+                                                 "launchSecurity"};
+  return order;
+}
+
+int rank(const char* name) {
+  const auto& o = canonical_order();
+  for (std::size_t i = 0; i < o.size(); ++i) {
+    if (o[i] == name) return static_cast<int>(i);
+  }
+  return static_cast<int>(o.size());
+}
+
+void set_text(pugi::xml_node n, const std::string& text) {
+  n.remove_children();
+  n.append_child(pugi::node_pcdata).set_value(text.c_str());
+}
+
+void set_attr(pugi::xml_node n, const char* name, const std::string& value) {
+  auto a = n.attribute(name);
+  if (!a) a = n.append_attribute(name);
+  a.set_value(value.c_str());
+}
+
+int existing_iothreads(pugi::xml_node domain) {
+  auto n = domain.child("iothreads");
+  return n ? n.text().as_int(0) : 0;
+}
+
+void write_cputune(pugi::xml_node domain, const Layout& l, const PlacementPlan& plan) {
+  auto tune = domain.child("cputune");
+  if (tune) {
+    // Keep the user's shares/period/quota/scheduler settings; replace only the pins.
+    for (const char* pin : {"vcpupin", "emulatorpin", "iothreadpin"}) {
+      while (auto old = tune.child(pin)) tune.remove_child(old);
+    }
+  } else {
+    tune = ensure_child(domain, "cputune");
+  }
+  if (plan.pinned) {
+    for (const auto& v : plan.vcpus) {
+      auto pin = tune.append_child("vcpupin");
+      set_attr(pin, "vcpu", std::to_string(v.vcpu));
+      set_attr(pin, "cpuset", v.host_cpus.to_string());
+    }
+  }
+  if (!plan.emulator_cpus.empty()) {
+    set_attr(tune.append_child("emulatorpin"), "cpuset", plan.emulator_cpus.to_string());
+  }
+  const int iothreads = l.iothreads > 0 ? l.iothreads : existing_iothreads(domain);
+  const CpuList io = plan.iothread_cpus.empty() ? plan.emulator_cpus : plan.iothread_cpus;
+  if (!io.empty()) {
+    for (int i = 1; i <= iothreads; ++i) {
+      auto pin = tune.append_child("iothreadpin");
+      set_attr(pin, "iothread", std::to_string(i));
+      set_attr(pin, "cpuset", io.to_string());
+    }
+  }
+  if (!tune.first_child()) domain.remove_child(tune);
+}
+
+// Cell sizes in KiB; with hugepages every cell is a whole number of pages.
+std::vector<std::uint64_t> cell_sizes_kib(const Layout& l) {
+  const std::uint64_t unit = l.hugepage_kib ? l.hugepage_kib : 1024;
+  const std::uint64_t units = l.memory_mib * 1024 / unit;
+  const auto g = static_cast<std::uint64_t>(l.l3_groups);
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t i = 0; i < g; ++i) {
+    std::uint64_t u = units / g + (i < units % g ? 1 : 0);
+    out.push_back(u * unit);
+  }
+  return out;
+}
+
+void write_cpu(pugi::xml_node domain, const Layout& l, const PlacementPlan& plan,
+               const CpuModelChoice& choice) {
+  auto cpu = replace_child(domain, "cpu");
+  set_attr(cpu, "mode", choice.mode);
+  if (choice.mode == "custom") {
+    set_attr(cpu, "match", "exact");
+    auto model = cpu.append_child("model");
+    set_attr(model, "fallback", "forbid");
+    set_text(model, choice.model);
+  } else {
+    set_attr(cpu, "check", "none");
+  }
+  const auto& t = plan.topology;
+  auto topo = cpu.append_child("topology");
+  set_attr(topo, "sockets", std::to_string(t.sockets));
+  set_attr(topo, "dies", std::to_string(t.dies));
+  set_attr(topo, "cores", std::to_string(t.cores));
+  set_attr(topo, "threads", std::to_string(t.threads));
+  if (!choice.cache_mode.empty()) {
+    auto cache = cpu.append_child("cache");
+    if (choice.cache_mode == "emulate" || choice.cache_mode == "disable") {
+      set_attr(cache, "level", "3");
+    }
+    set_attr(cache, "mode", choice.cache_mode);
+  }
+  for (const auto& f : choice.require) {
+    auto feat = cpu.append_child("feature");
+    set_attr(feat, "policy", "require");
+    set_attr(feat, "name", f);
+  }
+  for (const auto& f : choice.disable) {
+    auto feat = cpu.append_child("feature");
+    set_attr(feat, "policy", "disable");
+    set_attr(feat, "name", f);
+  }
+  if (l.expose == Exposure::kNuma) {
+    auto numa = cpu.append_child("numa");
+    auto sizes = cell_sizes_kib(l);
+    const int per_group = l.cores_per_group * l.threads_per_core;
+    for (int g = 0; g < l.l3_groups; ++g) {
+      auto cell = numa.append_child("cell");
+      set_attr(cell, "id", std::to_string(g));
+      set_attr(cell, "cpus", CpuList::range(g * per_group, (g + 1) * per_group - 1).to_string());
+      set_attr(cell, "memory", std::to_string(sizes[static_cast<std::size_t>(g)]));
+      set_attr(cell, "unit", "KiB");
+    }
+  }
+}
+
+void write_numatune(pugi::xml_node domain, const Layout& l, const PlacementPlan& plan) {
+  if (plan.memory_nodes.empty()) {
+    if (auto old = domain.child("numatune")) domain.remove_child(old);
+    return;
+  }
+  auto tune = replace_child(domain, "numatune");
+  auto mem = tune.append_child("memory");
+  set_attr(mem, "mode", plan.memory_strict ? "strict" : "preferred");
+  set_attr(mem, "nodeset", plan.memory_nodes.to_string());
+  if (l.expose == Exposure::kNuma) {
+    for (const auto& g : plan.groups) {
+      if (g.host_node < 0) continue;
+      auto node = tune.append_child("memnode");
+      set_attr(node, "cellid", std::to_string(g.group));
+      set_attr(node, "mode", plan.memory_strict ? "strict" : "preferred");
+      set_attr(node, "nodeset", std::to_string(g.host_node));
+    }
+  }
+}
+
+void write_memory_backing(pugi::xml_node domain, const Layout& l) {
+  auto mb = replace_child(domain, "memoryBacking");
+  if (l.hugepage_kib) {
+    auto page = mb.append_child("hugepages").append_child("page");
+    set_attr(page, "size", std::to_string(l.hugepage_kib));
+    set_attr(page, "unit", "KiB");
+  }
+  if (l.hugepages_locked) mb.append_child("locked");
+}
+
+}  // namespace
+
+pugi::xml_node ensure_child(pugi::xml_node domain, const char* name) {
+  if (auto n = domain.child(name)) return n;
+  const int r = rank(name);
+  for (auto c = domain.first_child(); c; c = c.next_sibling()) {
+    if (c.type() == pugi::node_element && rank(c.name()) > r) {
+      return domain.insert_child_before(name, c);
+    }
+  }
+  return domain.append_child(name);
+}
+
+pugi::xml_node replace_child(pugi::xml_node domain, const char* name) {
+  auto old = domain.child(name);
+  if (!old) return ensure_child(domain, name);
+  auto fresh = domain.insert_child_before(name, old);
+  domain.remove_child(old);
+  return fresh;
+}
+
+SectionOptions sections_asked_by(const Layout& l) {
+  return {l.hugepage_kib != 0 || l.hugepages_locked, l.iothreads > 0};
+}
+
+Result<void> write_cpu_sections(pugi::xml_node domain, const Layout& l, const PlacementPlan& plan,
+                                const CpuModelChoice& choice, const SectionOptions& opts) {
+  if (static_cast<int>(plan.vcpus.size()) != l.vcpu_count() ||
+      plan.topology.vcpus() != l.vcpu_count()) {
+    return make_error("placement plan has " + std::to_string(plan.vcpus.size()) +
+                      " vCPUs and topology product " + std::to_string(plan.topology.vcpus()) +
+                      ", layout '" + l.name + "' has " + std::to_string(l.vcpu_count()) +
+                      " (expected a plan made for this layout)");
+  }
+  auto vcpu = replace_child(domain, "vcpu");
+  set_attr(vcpu, "placement", "static");
+  if (!plan.pinned && !plan.vcpus.empty()) {
+    set_attr(vcpu, "cpuset", plan.vcpus.front().host_cpus.to_string());
+  }
+  set_text(vcpu, std::to_string(l.vcpu_count()));
+  if (opts.iothreads) {
+    auto io = replace_child(domain, "iothreads");
+    set_text(io, std::to_string(l.iothreads));
+  }
+  if (opts.memory_backing) write_memory_backing(domain, l);
+  write_cputune(domain, l, plan);
+  write_numatune(domain, l, plan);
+  write_cpu(domain, l, plan, choice);
+  return {};
+}
+
+}  // namespace topolab::domain

@@ -1,0 +1,198 @@
+#include "orchestrator/domain/domain_xml_writer.hpp"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "common/file_io.hpp"
+#include "orchestrator/domain/domain_sections.hpp"
+
+namespace topolab {
+namespace {
+
+using domain::ensure_child;
+using domain::replace_child;
+
+void set_attr(pugi::xml_node n, const char* name, const std::string& value) {
+  auto a = n.attribute(name);
+  if (!a) a = n.append_attribute(name);
+  a.set_value(value.c_str());
+}
+
+void set_child_text(pugi::xml_node parent, const char* name, const std::string& text) {
+  auto n = parent.child(name);
+  if (!n) n = parent.append_child(name);
+  n.remove_children();
+  n.append_child(pugi::node_pcdata).set_value(text.c_str());
+}
+
+void write_memory(pugi::xml_node domain, const Layout& l) {
+  const std::string kib = std::to_string(l.memory_mib * 1024);
+  for (const char* name : {"memory", "currentMemory"}) {
+    auto n = replace_child(domain, name);
+    set_attr(n, "unit", "KiB");
+    n.append_child(pugi::node_pcdata).set_value(kib.c_str());
+  }
+}
+
+void write_boot(pugi::xml_node domain, const DomainSpec& spec) {
+  auto os = ensure_child(domain, "os");
+  std::string cmdline;
+  if (spec.boot) {
+    set_child_text(os, "kernel", spec.boot->kernel.string());
+    if (!spec.boot->initrd.empty()) {
+      set_child_text(os, "initrd", spec.boot->initrd.string());
+    } else if (auto n = os.child("initrd")) {
+      os.remove_child(n);
+    }
+    cmdline = spec.boot->cmdline;
+  } else {
+    cmdline = os.child("cmdline").text().as_string();
+  }
+  const std::string& extra = spec.layout->kernel_cmdline_extra;
+  if (!extra.empty()) cmdline += (cmdline.empty() ? "" : " ") + extra;
+  if (!cmdline.empty() || os.child("cmdline")) set_child_text(os, "cmdline", cmdline);
+}
+
+void write_hyperv(pugi::xml_node domain) {
+  auto features = ensure_child(domain, "features");
+  if (!features.child("hyperv")) {
+    auto hv = features.append_child("hyperv");
+    set_attr(hv, "mode", "custom");
+    for (const char* f : {"relaxed", "vapic", "spinlocks", "vpindex", "runtime", "synic", "stimer",
+                          "reset", "frequencies"}) {
+      auto e = hv.append_child(f);
+      set_attr(e, "state", "on");
+      if (std::string(f) == "spinlocks") set_attr(e, "retries", "8191");
+    }
+  }
+  auto clock = ensure_child(domain, "clock");
+  if (!clock.attribute("offset")) set_attr(clock, "offset", "localtime");
+  auto has_timer = [&](const char* name) {
+    for (auto t : clock.children("timer")) {
+      if (std::string(t.attribute("name").as_string()) == name) return true;
+    }
+    return false;
+  };
+  if (!has_timer("hpet")) {
+    auto t = clock.append_child("timer");
+    set_attr(t, "name", "hpet");
+    set_attr(t, "present", "no");
+  }
+  if (!has_timer("hypervclock")) {
+    auto t = clock.append_child("timer");
+    set_attr(t, "name", "hypervclock");
+    set_attr(t, "present", "yes");
+  }
+}
+
+// A PCI address "dddd:bb:ss.f" as libvirt's <address> attributes.
+void write_hostdevs(pugi::xml_node devices, const Layout& l) {
+  std::vector<pugi::xml_node> old;
+  for (auto h : devices.children("hostdev")) {
+    if (std::string(h.attribute("type").as_string()) == "pci") old.push_back(h);
+  }
+  for (auto h : old) devices.remove_child(h);
+  for (const auto& dev : l.hostdevs) {
+    const std::string& a = dev.pci_address;
+    auto h = devices.append_child("hostdev");
+    set_attr(h, "mode", "subsystem");
+    set_attr(h, "type", "pci");
+    set_attr(h, "managed", dev.managed ? "yes" : "no");
+    auto addr = h.append_child("source").append_child("address");
+    set_attr(addr, "domain", "0x" + a.substr(0, 4));
+    set_attr(addr, "bus", "0x" + a.substr(5, 2));
+    set_attr(addr, "slot", "0x" + a.substr(8, 2));
+    set_attr(addr, "function", "0x" + a.substr(11, 1));
+  }
+}
+
+void write_serial_log(pugi::xml_node devices, const std::filesystem::path& log) {
+  auto serial = devices.child("serial");
+  if (!serial) {
+    serial = devices.append_child("serial");
+    set_attr(serial, "type", "pty");
+    set_attr(serial.append_child("target"), "port", "0");
+  }
+  if (std::string(serial.attribute("type").as_string()) == "file") {
+    auto src = serial.child("source");
+    if (!src) src = serial.prepend_child("source");
+    set_attr(src, "path", log.string());
+    return;
+  }
+  auto l = serial.child("log");
+  if (!l) l = serial.append_child("log");
+  set_attr(l, "file", log.string());
+  set_attr(l, "append", "off");
+}
+
+void write_channel(pugi::xml_node devices, const ChannelSpec& ch) {
+  pugi::xml_node channel;
+  for (auto c : devices.children("channel")) {
+    if (std::string(c.child("target").attribute("type").as_string()) == "virtio" &&
+        std::string(c.attribute("type").as_string()) == "unix") {
+      channel = c;
+      break;
+    }
+  }
+  if (!channel) {
+    channel = devices.append_child("channel");
+    set_attr(channel, "type", "unix");
+    set_attr(channel.append_child("source"), "mode", "bind");
+    set_attr(channel.append_child("target"), "type", "virtio");
+  }
+  auto src = channel.child("source");
+  if (!src) src = channel.prepend_child("source");
+  set_attr(src, "mode", "bind");
+  if (!ch.socket_path.empty()) {
+    set_attr(src, "path", ch.socket_path.string());
+  } else {
+    src.remove_attribute("path");
+  }
+  set_attr(channel.child("target"), "name", ch.name);
+}
+
+}  // namespace
+
+std::filesystem::path templates_dir() {
+  if (const char* env = std::getenv("TOPOLAB_TEMPLATES_DIR"); env && *env) return env;
+  return std::filesystem::path(TOPOLAB_SOURCE_DIR) / "templates";
+}
+
+std::filesystem::path default_base_template() {
+  return templates_dir() / "domains" / "linux-direct-boot.xml";
+}
+
+Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
+  if (!spec.layout || !spec.plan) return make_error("domain XML: layout and plan are required");
+  if (spec.name.empty()) return make_error("domain XML: a domain name is required");
+  const auto base = spec.base_template.empty() ? default_base_template() : spec.base_template;
+  auto text = read_file(base, 4u << 20);
+  if (!text) return text.error();
+  pugi::xml_document doc;
+  auto parsed = doc.load_buffer(text->data(), text->size());
+  if (!parsed) {
+    return make_error(base.string() + ": offset " + std::to_string(parsed.offset) +
+                      ": invalid XML: " + parsed.description());
+  }
+  auto domain = doc.child("domain");
+  if (!domain) return make_error(base.string() + ": expected a <domain> root element");
+  set_attr(domain, "type", spec.accel == Accelerator::kKvm ? "kvm" : "qemu");
+  set_child_text(domain, "name", spec.name);
+  if (auto uuid = domain.child("uuid")) domain.remove_child(uuid);
+  write_memory(domain, *spec.layout);
+  const auto choice = choose_cpu_model(*spec.layout, spec.accel, spec.host_vendor);
+  TL_TRY(domain::write_cpu_sections(domain, *spec.layout, *spec.plan, choice,
+                                    domain::sections_asked_by(*spec.layout)));
+  write_boot(domain, spec);
+  if (spec.layout->hyperv) write_hyperv(domain);
+  auto devices = ensure_child(domain, "devices");
+  write_hostdevs(devices, *spec.layout);
+  if (!spec.serial_log.empty()) write_serial_log(devices, spec.serial_log);
+  if (spec.agent_channel) write_channel(devices, *spec.agent_channel);
+  std::ostringstream out;
+  doc.save(out, "  ",
+           pugi::format_indent | pugi::format_no_declaration | pugi::format_attribute_single_quote);
+  return out.str();
+}
+
+}  // namespace topolab

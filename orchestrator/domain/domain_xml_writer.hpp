@@ -1,0 +1,49 @@
+#pragma once
+// Writes a libvirt domain XML (pugixml) from a base template plus a Layout and its
+// PlacementPlan: <vcpu>, <cputune>, <cpu> (model, features, topology, numa cells),
+// <numatune>, memory backing, iothreads, hostdevs, direct kernel boot and the agent channel.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "common/result.hpp"
+#include "orchestrator/layout/layout.hpp"
+#include "orchestrator/placement/placement_plan.hpp"
+
+namespace topolab {
+
+enum class Accelerator { kKvm, kTcg };
+std::string to_string(Accelerator);
+Result<Accelerator> parse_accelerator(std::string_view);
+
+struct BootSpec {
+  std::filesystem::path kernel, initrd;
+  std::string cmdline;
+};
+struct ChannelSpec {
+  std::string name = "org.topolab.agent.0";
+  std::filesystem::path socket_path;  // empty: libvirt chooses
+};
+struct DomainSpec {
+  std::string name;
+  const Layout* layout = nullptr;
+  const PlacementPlan* plan = nullptr;
+  Accelerator accel = Accelerator::kTcg;
+  std::string host_vendor;              // "AuthenticAMD", "GenuineIntel", "" unknown
+  std::filesystem::path base_template;  // empty: templates/domains/linux-direct-boot.xml
+  std::optional<BootSpec> boot;
+  std::optional<ChannelSpec> agent_channel;
+  std::filesystem::path serial_log;  // console log file, empty: none
+};
+
+// Directory of the shipped templates (TOPOLAB_SOURCE_DIR/templates, or TOPOLAB_TEMPLATES_DIR
+// from the environment when set).
+std::filesystem::path templates_dir();
+std::filesystem::path default_base_template();
+
+class DomainXmlWriter {
+ public:
+  Result<std::string> write(const DomainSpec&) const;
+};
+
+}  // namespace topolab

@@ -1,0 +1,343 @@
+#include "orchestrator/experiment/experiment.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <set>
+
+#include "common/file_io.hpp"
+
+namespace topolab::experiment {
+namespace {
+
+// Errors carry FILE:LINE of the offending node.
+struct Ctx {
+  std::string origin;
+  Error at(const toml::node& n, const std::string& msg) const {
+    return make_error(origin + ":" + std::to_string(n.source().begin.line) + ": " + msg);
+  }
+  Error at_line(int line, const std::string& msg) const {
+    return make_error(origin + ":" + std::to_string(line) + ": " + msg);
+  }
+};
+
+int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+
+Result<nlohmann::json> scalar_to_json(const Ctx& c, const toml::node& n, const std::string& what) {
+  if (auto s = n.as_string()) return nlohmann::json(s->get());
+  if (auto i = n.as_integer()) return nlohmann::json(i->get());
+  if (auto f = n.as_floating_point()) return nlohmann::json(f->get());
+  if (auto b = n.as_boolean()) return nlohmann::json(b->get());
+  return c.at(n, what + ": expected a string, integer, float or boolean");
+}
+
+Result<nlohmann::json> table_to_json(const Ctx& c, const toml::table& t, const std::string& what) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [k, v] : t) {
+    auto j = scalar_to_json(c, v, what + "." + std::string(k.str()));
+    if (!j) return j.error();
+    out[std::string(k.str())] = *j;
+  }
+  return out;
+}
+
+Result<FactorKind> classify_factor(const Ctx& c, const toml::node& n, const std::string& key) {
+  if (key.rfind("cmdline.", 0) == 0) {
+    if (key.size() == 8) return c.at(n, "factor '" + key + "': expected cmdline.<option>");
+    return FactorKind::kCmdline;
+  }
+  if (key.rfind("param.", 0) == 0) {
+    auto dot = key.find('.', 6);
+    if (dot == std::string::npos || dot == 6 || dot + 1 == key.size())
+      return c.at(n, "factor '" + key + "': expected param.<benchmark>.<name>");
+    return FactorKind::kParam;
+  }
+  return FactorKind::kLayout;  // checked against the layout by set_layout_field at run time
+}
+
+// [factors] may use dotted keys (guest.l3_groups = [...]) which TOML turns into sub-tables.
+Result<void> collect_factors(const Ctx& c, const toml::table& t, const std::string& prefix,
+                             std::vector<Factor>& out) {
+  for (const auto& [k, v] : t) {
+    std::string key = prefix + std::string(k.str());
+    if (auto sub = v.as_table()) {
+      TL_TRY(collect_factors(c, *sub, key + ".", out));
+      continue;
+    }
+    auto arr = v.as_array();
+    if (!arr) return c.at(v, "factor '" + key + "': expected an array of levels");
+    if (arr->empty()) return c.at(v, "factor '" + key + "': expected at least one level");
+    auto kind = classify_factor(c, v, key);
+    if (!kind) return kind.error();
+    Factor f{key, *kind, {}, line_of(v)};
+    std::set<std::string> seen;
+    for (const auto& lv : *arr) {
+      auto j = scalar_to_json(c, lv, "factor '" + key + "' level");
+      if (!j) return j.error();
+      if (!seen.insert(level_text(*j)).second)
+        return c.at(lv, "factor '" + key + "': duplicate level '" + level_text(*j) + "'");
+      f.levels.push_back(*j);
+    }
+    out.push_back(std::move(f));
+  }
+  return {};
+}
+
+// A level in [baseline] or [[exclude]] must name a factor and one of its levels.
+Result<std::map<std::string, nlohmann::json>> factor_levels_table(const Ctx& c,
+                                                                  const toml::table& t,
+                                                                  const Experiment& e,
+                                                                  const std::string& what,
+                                                                  const std::string& prefix = "") {
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& [k, v] : t) {
+    std::string key = prefix + std::string(k.str());
+    if (auto sub = v.as_table()) {
+      auto inner = factor_levels_table(c, *sub, e, what, key + ".");
+      if (!inner) return inner.error();
+      out.insert(inner->begin(), inner->end());
+      continue;
+    }
+    const Factor* f = e.factor(key);
+    if (!f) return c.at(v, what + ": '" + key + "' is not a factor of this experiment");
+    auto j = scalar_to_json(c, v, what + " '" + key + "'");
+    if (!j) return j.error();
+    bool found = false;
+    std::string levels;
+    for (const auto& l : f->levels) {
+      found = found || level_text(l) == level_text(*j);
+      levels += (levels.empty() ? "" : ", ") + level_text(l);
+    }
+    if (!found)
+      return c.at(v, what + " '" + key + "' = '" + level_text(*j) + "': expected one of " + levels);
+    out[key] = *j;
+  }
+  return out;
+}
+
+Result<int> positive_int(const Ctx& c, const toml::node& n, const std::string& key, int max) {
+  auto i = n.as_integer();
+  if (!i || i->get() < 1 || i->get() > max)
+    return c.at(n, "'" + key + "': expected an integer 1.." + std::to_string(max));
+  return static_cast<int>(i->get());
+}
+
+Result<std::string> string_value(const Ctx& c, const toml::node& n, const std::string& key) {
+  auto s = n.as_string();
+  if (!s) return c.at(n, "'" + key + "': expected a string");
+  return s->get();
+}
+
+Result<void> parse_benchmarks(const Ctx& c, const toml::node& n, Experiment& e) {
+  auto arr = n.as_array();
+  if (!arr || !arr->is_array_of_tables())
+    return c.at(n, "'benchmark': expected [[benchmark]] tables");
+  for (const auto& item : *arr) {
+    const auto& t = *item.as_table();
+    BenchmarkSpec b;
+    b.line = line_of(item);
+    for (const auto& [k, v] : t) {
+      if (k == "name") {
+        auto s = string_value(c, v, "benchmark.name");
+        if (!s) return s.error();
+        b.name = *s;
+      } else if (k == "params") {
+        auto p = v.as_table();
+        if (!p) return c.at(v, "'benchmark.params': expected a table");
+        auto j = table_to_json(c, *p, "benchmark.params");
+        if (!j) return j.error();
+        b.params = *j;
+      } else {
+        return c.at(
+            v, "unknown key 'benchmark." + std::string(k.str()) + "': expected name or params");
+      }
+    }
+    if (b.name.empty()) return c.at(item, "[[benchmark]]: expected a non-empty 'name'");
+    e.benchmarks.push_back(std::move(b));
+  }
+  return {};
+}
+
+Result<void> parse_adaptive(const Ctx& c, const toml::node& n, Experiment& e) {
+  auto t = n.as_table();
+  if (!t) return c.at(n, "'adaptive': expected a table");
+  AdaptiveSpec a;
+  for (const auto& [k, v] : *t) {
+    if (k == "cv_threshold") {
+      auto d = v.value<double>();
+      if (!d || *d <= 0 || *d >= 10)
+        return c.at(v, "'adaptive.cv_threshold': expected a number in (0, 10)");
+      a.cv_threshold = *d;
+    } else if (k == "max_repetitions") {
+      auto i = positive_int(c, v, "adaptive.max_repetitions", 1000);
+      if (!i) return i.error();
+      a.max_repetitions = *i;
+    } else {
+      return c.at(v, "unknown key 'adaptive." + std::string(k.str()) +
+                         "': expected cv_threshold or max_repetitions");
+    }
+  }
+  e.adaptive = a;
+  return {};
+}
+
+Result<void> check_params_factors(const Ctx& c, const Experiment& e) {
+  for (const auto& f : e.factors) {
+    if (f.kind != FactorKind::kParam) continue;
+    std::string bench = f.key.substr(6, f.key.find('.', 6) - 6);
+    bool known = false;
+    for (const auto& b : e.benchmarks) known = known || b.name == bench;
+    if (!known)
+      return c.at_line(f.line, "factor '" + f.key + "': no [[benchmark]] named '" + bench + "'");
+  }
+  return {};
+}
+
+Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesystem::path& base,
+                        Experiment& e) {
+  const toml::node* exclude_node = nullptr;
+  const toml::node* baseline_node = nullptr;
+  for (const auto& [k, v] : root) {
+    std::string key(k.str());
+    if (key == "name" || key == "description" || key == "layout" || key == "backend") {
+      auto s = string_value(c, v, key);
+      if (!s) return s.error();
+      if (key == "name") e.name = *s;
+      if (key == "description") e.description = *s;
+      if (key == "layout") e.layout_path = (base / *s).lexically_normal();
+      if (key == "backend") {
+        if (*s == "guest")
+          e.backend = Backend::kGuest;
+        else if (*s == "host")
+          e.backend = Backend::kHost;
+        else
+          return c.at(v, "'backend' = '" + *s + "': expected \"guest\" or \"host\"");
+      }
+    } else if (key == "repetitions") {
+      auto i = positive_int(c, v, key, 1000);
+      if (!i) return i.error();
+      e.repetitions = *i;
+    } else if (key == "timeout_s") {
+      auto i = positive_int(c, v, key, 86400);
+      if (!i) return i.error();
+      e.timeout_s = *i;
+    } else if (key == "seed") {
+      auto i = v.as_integer();
+      if (!i || i->get() < 0) return c.at(v, "'seed': expected a non-negative integer");
+      e.seed = static_cast<std::uint64_t>(i->get());
+    } else if (key == "factors") {
+      auto t = v.as_table();
+      if (!t) return c.at(v, "'factors': expected a table");
+      TL_TRY(collect_factors(c, *t, "", e.factors));
+      // toml++ tables iterate in key order; the file order is the order people expect.
+      std::stable_sort(e.factors.begin(), e.factors.end(),
+                       [](const Factor& a, const Factor& b) { return a.line < b.line; });
+    } else if (key == "benchmark") {
+      TL_TRY(parse_benchmarks(c, v, e));
+    } else if (key == "exclude") {
+      exclude_node = &v;
+    } else if (key == "baseline") {
+      baseline_node = &v;
+    } else if (key == "adaptive") {
+      TL_TRY(parse_adaptive(c, v, e));
+    } else {
+      return c.at(v, "unknown key '" + key +
+                         "': expected name, description, layout, repetitions, seed, backend, "
+                         "timeout_s, factors, benchmark, exclude, baseline or adaptive");
+    }
+  }
+  if (e.name.empty()) return c.at_line(1, "missing 'name': expected a non-empty string");
+  if (e.layout_path.empty() && e.backend == Backend::kGuest)
+    return c.at_line(1, "missing 'layout': expected a layout file path");
+  if (e.benchmarks.empty()) return c.at_line(1, "missing [[benchmark]]: expected at least one");
+  TL_TRY(check_params_factors(c, e));
+  // [[exclude]] and [baseline] refer to factors, so they are read after [factors].
+  if (exclude_node) {
+    auto arr = exclude_node->as_array();
+    if (!arr || !arr->is_array_of_tables())
+      return c.at(*exclude_node, "'exclude': expected [[exclude]] tables");
+    for (const auto& item : *arr) {
+      auto m = factor_levels_table(c, *item.as_table(), e, "[[exclude]]");
+      if (!m) return m.error();
+      if (m->empty()) return c.at(item, "[[exclude]]: expected at least one factor = level");
+      e.excludes.push_back({*m, line_of(item)});
+    }
+  }
+  if (baseline_node) {
+    auto t = baseline_node->as_table();
+    if (!t) return c.at(*baseline_node, "'baseline': expected a table");
+    auto m = factor_levels_table(c, *t, e, "[baseline]");
+    if (!m) return m.error();
+    e.baseline = *m;
+  }
+  if (e.adaptive && e.adaptive->max_repetitions < e.repetitions)
+    return c.at_line(1, "'adaptive.max_repetitions' (" +
+                            std::to_string(e.adaptive->max_repetitions) +
+                            ") must be >= repetitions (" + std::to_string(e.repetitions) + ")");
+  return {};
+}
+
+}  // namespace
+
+std::string to_string(Backend b) { return b == Backend::kHost ? "host" : "guest"; }
+
+const Factor* Experiment::factor(std::string_view key) const {
+  for (const auto& f : factors)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+std::string level_text(const nlohmann::json& level) {
+  if (level.is_string()) return level.get<std::string>();
+  return level.dump();
+}
+
+Result<Experiment> parse_experiment(std::string_view text, const std::string& origin,
+                                    const std::filesystem::path& base_dir) {
+  Ctx c{origin};
+  toml::table root;
+  try {
+    root = toml::parse(text, origin);
+  } catch (const toml::parse_error& err) {
+    return make_error(origin + ":" + std::to_string(err.source().begin.line) +
+                      ": TOML syntax error: " + std::string(err.description()));
+  }
+  Experiment e;
+  e.source_file = origin;
+  TL_TRY(parse_root(c, root, base_dir, e));
+  return e;
+}
+
+Result<Experiment> load_experiment_file(const std::filesystem::path& path) {
+  auto text = read_file(path, 1u << 20);
+  if (!text) return text.error();
+  auto abs = std::filesystem::absolute(path);
+  return parse_experiment(*text, path.string(), abs.parent_path());
+}
+
+nlohmann::json experiment_to_json(const Experiment& e) {
+  nlohmann::json factors = nlohmann::json::array();
+  for (const auto& f : e.factors) factors.push_back({{"key", f.key}, {"levels", f.levels}});
+  nlohmann::json benches = nlohmann::json::array();
+  for (const auto& b : e.benchmarks) benches.push_back({{"name", b.name}, {"params", b.params}});
+  nlohmann::json excludes = nlohmann::json::array();
+  for (const auto& x : e.excludes) excludes.push_back(x.match);
+  nlohmann::json j = {{"name", e.name},
+                      {"description", e.description},
+                      {"source_file", e.source_file.string()},
+                      {"layout", e.layout_path.string()},
+                      {"repetitions", e.repetitions},
+                      {"factors", factors},
+                      {"benchmarks", benches},
+                      {"exclude", excludes},
+                      {"baseline", e.baseline},
+                      {"seed", e.seed},
+                      {"backend", to_string(e.backend)},
+                      {"timeout_s", e.timeout_s}};
+  if (e.adaptive)
+    j["adaptive"] = {{"cv_threshold", e.adaptive->cv_threshold},
+                     {"max_repetitions", e.adaptive->max_repetitions}};
+  return j;
+}
+
+}  // namespace topolab::experiment

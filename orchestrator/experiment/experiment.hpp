@@ -1,0 +1,78 @@
+#pragma once
+// An experiment file: a layout, factors with levels (full factorial), benchmarks, exclusions,
+// a baseline level and how many repetitions. Parsing is strict: unknown keys and bad values are
+// errors naming FILE:LINE and what was expected.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+
+namespace topolab::experiment {
+
+enum class Backend { kGuest, kHost };
+std::string to_string(Backend);
+
+// What a factor changes. Guest-configuration factors (layout fields, kernel command line)
+// need a boot per level; benchmark parameters vary inside one booted guest.
+enum class FactorKind { kLayout, kCmdline, kParam };
+
+struct Factor {
+  std::string key;  // "expose", "guest.l3_groups", "cmdline.nohz", "param.sqrt.n"
+  FactorKind kind = FactorKind::kLayout;
+  std::vector<nlohmann::json> levels;  // TOML scalars as JSON (string, integer, float, bool)
+  int line = 0;
+};
+
+struct BenchmarkSpec {
+  std::string name;
+  nlohmann::json params = nlohmann::json::object();
+  int line = 0;
+};
+
+// A cell is excluded when every key listed in one rule matches the cell's level.
+struct ExcludeRule {
+  std::map<std::string, nlohmann::json> match;
+  int line = 0;
+};
+
+struct AdaptiveSpec {
+  double cv_threshold = 0.05;  // add repetitions while CV (stddev/mean) exceeds this
+  int max_repetitions = 10;
+};
+
+struct Experiment {
+  std::string name;
+  std::string description;
+  std::filesystem::path source_file;
+  std::filesystem::path layout_path;  // resolved against the experiment file's folder
+  int repetitions = 3;
+  std::vector<Factor> factors;
+  std::vector<BenchmarkSpec> benchmarks;
+  std::vector<ExcludeRule> excludes;
+  std::map<std::string, nlohmann::json> baseline;  // factor key -> baseline level
+  std::uint64_t seed = 1;
+  std::optional<AdaptiveSpec> adaptive;
+  Backend backend = Backend::kGuest;
+  int timeout_s = 600;  // per benchmark run
+
+  const Factor* factor(std::string_view key) const;
+};
+
+// Display form of a level: strings as is, numbers/bools as TOML writes them.
+std::string level_text(const nlohmann::json& level);
+
+// base_dir resolves the relative layout path; origin names the file in error messages.
+Result<Experiment> parse_experiment(std::string_view toml, const std::string& origin,
+                                    const std::filesystem::path& base_dir);
+Result<Experiment> load_experiment_file(const std::filesystem::path& path);
+
+// The experiment as JSON (stored with the results so a report knows the design).
+nlohmann::json experiment_to_json(const Experiment&);
+
+}  // namespace topolab::experiment

@@ -1,0 +1,181 @@
+#include "orchestrator/image/guest_image.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "common/file_io.hpp"
+#include "orchestrator/image/cpio.hpp"
+#include "orchestrator/image/module_resolver.hpp"
+
+#ifndef TOPOLAB_AGENT_BINARY
+#define TOPOLAB_AGENT_BINARY ""
+#endif
+
+namespace topolab {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Bump when the image layout changes, so cached images are rebuilt.
+constexpr int kImageFormat = 1;
+constexpr const char* kModulesDirInImage = "lib/modules";
+constexpr const char* kModulesOrderFile = "modules.order";
+
+class Fnv1a64 {
+ public:
+  void add(std::string_view bytes) {
+    std::uint64_t n = bytes.size();
+    mix(std::string_view(reinterpret_cast<const char*>(&n), sizeof(n)));
+    mix(bytes);
+  }
+  std::string hex() const {
+    char buf[17];
+    std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h_));
+    return buf;
+  }
+
+ private:
+  void mix(std::string_view bytes) {
+    for (unsigned char c : bytes) {
+      h_ ^= c;
+      h_ *= 1099511628211ull;
+    }
+  }
+  std::uint64_t h_ = 14695981039346656037ull;
+};
+
+std::string kernel_version_of(const fs::path& kernel) {
+  const std::string name = kernel.filename().string();
+  const std::string prefix = "vmlinuz-";
+  if (name.rfind(prefix, 0) == 0) return name.substr(prefix.size());
+  return {};
+}
+
+// qemu runs as libvirt-qemu: the output folders must be traversable by everyone.
+Result<void> make_world_readable_dirs(const fs::path& out, const fs::path& out_root) {
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) return make_error("cannot create " + out.string() + ": " + ec.message());
+  std::vector<fs::path> dirs = {out, out_root};
+  if (out_root == fs::path(kDefaultImageDir)) dirs.push_back(out_root.parent_path());
+  for (const auto& d : dirs) {
+    struct stat st {};
+    if (::stat(d.c_str(), &st) == 0 && (st.st_mode & 0005) != 0005) {
+      if (::chmod(d.c_str(), (st.st_mode & 07777) | 0755) != 0) {
+        return make_error("cannot make " + d.string() + " readable for qemu: chmod failed");
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<std::string> required_guest_modules() { return {"virtio_pci", "virtio_console"}; }
+
+Result<fs::path> newest_kernel(const fs::path& boot_dir) {
+  std::vector<fs::path> kernels;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(boot_dir, ec)) {
+    if (e.path().filename().string().rfind("vmlinuz-", 0) == 0) kernels.push_back(e.path());
+  }
+  if (ec) return make_error("cannot list " + boot_dir.string() + ": " + ec.message());
+  if (kernels.empty()) {
+    return make_error("no kernel found: " + boot_dir.string() +
+                      "/vmlinuz-* is empty (install linux-image-amd64 or pass --kernel)");
+  }
+  std::sort(kernels.begin(), kernels.end(), [](const fs::path& a, const fs::path& b) {
+    return ::strverscmp(a.filename().c_str(), b.filename().c_str()) < 0;
+  });
+  return kernels.back();
+}
+
+Result<GuestImage> build_guest_image(const ImageOptions& opts) {
+  GuestImage img;
+  img.cmdline = kDefaultCmdline;
+  fs::path kernel = opts.kernel;
+  if (kernel.empty()) {
+    auto k = newest_kernel();
+    if (!k) return k.error();
+    kernel = *k;
+  }
+  img.kernel_version = kernel_version_of(kernel);
+  fs::path modules_dir = opts.modules_dir;
+  if (modules_dir.empty()) {
+    if (img.kernel_version.empty()) {
+      return make_error("kernel " + kernel.string() +
+                        ": cannot tell its version from the file name (expected vmlinuz-VERSION); "
+                        "name it so or set the modules directory");
+    }
+    modules_dir = fs::path("/lib/modules") / img.kernel_version;
+  }
+  fs::path agent = opts.agent_binary.empty() ? fs::path(TOPOLAB_AGENT_BINARY) : opts.agent_binary;
+  if (agent.empty()) return make_error("no agent binary given and TOPOLAB_AGENT_BINARY is unset");
+
+  auto kernel_bytes = read_file(kernel, 256u << 20);
+  if (!kernel_bytes) return kernel_bytes.error().context("kernel");
+  auto agent_bytes = read_file(agent, 256u << 20);
+  if (!agent_bytes) return agent_bytes.error().context("agent binary");
+  if (agent_bytes->size() < 4 || agent_bytes->compare(0, 4,
+                                                      "\x7f"
+                                                      "ELF") != 0) {
+    return make_error("agent binary " + agent.string() + " is not an ELF executable");
+  }
+  auto modules = image::resolve_modules(modules_dir, required_guest_modules());
+  if (!modules) return modules.error();
+
+  image::CpioWriter cpio;
+  for (const char* d : {"dev", "proc", "sys", "run", "tmp", "lib", kModulesDirInImage}) {
+    cpio.add_directory(d);
+  }
+  // The kernel opens /dev/console for init's stdio before the agent can mount devtmpfs.
+  cpio.add_char_device("dev/console", 5, 1);
+  cpio.add_file("init", *agent_bytes, 0755);
+  std::string order;
+  for (const auto& m : *modules) {
+    auto bytes = image::read_module_bytes(m.path);
+    if (!bytes) return bytes.error().context("module " + m.name);
+    const std::string in_image = std::string(kModulesDirInImage) + "/" + m.name + ".ko";
+    cpio.add_file(in_image, std::move(*bytes));
+    order += "/" + in_image + "\n";
+    img.modules.push_back(m.name);
+  }
+  cpio.add_file(kModulesOrderFile, order);
+  const std::string archive = cpio.finish();
+
+  Fnv1a64 hash;
+  hash.add(std::to_string(kImageFormat));
+  hash.add(archive);
+  hash.add(*kernel_bytes);
+  hash.add(img.cmdline);
+  img.content_hash = hash.hex();
+  img.initrd_bytes = archive.size();
+
+  const fs::path out_root = opts.output_dir.empty() ? fs::path(kDefaultImageDir) : opts.output_dir;
+  const fs::path out = out_root / img.content_hash;
+  img.kernel = out / "vmlinuz";
+  img.initrd = out / "initrd.cpio";
+  const fs::path manifest = out / "image.json";
+  std::error_code ec;
+  if (fs::exists(manifest, ec) && fs::file_size(img.initrd, ec) == archive.size() &&
+      fs::file_size(img.kernel, ec) == kernel_bytes->size()) {
+    return img;  // identical inputs: reuse
+  }
+  TL_TRY(make_world_readable_dirs(out, out_root));
+  TL_TRY(write_file_atomic(img.kernel, *kernel_bytes, 0644));
+  TL_TRY(write_file_atomic(img.initrd, archive, 0644));
+  nlohmann::json m = {{"kernel_source", kernel.string()}, {"kernel_version", img.kernel_version},
+                      {"agent_source", agent.string()},   {"modules", img.modules},
+                      {"cmdline", img.cmdline},           {"initrd_bytes", img.initrd_bytes},
+                      {"content_hash", img.content_hash}, {"format", kImageFormat}};
+  TL_TRY(write_file_atomic(manifest, m.dump(2) + "\n", 0644));
+  img.rebuilt = true;
+  return img;
+}
+
+}  // namespace topolab

@@ -1,0 +1,170 @@
+#include "orchestrator/image/module_resolver.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "common/file_io.hpp"
+
+namespace topolab::image {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string module_name(std::string_view path) {
+  auto slash = path.rfind('/');
+  std::string base(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  auto ko = base.find(".ko");
+  if (ko != std::string::npos) base.resize(ko);
+  for (char& c : base) {
+    if (c == '-') c = '_';
+  }
+  return base;
+}
+
+struct DepEntry {
+  std::string rel_path;
+  std::vector<std::string> deps;  // names, in modules.dep order
+};
+
+Result<std::map<std::string, DepEntry>> parse_modules_dep(const fs::path& file) {
+  auto text = read_file(file);
+  if (!text) return text.error();
+  std::map<std::string, DepEntry> out;
+  std::istringstream in(*text);
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty()) continue;
+    auto colon = line.find(':');
+    if (colon == std::string::npos) {
+      return make_error(file.string() + ":" + std::to_string(lineno) +
+                        ": expected 'module.ko: deps...', got '" + line.substr(0, 80) + "'");
+    }
+    DepEntry e;
+    e.rel_path = line.substr(0, colon);
+    std::istringstream deps(line.substr(colon + 1));
+    std::string d;
+    while (deps >> d) e.deps.push_back(module_name(d));
+    out[module_name(e.rel_path)] = std::move(e);
+  }
+  return out;
+}
+
+std::set<std::string> parse_builtin(const fs::path& file) {
+  std::set<std::string> out;
+  auto text = read_file(file);
+  if (!text) return out;  // older kernels may lack it: nothing is builtin then
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) out.insert(module_name(line));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<ModuleFile>> resolve_modules(const fs::path& modules_dir,
+                                                const std::vector<std::string>& wanted) {
+  auto dep = parse_modules_dep(modules_dir / "modules.dep");
+  if (!dep) return dep.error();
+  const auto builtin = parse_builtin(modules_dir / "modules.builtin");
+  std::vector<ModuleFile> order;
+  std::set<std::string> done, visiting;
+  std::function<Result<void>(const std::string&)> visit =
+      [&](const std::string& name) -> Result<void> {
+    if (done.count(name) || builtin.count(name)) return {};
+    if (visiting.count(name)) {
+      return make_error((modules_dir / "modules.dep").string() + ": dependency cycle at " + name);
+    }
+    auto it = dep->find(name);
+    if (it == dep->end()) {
+      return make_error("module '" + name + "' is neither in " +
+                        (modules_dir / "modules.dep").string() + " nor in modules.builtin");
+    }
+    visiting.insert(name);
+    // modprobe loads the last listed dependency first.
+    for (auto d = it->second.deps.rbegin(); d != it->second.deps.rend(); ++d) TL_TRY(visit(*d));
+    visiting.erase(name);
+    done.insert(name);
+    order.push_back({name, modules_dir / it->second.rel_path});
+    return {};
+  };
+  for (const auto& w : wanted) TL_TRY(visit(module_name(w)));
+  return order;
+}
+
+namespace {
+
+// Runs argv (no shell) and returns its stdout, bounded by max_bytes.
+Result<std::string> capture_output(const std::vector<std::string>& argv, std::size_t max_bytes) {
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) return make_error(std::string("pipe: ") + strerror(errno));
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    return make_error(std::string("fork: ") + strerror(errno));
+  }
+  if (pid == 0) {
+    ::dup2(pipefd[1], 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    _exit(127);
+  }
+  ::close(pipefd[1]);
+  std::string out;
+  char buf[65536];
+  bool too_big = false;
+  for (;;) {
+    ssize_t n = ::read(pipefd[0], buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
+      too_big = true;
+      break;
+    }
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(pipefd[0]);
+  int status = 0;
+  if (too_big) ::kill(pid, SIGKILL);
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (too_big) return make_error(argv[0] + ": output larger than " + std::to_string(max_bytes));
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return make_error(argv[0] + " " + argv.back() + " failed (exit status " +
+                      std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> read_module_bytes(const fs::path& path) {
+  const std::string p = path.string();
+  constexpr std::size_t kMax = 64u << 20;
+  auto ends_with = [&](std::string_view s) {
+    return p.size() >= s.size() && p.compare(p.size() - s.size(), s.size(), s) == 0;
+  };
+  if (ends_with(".ko")) return read_file(path, kMax);
+  if (ends_with(".ko.xz")) return capture_output({"xz", "-dc", "--", p}, kMax);
+  if (ends_with(".ko.zst")) return capture_output({"zstd", "-dcq", "--", p}, kMax);
+  if (ends_with(".ko.gz")) return capture_output({"gzip", "-dc", "--", p}, kMax);
+  return make_error(p + ": unknown module file type (expected .ko, .ko.xz, .ko.zst or .ko.gz)");
+}
+
+}  // namespace topolab::image

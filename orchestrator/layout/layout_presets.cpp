@@ -1,0 +1,41 @@
+#include <algorithm>
+#include <cstdlib>
+
+#include "orchestrator/layout/layout.hpp"
+
+namespace topolab {
+
+std::filesystem::path presets_dir() {
+  if (const char* env = std::getenv("TOPOLAB_TEMPLATES_DIR"); env && *env) {
+    return std::filesystem::path(env) / "topologies";
+  }
+  return std::filesystem::path(TOPOLAB_SOURCE_DIR) / "templates" / "topologies";
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(presets_dir(), ec)) {
+    if (e.path().extension() == ".toml") out.push_back(e.path().stem().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<Layout> load_layout_or_preset(std::string_view name_or_path) {
+  std::filesystem::path p(name_or_path);
+  std::error_code ec;
+  if (std::filesystem::exists(p, ec)) return load_layout_file(p);
+  const bool plain_name = p.filename() == p && p.extension().empty() && !p.empty();
+  if (plain_name) {
+    auto preset = presets_dir() / (p.string() + ".toml");
+    if (std::filesystem::exists(preset, ec)) return load_layout_file(preset);
+  }
+  std::string names;
+  for (const auto& n : preset_names()) names += (names.empty() ? "" : ", ") + n;
+  return make_error("layout '" + std::string(name_or_path) +
+                    "': no such file, and not a preset (expected a .toml path or one of " + names +
+                    ")");
+}
+
+}  // namespace topolab

@@ -1,0 +1,54 @@
+#pragma once
+// Maps every vCPU of a Layout onto host CPUs and derives the topology the guest is told.
+// Guest numbering follows QEMU: threads fastest, then cores, dies, sockets; so vCPU v is in
+// group v / (cores_per_group * threads_per_core), core (v / threads) % cores, thread v % threads.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "common/cpu_list.hpp"
+#include "common/result.hpp"
+#include "host/host_topology.hpp"
+#include "orchestrator/layout/layout.hpp"
+
+namespace topolab {
+
+struct VcpuPlacement {
+  int vcpu = 0;
+  CpuList host_cpus;  // one CPU when pinned; the whole float set when unpinned
+  int group = 0;
+  int core = 0;  // core within the group
+  int thread = 0;
+};
+
+struct GroupPlacement {
+  int group = 0;
+  int host_l3 = -1;  // index into HostTopology::l3_domains; -1 when the group spans several/none
+  CpuList host_cpus;
+  int host_node = -1;  // NUMA node holding the group's CPUs, -1 when mixed/unknown
+};
+
+struct GuestTopology {
+  int sockets = 1, dies = 1, cores = 1, threads = 1;  // cores per die
+  int vcpus() const { return sockets * dies * cores * threads; }
+};
+
+struct PlacementPlan {
+  std::vector<VcpuPlacement> vcpus;
+  std::vector<GroupPlacement> groups;
+  GuestTopology topology;
+  CpuList emulator_cpus, iothread_cpus;
+  bool pinned = true;         // false for the unpinned policy: no vcpupin
+  CpuList memory_nodes;       // host NUMA nodes for <numatune>; empty: no numatune
+  bool memory_strict = true;  // numatune mode strict (else preferred)
+  std::vector<std::string> warnings;
+  std::vector<std::string> notes;  // informational (e.g. where emulator threads went and why)
+};
+
+// The guest topology an exposure announces for a layout (independent of the host).
+GuestTopology guest_topology_for(const Layout&);
+
+Result<PlacementPlan> plan_placement(const Layout&, const HostTopology&);
+nlohmann::json plan_to_json(const PlacementPlan&);
+
+}  // namespace topolab

@@ -1,0 +1,229 @@
+// The HTML report: one self-contained file with inline SVG (no scripts, no external files):
+// bars per cell with min..max error bars, and each core-to-core latency matrix as a heat map
+// with the guest's L3 (dashed) and socket (solid) boundaries drawn.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "orchestrator/report/reporter.hpp"
+
+namespace topolab::report {
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string num(double v, int precision = 1) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+  return buf;
+}
+
+void bar_chart(std::ostream& o, const std::vector<const ReportRow*>& rows) {
+  const double label_w = 300, bar_w = 380, right_w = 150, row_h = 26, top = 10;
+  double hi = 0;
+  for (const auto* r : rows)
+    if (std::isfinite(r->max)) hi = std::max(hi, r->max);
+  if (hi <= 0) hi = 1;
+  const double width = label_w + bar_w + right_w;
+  const double height = top + row_h * static_cast<double>(rows.size()) + 24;
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(width, 0) << "\" height=\""
+    << num(height, 0) << "\" role=\"img\">\n";
+  double y = top;
+  for (const auto* r : rows) {
+    double cy = y + row_h / 2;
+    o << "<text x=\"" << num(label_w - 8, 0) << "\" y=\"" << num(cy + 4)
+      << "\" text-anchor=\"end\" class=\"lbl\">" << esc(r->cell) << "</text>\n";
+    if (std::isfinite(r->median)) {
+      double w = bar_w * r->median / hi;
+      o << "<rect x=\"" << num(label_w, 0) << "\" y=\"" << num(y + 4) << "\" width=\"" << num(w)
+        << "\" height=\"" << num(row_h - 8) << "\" class=\"" << (r->is_baseline ? "base" : "bar")
+        << (r->mismatch ? " mism" : "") << "\"><title>median " << format_number(r->median) << " "
+        << esc(r->unit) << "</title></rect>\n";
+      double x0 = label_w + bar_w * r->min / hi, x1 = label_w + bar_w * r->max / hi;
+      o << "<path d=\"M" << num(x0) << " " << num(cy) << " H" << num(x1) << " M" << num(x0) << " "
+        << num(cy - 6) << " V" << num(cy + 6) << " M" << num(x1) << " " << num(cy - 6) << " V"
+        << num(cy + 6) << "\" class=\"err\"/>\n";
+    }
+    std::string right = format_number(r->median) + " " + r->unit;
+    if (r->is_baseline)
+      right += "  baseline";
+    else if (r->penalty)
+      right += "  " + std::string(*r->penalty >= 0 ? "+" : "") + num(*r->penalty) + "%";
+    if (r->mismatch) right += " (mismatch)";
+    if (r->values.empty()) right = r->status.empty() ? "no data" : r->status;
+    o << "<text x=\"" << num(label_w + bar_w + 8, 0) << "\" y=\"" << num(cy + 4)
+      << "\" class=\"val\">" << esc(right) << "</text>\n";
+    y += row_h;
+  }
+  o << "<line x1=\"" << num(label_w, 0) << "\" y1=\"" << num(top, 0) << "\" x2=\""
+    << num(label_w, 0) << "\" y2=\"" << num(y, 0) << "\" class=\"axis\"/>\n";
+  o << "<text x=\"" << num(label_w, 0) << "\" y=\"" << num(y + 16) << "\" class=\"val\">0</text>"
+    << "<text x=\"" << num(label_w + bar_w, 0) << "\" y=\"" << num(y + 16)
+    << "\" text-anchor=\"end\" class=\"val\">" << format_number(hi) << "</text>\n";
+  o << "</svg>\n";
+}
+
+// CPU id -> (l3, package) from a topology_to_json object; -1 when unknown.
+std::map<int, std::pair<int, int>> cpu_domains(const nlohmann::json& topo) {
+  std::map<int, std::pair<int, int>> out;
+  if (!topo.is_object() || !topo.contains("cpus") || !topo["cpus"].is_array()) return out;
+  for (const auto& c : topo["cpus"]) {
+    if (!c.is_object() || !c.contains("id") || !c["id"].is_number_integer()) continue;
+    auto get = [&](const char* k) {
+      return c.contains(k) && c[k].is_number_integer() ? c[k].get<int>() : -1;
+    };
+    out[c["id"].get<int>()] = {get("l3"), get("package")};
+  }
+  return out;
+}
+
+std::string heat_color(double t) {
+  // light yellow (255,255,204) -> red (189,0,38)
+  t = std::clamp(t, 0.0, 1.0);
+  int r = static_cast<int>(255 + (189 - 255) * t), g = static_cast<int>(255 + (0 - 255) * t),
+      b = static_cast<int>(204 + (38 - 204) * t);
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", r, g, b);
+  return buf;
+}
+
+void heat_map(std::ostream& o, const LatencyMatrix& m) {
+  const std::size_t n = m.ns.size();
+  const double cell = std::clamp(480.0 / static_cast<double>(n), 10.0, 44.0), margin = 36;
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& row : m.ns)
+    for (double v : row)
+      if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  const double side = margin + cell * static_cast<double>(n);
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(side + 130, 0) << "\" height=\""
+    << num(side + 10, 0) << "\" role=\"img\">\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    double p = margin + cell * static_cast<double>(i) + cell / 2;
+    o << "<text x=\"" << num(p) << "\" y=\"" << num(margin - 8)
+      << "\" text-anchor=\"middle\" class=\"val\">" << m.cpus[i] << "</text>"
+      << "<text x=\"" << num(margin - 6) << "\" y=\"" << num(p + 4)
+      << "\" text-anchor=\"end\" class=\"val\">" << m.cpus[i] << "</text>\n";
+    for (std::size_t j = 0; j < n; ++j) {
+      double v = m.ns[i][j];
+      double x = margin + cell * static_cast<double>(j), y = margin + cell * static_cast<double>(i);
+      std::string fill =
+          std::isfinite(v) ? heat_color(hi > lo ? (v - lo) / (hi - lo) : 0.5) : "#eeeeee";
+      o << "<rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(cell)
+        << "\" height=\"" << num(cell) << "\" fill=\"" << fill << "\"><title>" << m.cpus[i] << " - "
+        << m.cpus[j] << ": " << format_number(v) << " ns</title></rect>";
+      if (n <= 16 && std::isfinite(v))
+        o << "<text x=\"" << num(x + cell / 2) << "\" y=\"" << num(y + cell / 2 + 4)
+          << "\" text-anchor=\"middle\" class=\"cellv\">" << num(v, 0) << "</text>";
+    }
+    o << "\n";
+  }
+  // Boundaries between consecutive CPUs whose L3 or package differs.
+  auto dom = cpu_domains(m.topology);
+  for (std::size_t i = 1; i < n; ++i) {
+    auto a = dom.find(m.cpus[i - 1]), b = dom.find(m.cpus[i]);
+    if (a == dom.end() || b == dom.end()) continue;
+    const char* cls = a->second.second != b->second.second ? "sock"
+                      : a->second.first != b->second.first ? "l3"
+                                                           : nullptr;
+    if (!cls) continue;
+    double p = margin + cell * static_cast<double>(i);
+    o << "<line x1=\"" << num(p) << "\" y1=\"" << num(margin) << "\" x2=\"" << num(p) << "\" y2=\""
+      << num(side) << "\" class=\"" << cls << "\"/><line x1=\"" << num(margin) << "\" y1=\""
+      << num(p) << "\" x2=\"" << num(side) << "\" y2=\"" << num(p) << "\" class=\"" << cls
+      << "\"/>\n";
+  }
+  o << "<rect x=\"" << num(margin) << "\" y=\"" << num(margin) << "\" width=\""
+    << num(side - margin) << "\" height=\"" << num(side - margin) << "\" class=\"frame\"/>\n";
+  // Legend: colour scale.
+  for (int k = 0; k <= 10; ++k)
+    o << "<rect x=\"" << num(side + 20) << "\" y=\"" << num(margin + 20.0 * (10 - k))
+      << "\" width=\"16\" height=\"20\" fill=\"" << heat_color(k / 10.0) << "\"/>";
+  o << "<text x=\"" << num(side + 40) << "\" y=\"" << num(margin + 14) << "\" class=\"val\">"
+    << format_number(hi) << " ns</text><text x=\"" << num(side + 40) << "\" y=\""
+    << num(margin + 216) << "\" class=\"val\">" << format_number(lo) << " ns</text>\n";
+  o << "</svg>\n";
+}
+
+constexpr const char* kStyle = R"CSS(
+body{font-family:sans-serif;margin:24px;color:#222}
+h1{font-size:20px}h2{font-size:16px;margin-top:28px}
+table{border-collapse:collapse;font-size:13px}
+td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
+td.t,th.t{text-align:left}
+tr.mism td{background:#fff3cd}
+.lbl{font-size:12px}.val{font-size:11px;fill:#333}.cellv{font-size:10px;fill:#000}
+.bar{fill:#4e79a7}.base{fill:#9c9c9c}.mism{stroke:#e15759;stroke-width:2}
+.err{stroke:#111;stroke-width:1.5;fill:none}.axis{stroke:#888}
+.l3{stroke:#1f5fbf;stroke-width:2;stroke-dasharray:5 3}.sock{stroke:#000;stroke-width:3.5}
+.frame{fill:none;stroke:#000;stroke-width:1}
+)CSS";
+
+}  // namespace
+
+void HtmlReporter::report(const ReportData& data) {
+  auto& o = out_;
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>topolab: "
+    << esc(data.experiment) << "</title><style>" << kStyle << "</style></head><body>\n";
+  o << "<h1>topolab experiment " << esc(data.experiment) << "</h1>\n";
+  if (!data.baseline.empty())
+    o << "<p>Penalty is 100&middot;(median/baseline &minus; 1) against <b>" << esc(data.baseline)
+      << "</b>, with a 95% bootstrap confidence interval. Error bars span min..max of the "
+         "repetitions.</p>\n";
+  std::map<int, std::vector<const ReportRow*>> by_bench;
+  for (const auto& r : data.rows) by_bench[r.benchmark_index].push_back(&r);
+  for (const auto& [idx, rows] : by_bench) {
+    o << "<h2>" << esc(rows.front()->benchmark) << " (" << esc(rows.front()->unit) << ", "
+      << (rows.front()->lower_is_better ? "lower" : "higher") << " is better)</h2>\n";
+    bar_chart(o, rows);
+  }
+  o << "<h2>Table</h2>\n<table><tr><th class=\"t\">cell</th><th class=\"t\">benchmark</th>"
+       "<th>n</th><th>median</th><th>min</th><th>max</th><th>cv</th><th>penalty</th>"
+       "<th>95% CI</th><th class=\"t\">status</th></tr>\n";
+  for (const auto& r : data.rows) {
+    o << "<tr" << (r.mismatch ? " class=\"mism\"" : "") << "><td class=\"t\">" << esc(r.cell)
+      << "</td><td class=\"t\">" << esc(r.benchmark) << "</td><td>" << r.values.size()
+      << "</td><td>" << format_number(r.median) << "</td><td>" << format_number(r.min)
+      << "</td><td>" << format_number(r.max) << "</td><td>"
+      << (std::isfinite(r.cv) ? num(100 * r.cv) + "%" : "-") << "</td><td>"
+      << (r.is_baseline ? "baseline"
+          : r.penalty   ? num(*r.penalty) + "%"
+                        : "-")
+      << "</td><td>"
+      << (r.penalty_ci ? "[" + num(r.penalty_ci->low) + ", " + num(r.penalty_ci->high) + "]" : "-")
+      << "</td><td class=\"t\">" << esc(r.status) << (r.mismatch ? ", topology mismatch" : "")
+      << (r.error.empty() ? "" : ": " + esc(r.error)) << "</td></tr>\n";
+  }
+  o << "</table>\n";
+  for (const auto& m : data.matrices) {
+    o << "<h2>Core-to-core latency: " << esc(m.cell)
+      << "</h2>\n<p>Guest CPU ids; dashed blue lines: L3 boundaries, solid black: sockets "
+         "(from the guest-seen topology).</p>\n";
+    heat_map(o, m);
+  }
+  o << "</body></html>\n";
+}
+
+}  // namespace topolab::report

@@ -1,0 +1,59 @@
+#pragma once
+// What every reporter prints: one row per (cell, benchmark) with statistics over the
+// repetitions, the penalty against the baseline level, and core-to-core latency matrices.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "orchestrator/report/statistics.hpp"
+
+namespace topolab::store {
+class ResultStore;
+}
+
+namespace topolab::report {
+
+struct ReportRow {
+  std::string cell;  // label "expose=flat policy=unpinned"
+  nlohmann::json factors;
+  std::string benchmark;
+  int benchmark_index = 0;
+  std::string unit;
+  bool lower_is_better = true;
+  std::string status;     // done | running | pending | failed
+  bool mismatch = false;  // guest-seen topology differed from the intended one
+  std::string error;
+  std::vector<double> values;  // one per repetition (each run's summary median)
+  double n = 0, median = 0, min = 0, max = 0, mean = 0, cv = 0;
+  bool is_baseline = false;
+  std::optional<double> penalty;  // % against the baseline row, when there is one
+  std::optional<Interval> penalty_ci;
+};
+
+struct LatencyMatrix {
+  std::string cell;
+  std::vector<int> cpus;
+  std::vector<std::vector<double>> ns;  // ns[i][j], NaN where not measured
+  nlohmann::json topology;              // guest-seen topology (topology_to_json shape)
+};
+
+struct ReportData {
+  std::string experiment;
+  std::string baseline;  // "expose=flat", empty when none
+  std::vector<ReportRow> rows;
+  std::vector<LatencyMatrix> matrices;
+};
+
+// Fills stats and penalties of rows whose `values` are set. Baseline rows: same benchmark
+// index, factors equal except the baseline keys set to their baseline levels.
+void compute_statistics(ReportData& data, const nlohmann::json& baseline_levels);
+
+// Reads one experiment (the only one, or `name`) from a store.
+Result<ReportData> load_report(store::ResultStore& store, const std::string& name);
+
+// A c2c-latency result's matrix: details.matrix_ns (or details.matrix) rows over details.cpus.
+std::optional<LatencyMatrix> latency_matrix_from_result(const nlohmann::json& result);
+
+}  // namespace topolab::report

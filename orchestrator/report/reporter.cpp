@@ -1,0 +1,162 @@
+#include "orchestrator/report/reporter.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace topolab::report {
+namespace {
+
+std::string penalty_text(const ReportRow& r) {
+  if (r.is_baseline) return "baseline";
+  if (!r.penalty) return "-";
+  char buf[96];
+  if (r.penalty_ci && std::isfinite(r.penalty_ci->low))
+    std::snprintf(buf, sizeof buf, "%+.1f%% [%+.1f, %+.1f]", *r.penalty, r.penalty_ci->low,
+                  r.penalty_ci->high);
+  else
+    std::snprintf(buf, sizeof buf, "%+.1f%%", *r.penalty);
+  return buf;
+}
+
+std::string status_text(const ReportRow& r) {
+  std::string s = r.status;
+  if (r.mismatch) s += ",mismatch";
+  return s;
+}
+
+std::string cv_text(const ReportRow& r) {
+  if (!std::isfinite(r.cv)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * r.cv);
+  return buf;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; }
+
+}  // namespace
+
+std::string format_number(double v) {
+  if (!std::isfinite(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+void ConsoleReporter::report(const ReportData& data) {
+  out_ << "experiment " << data.experiment;
+  if (!data.baseline.empty()) out_ << " (baseline " << data.baseline << ")";
+  out_ << "\n";
+  std::vector<std::vector<std::string>> table = {{"cell", "benchmark", "unit", "n", "median", "min",
+                                                  "max", "cv", "penalty [95% CI]", "status"}};
+  for (const auto& r : data.rows)
+    table.push_back({r.cell, r.benchmark, r.unit, std::to_string(r.values.size()),
+                     format_number(r.median), format_number(r.min), format_number(r.max),
+                     cv_text(r), penalty_text(r), status_text(r)});
+  std::vector<std::size_t> width(table[0].size(), 0);
+  for (const auto& row : table)
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    std::string line;
+    for (std::size_t i = 0; i < table[k].size(); ++i) {
+      // Text columns left-aligned, numbers right-aligned.
+      bool left = i <= 2 || i == table[k].size() - 1;
+      std::string pad(width[i] - table[k][i].size(), ' ');
+      line += (i ? "  " : "") + (left ? table[k][i] + pad : pad + table[k][i]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out_ << line << "\n";
+    if (k == 0) {
+      std::size_t total = 0;
+      for (auto w : width) total += w + 2;
+      out_ << std::string(total - 2, '-') << "\n";
+    }
+  }
+  for (const auto& r : data.rows)
+    if (!r.error.empty()) out_ << "error in " << r.cell << ": " << r.error << "\n";
+}
+
+void CsvReporter::report(const ReportData& data) {
+  std::vector<std::string> keys;
+  if (!data.rows.empty())
+    for (const auto& [k, v] : data.rows.front().factors.items()) keys.push_back(k);
+  out_ << "experiment,cell";
+  for (const auto& k : keys) out_ << "," << csv_field(k);
+  out_ << ",benchmark,unit,n,median,min,max,mean,cv,penalty_pct,ci_low,ci_high,baseline,status,"
+          "mismatch,error\n";
+  for (const auto& r : data.rows) {
+    out_ << csv_field(data.experiment) << "," << csv_field(r.cell);
+    for (const auto& k : keys) {
+      const auto& v = r.factors.contains(k) ? r.factors[k] : nlohmann::json();
+      out_ << "," << csv_field(v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    out_ << "," << csv_field(r.benchmark) << "," << csv_field(r.unit) << "," << r.values.size()
+         << "," << format_number(r.median) << "," << format_number(r.min) << ","
+         << format_number(r.max) << "," << format_number(r.mean) << "," << format_number(r.cv)
+         << "," << (r.penalty ? format_number(*r.penalty) : "-") << ","
+         << (r.penalty_ci ? format_number(r.penalty_ci->low) : "-") << ","
+         << (r.penalty_ci ? format_number(r.penalty_ci->high) : "-") << ","
+         << (r.is_baseline ? "1" : "0") << "," << csv_field(r.status) << ","
+         << (r.mismatch ? "1" : "0") << "," << csv_field(r.error) << "\n";
+  }
+}
+
+nlohmann::json report_to_json(const ReportData& data) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : data.rows) {
+    nlohmann::json j = {{"cell", r.cell},
+                        {"factors", r.factors},
+                        {"benchmark", r.benchmark},
+                        {"benchmark_index", r.benchmark_index},
+                        {"unit", r.unit},
+                        {"lower_is_better", r.lower_is_better},
+                        {"values", r.values},
+                        {"n", r.values.size()},
+                        {"median", number_or_null(r.median)},
+                        {"min", number_or_null(r.min)},
+                        {"max", number_or_null(r.max)},
+                        {"mean", number_or_null(r.mean)},
+                        {"cv", number_or_null(r.cv)},
+                        {"is_baseline", r.is_baseline},
+                        {"penalty_pct", r.penalty ? nlohmann::json(*r.penalty) : nullptr},
+                        {"status", r.status},
+                        {"mismatch", r.mismatch},
+                        {"error", r.error}};
+    j["penalty_ci"] = r.penalty_ci ? nlohmann::json::array({number_or_null(r.penalty_ci->low),
+                                                            number_or_null(r.penalty_ci->high)})
+                                   : nlohmann::json();
+    rows.push_back(std::move(j));
+  }
+  nlohmann::json matrices = nlohmann::json::array();
+  for (const auto& m : data.matrices) {
+    nlohmann::json ns = nlohmann::json::array();
+    for (const auto& row : m.ns) {
+      nlohmann::json r = nlohmann::json::array();
+      for (double v : row) r.push_back(number_or_null(v));
+      ns.push_back(r);
+    }
+    matrices.push_back({{"cell", m.cell}, {"cpus", m.cpus}, {"ns", ns}});
+  }
+  return {{"experiment", data.experiment},
+          {"baseline", data.baseline},
+          {"rows", rows},
+          {"latency_matrices", matrices}};
+}
+
+void JsonReporter::report(const ReportData& data) { out_ << report_to_json(data).dump(2) << "\n"; }
+
+Result<std::unique_ptr<Reporter>> make_reporter(std::string_view format, std::ostream& out) {
+  if (format == "table") return std::unique_ptr<Reporter>(new ConsoleReporter(out));
+  if (format == "csv") return std::unique_ptr<Reporter>(new CsvReporter(out));
+  if (format == "json") return std::unique_ptr<Reporter>(new JsonReporter(out));
+  if (format == "html") return std::unique_ptr<Reporter>(new HtmlReporter(out));
+  return make_error("--format '" + std::string(format) + "': expected table, csv, json or html");
+}
+
+}  // namespace topolab::report

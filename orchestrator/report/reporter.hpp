@@ -1,0 +1,56 @@
+#pragma once
+// Reporters in the google/benchmark style: one base class, one subclass per output format,
+// all writing to an injected stream and all reading the same ReportData.
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "common/result.hpp"
+#include "orchestrator/report/report_data.hpp"
+
+namespace topolab::report {
+
+class Reporter {
+ public:
+  explicit Reporter(std::ostream& out) : out_(out) {}
+  virtual ~Reporter() = default;
+  virtual void report(const ReportData& data) = 0;
+
+ protected:
+  std::ostream& out_;
+};
+
+class ConsoleReporter : public Reporter {
+ public:
+  using Reporter::Reporter;
+  void report(const ReportData& data) override;
+};
+
+class CsvReporter : public Reporter {
+ public:
+  using Reporter::Reporter;
+  void report(const ReportData& data) override;
+};
+
+class JsonReporter : public Reporter {
+ public:
+  using Reporter::Reporter;
+  void report(const ReportData& data) override;
+};
+
+// One self-contained HTML file: inline CSS and SVG, no scripts, no external resources.
+class HtmlReporter : public Reporter {
+ public:
+  using Reporter::Reporter;
+  void report(const ReportData& data) override;
+};
+
+// "table" | "csv" | "json" | "html"
+Result<std::unique_ptr<Reporter>> make_reporter(std::string_view format, std::ostream& out);
+
+// Number formatting shared by the reporters: 4 significant digits, "-" for NaN.
+std::string format_number(double v);
+nlohmann::json report_to_json(const ReportData& data);
+
+}  // namespace topolab::report

@@ -1,0 +1,363 @@
+#include "orchestrator/store/result_store.hpp"
+
+#include <sqlite3.h>
+
+#include <cmath>
+#include <ctime>
+
+namespace topolab::store {
+namespace {
+
+constexpr const char* kSchema = R"SQL(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '1');
+CREATE TABLE IF NOT EXISTS experiments(
+  id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, spec TEXT NOT NULL,
+  host_topology TEXT, versions TEXT, created TEXT NOT NULL, updated TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cells(
+  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
+  cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL, label TEXT NOT NULL,
+  position INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending', error TEXT,
+  mismatches TEXT, boot_id INTEGER, UNIQUE(experiment_id, cell_key));
+CREATE TABLE IF NOT EXISTS boots(
+  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
+  config_key TEXT NOT NULL, order_seed TEXT NOT NULL, intended_topology TEXT,
+  seen_topology TEXT, mismatches TEXT, timings TEXT, versions TEXT, started TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs(
+  id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
+  benchmark_index INTEGER NOT NULL, benchmark TEXT NOT NULL, repetition INTEGER NOT NULL,
+  params TEXT NOT NULL, samples TEXT, summary TEXT, result TEXT NOT NULL, value REAL,
+  unit TEXT, duration_ms REAL, started TEXT NOT NULL,
+  UNIQUE(cell_id, benchmark_index, repetition));
+CREATE TABLE IF NOT EXISTS failures(
+  id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
+  benchmark_index INTEGER, repetition INTEGER, error TEXT NOT NULL, at TEXT NOT NULL);
+)SQL";
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// One prepared statement; binds by position starting at 1.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) : db_(db) {
+    rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
+  }
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  bool prepared() const { return rc_ == SQLITE_OK; }
+  Stmt& bind(int i, const std::string& s) {
+    sqlite3_bind_text(stmt_, i, s.c_str(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& bind(int i, std::int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  Stmt& bind(int i, int v) { return bind(i, static_cast<std::int64_t>(v)); }
+  Stmt& bind(int i, double v) {
+    if (std::isfinite(v))
+      sqlite3_bind_double(stmt_, i, v);
+    else
+      sqlite3_bind_null(stmt_, i);
+    return *this;
+  }
+  Stmt& bind_json(int i, const nlohmann::json& j) {
+    if (j.is_null()) {
+      sqlite3_bind_null(stmt_, i);
+      return *this;
+    }
+    return bind(i, j.dump());
+  }
+  int step() { return sqlite3_step(stmt_); }
+  std::string text(int col) const {
+    auto p = sqlite3_column_text(stmt_, col);
+    return p ? reinterpret_cast<const char*>(p) : "";
+  }
+  nlohmann::json json(int col) const {
+    if (sqlite3_column_type(stmt_, col) == SQLITE_NULL) return nullptr;
+    return nlohmann::json::parse(text(col), nullptr, false);
+  }
+  std::int64_t i64(int col) const { return sqlite3_column_int64(stmt_, col); }
+  double real(int col) const {
+    if (sqlite3_column_type(stmt_, col) == SQLITE_NULL) return std::nan("");
+    return sqlite3_column_double(stmt_, col);
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_;
+};
+
+double result_value(const nlohmann::json& result) {
+  const auto& s = result.contains("summary") ? result["summary"] : nlohmann::json();
+  if (s.is_object() && s.contains("median") && s["median"].is_number())
+    return s["median"].get<double>();
+  return std::nan("");
+}
+
+}  // namespace
+
+Error ResultStore::db_error(const std::string& what) const {
+  std::string msg = sqlite3_errmsg(db_);
+  int code = sqlite3_errcode(db_);
+  std::string hint;
+  if (code == SQLITE_READONLY) hint = " (the store file or its folder is read-only)";
+  if (code == SQLITE_FULL) hint = " (the disk is full)";
+  if (code == SQLITE_CANTOPEN) hint = " (cannot open or create the file)";
+  return make_error("store " + path_.string() + ": " + what + ": " + msg + hint);
+}
+
+Result<void> ResultStore::exec(const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    sqlite3_free(err);
+    return db_error("cannot execute '" + sql.substr(0, 40) + "'");
+  }
+  return {};
+}
+
+Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::path& path) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  std::unique_ptr<ResultStore> store(new ResultStore(db, path));
+  if (rc != SQLITE_OK) return store->db_error("cannot open for writing");
+  sqlite3_busy_timeout(db, 5000);
+  // SQLite silently falls back to read-only for a write-protected file: refuse instead.
+  if (sqlite3_db_readonly(db, "main") == 1)
+    return make_error("store " + path.string() + ": the file is read-only; cannot record results");
+  TL_TRY(store->exec("PRAGMA journal_mode=WAL"));
+  TL_TRY(store->exec("PRAGMA synchronous=NORMAL"));
+  TL_TRY(store->exec("PRAGMA foreign_keys=ON"));
+  TL_TRY(store->exec(std::string("BEGIN IMMEDIATE;") + kSchema + "COMMIT;"));
+  return store;
+}
+
+Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
+    const std::filesystem::path& path) {
+  if (!std::filesystem::exists(path))
+    return make_error("store " + path.string() + ": no such file");
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  std::unique_ptr<ResultStore> store(new ResultStore(db, path));
+  if (rc != SQLITE_OK) return store->db_error("cannot open");
+  sqlite3_busy_timeout(db, 5000);
+  Stmt s(db, "SELECT value FROM meta WHERE key='schema_version'");
+  if (!s.prepared() || s.step() != SQLITE_ROW)
+    return make_error("store " + path.string() + ": not a topolab results store");
+  return store;
+}
+
+ResultStore::~ResultStore() { sqlite3_close(db_); }
+
+Result<std::int64_t> ResultStore::begin_experiment(const std::string& name,
+                                                   const nlohmann::json& spec,
+                                                   const nlohmann::json& host_topology,
+                                                   const nlohmann::json& versions) {
+  std::string now = now_utc();
+  Stmt s(db_,
+         "INSERT INTO experiments(name, spec, host_topology, versions, created, updated) "
+         "VALUES(?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT(name) DO UPDATE SET spec=?2, "
+         "host_topology=?3, versions=?4, updated=?5");
+  if (!s.prepared()) return db_error("prepare experiment");
+  s.bind(1, name)
+      .bind(2, spec.is_null() ? std::string("{}") : spec.dump())
+      .bind_json(3, host_topology)
+      .bind_json(4, versions)
+      .bind(5, now);
+  if (s.step() != SQLITE_DONE) return db_error("record experiment '" + name + "'");
+  Stmt q(db_, "SELECT id FROM experiments WHERE name=?1");
+  q.bind(1, name);
+  if (q.step() != SQLITE_ROW) return db_error("find experiment '" + name + "'");
+  return q.i64(0);
+}
+
+Result<std::int64_t> ResultStore::upsert_cell(std::int64_t experiment_id, const CellRecord& c) {
+  Stmt s(db_,
+         "INSERT INTO cells(experiment_id, cell_key, config_key, factors, label, position) "
+         "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(experiment_id, cell_key) DO UPDATE SET "
+         "config_key=?3, factors=?4, label=?5, position=?6");
+  if (!s.prepared()) return db_error("prepare cell");
+  s.bind(1, experiment_id).bind(2, c.key).bind(3, c.config_key).bind_json(4, c.factors);
+  s.bind(5, c.label).bind(6, c.position);
+  if (s.step() != SQLITE_DONE) return db_error("record cell " + c.label);
+  Stmt q(db_, "SELECT id FROM cells WHERE experiment_id=?1 AND cell_key=?2");
+  q.bind(1, experiment_id).bind(2, c.key);
+  if (q.step() != SQLITE_ROW) return db_error("find cell " + c.label);
+  return q.i64(0);
+}
+
+Result<std::set<std::pair<int, int>>> ResultStore::completed_runs(std::int64_t cell_id) {
+  Stmt q(db_, "SELECT benchmark_index, repetition FROM runs WHERE cell_id=?1");
+  if (!q.prepared()) return db_error("prepare runs");
+  q.bind(1, cell_id);
+  std::set<std::pair<int, int>> out;
+  while (q.step() == SQLITE_ROW)
+    out.emplace(static_cast<int>(q.i64(0)), static_cast<int>(q.i64(1)));
+  return out;
+}
+
+Result<std::int64_t> ResultStore::add_boot(const BootRecord& b) {
+  Stmt s(db_,
+         "INSERT INTO boots(experiment_id, config_key, order_seed, intended_topology, "
+         "seen_topology, mismatches, timings, versions, started) "
+         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  if (!s.prepared()) return db_error("prepare boot");
+  s.bind(1, b.experiment_id).bind(2, b.config_key).bind(3, std::to_string(b.order_seed));
+  s.bind_json(4, b.intended).bind_json(5, b.seen).bind_json(6, b.mismatches);
+  s.bind_json(7, b.timings).bind_json(8, b.versions).bind(9, now_utc());
+  if (s.step() != SQLITE_DONE) return db_error("record boot");
+  return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
+}
+
+Result<void> ResultStore::set_cell_status(std::int64_t cell_id, const std::string& status,
+                                          const std::string& error,
+                                          const nlohmann::json& mismatches, std::int64_t boot_id) {
+  Stmt s(db_, "UPDATE cells SET status=?2, error=?3, mismatches=?4, boot_id=?5 WHERE id=?1");
+  if (!s.prepared()) return db_error("prepare cell status");
+  s.bind(1, cell_id).bind(2, status).bind(3, error).bind_json(4, mismatches).bind(5, boot_id);
+  if (s.step() != SQLITE_DONE) return db_error("record cell status");
+  return {};
+}
+
+Result<void> ResultStore::add_run(const RunRecord& r) {
+  Stmt s(db_,
+         "INSERT OR REPLACE INTO runs(cell_id, boot_id, benchmark_index, benchmark, repetition, "
+         "params, samples, summary, result, value, unit, duration_ms, started) "
+         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+  if (!s.prepared()) return db_error("prepare run");
+  auto field = [&](const char* k) {
+    return r.result.is_object() && r.result.contains(k) ? r.result[k] : nlohmann::json();
+  };
+  s.bind(1, r.cell_id).bind(2, r.boot_id).bind(3, r.benchmark_index).bind(4, r.benchmark);
+  s.bind(5, r.repetition).bind_json(6, r.params).bind_json(7, field("samples"));
+  s.bind_json(8, field("summary")).bind(9, r.result.dump()).bind(10, result_value(r.result));
+  s.bind(11, field("unit").is_string() ? field("unit").get<std::string>() : std::string());
+  s.bind(12, r.duration_ms).bind(13, now_utc());
+  if (s.step() != SQLITE_DONE) return db_error("record result of " + r.benchmark);
+  return {};
+}
+
+Result<void> ResultStore::add_failure(std::int64_t cell_id, std::int64_t boot_id,
+                                      int benchmark_index, int repetition,
+                                      const std::string& error) {
+  Stmt s(db_,
+         "INSERT INTO failures(cell_id, boot_id, benchmark_index, repetition, error, at) "
+         "VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+  if (!s.prepared()) return db_error("prepare failure");
+  s.bind(1, cell_id).bind(2, boot_id).bind(3, benchmark_index).bind(4, repetition);
+  s.bind(5, error).bind(6, now_utc());
+  if (s.step() != SQLITE_DONE) return db_error("record failure");
+  return {};
+}
+
+Result<std::vector<StoredExperiment>> ResultStore::experiments() {
+  Stmt q(db_,
+         "SELECT id, name, spec, host_topology, versions, created, updated FROM experiments "
+         "ORDER BY id");
+  if (!q.prepared()) return db_error("read experiments");
+  std::vector<StoredExperiment> out;
+  while (q.step() == SQLITE_ROW)
+    out.push_back({q.i64(0), q.text(1), q.json(2), q.json(3), q.json(4), q.text(5), q.text(6)});
+  return out;
+}
+
+Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
+  Stmt q(db_,
+         "SELECT id, cell_key, config_key, factors, label, position, status, error, mismatches, "
+         "boot_id FROM cells WHERE experiment_id=?1 ORDER BY position");
+  if (!q.prepared()) return db_error("read cells");
+  q.bind(1, experiment_id);
+  std::vector<StoredCell> out;
+  while (q.step() == SQLITE_ROW) {
+    StoredCell c;
+    c.id = q.i64(0);
+    c.cell = {q.text(1), q.text(2), q.json(3), q.text(4), static_cast<int>(q.i64(5))};
+    c.status = q.text(6);
+    c.error = q.text(7);
+    c.mismatches = q.json(8);
+    c.boot_id = q.i64(9);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Result<std::vector<StoredRun>> ResultStore::runs(std::int64_t cell_id) {
+  Stmt q(db_,
+         "SELECT id, cell_id, boot_id, benchmark_index, repetition, benchmark, params, result, "
+         "value, duration_ms, started FROM runs WHERE cell_id=?1 "
+         "ORDER BY benchmark_index, repetition");
+  if (!q.prepared()) return db_error("read runs");
+  q.bind(1, cell_id);
+  std::vector<StoredRun> out;
+  while (q.step() == SQLITE_ROW) {
+    StoredRun r;
+    r.id = q.i64(0);
+    r.cell_id = q.i64(1);
+    r.boot_id = q.i64(2);
+    r.benchmark_index = static_cast<int>(q.i64(3));
+    r.repetition = static_cast<int>(q.i64(4));
+    r.benchmark = q.text(5);
+    r.params = q.json(6);
+    r.result = q.json(7);
+    r.value = q.real(8);
+    r.duration_ms = q.real(9);
+    r.started = q.text(10);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+namespace {
+StoredBoot boot_from_row(const Stmt& q) {
+  StoredBoot b;
+  b.id = q.i64(0);
+  b.boot.experiment_id = q.i64(1);
+  b.boot.config_key = q.text(2);
+  b.boot.order_seed = std::stoull(q.text(3).empty() ? "0" : q.text(3));
+  b.boot.intended = q.json(4);
+  b.boot.seen = q.json(5);
+  b.boot.mismatches = q.json(6);
+  b.boot.timings = q.json(7);
+  b.boot.versions = q.json(8);
+  b.started = q.text(9);
+  return b;
+}
+constexpr const char* kBootColumns =
+    "SELECT id, experiment_id, config_key, order_seed, intended_topology, seen_topology, "
+    "mismatches, timings, versions, started FROM boots ";
+}  // namespace
+
+Result<std::vector<StoredBoot>> ResultStore::boots(std::int64_t experiment_id) {
+  Stmt q(db_, (std::string(kBootColumns) + "WHERE experiment_id=?1 ORDER BY id").c_str());
+  if (!q.prepared()) return db_error("read boots");
+  q.bind(1, experiment_id);
+  std::vector<StoredBoot> out;
+  while (q.step() == SQLITE_ROW) out.push_back(boot_from_row(q));
+  return out;
+}
+
+Result<std::optional<StoredBoot>> ResultStore::boot(std::int64_t boot_id) {
+  Stmt q(db_, (std::string(kBootColumns) + "WHERE id=?1").c_str());
+  if (!q.prepared()) return db_error("read boot");
+  q.bind(1, boot_id);
+  if (q.step() != SQLITE_ROW) return std::optional<StoredBoot>();
+  return std::optional<StoredBoot>(boot_from_row(q));
+}
+
+Result<std::vector<std::string>> ResultStore::failures(std::int64_t cell_id) {
+  Stmt q(db_, "SELECT error FROM failures WHERE cell_id=?1 ORDER BY id");
+  if (!q.prepared()) return db_error("read failures");
+  q.bind(1, cell_id);
+  std::vector<std::string> out;
+  while (q.step() == SQLITE_ROW) out.push_back(q.text(0));
+  return out;
+}
+
+}  // namespace topolab::store

@@ -1,0 +1,124 @@
+#pragma once
+// SQLite results store (WAL). Every result is committed as it arrives, so an interrupted run
+// loses at most the run in flight; re-running the same experiment resumes from what is stored.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/result.hpp"
+
+struct sqlite3;
+
+namespace topolab::store {
+
+struct CellRecord {
+  std::string key;         // canonical factor levels
+  std::string config_key;  // guest-configuration levels
+  nlohmann::json factors;  // {"expose":"flat",...}
+  std::string label;
+  int position = 0;
+};
+
+struct BootRecord {
+  std::int64_t experiment_id = 0;
+  std::string config_key;
+  std::uint64_t order_seed = 0;  // seed of the randomized run order in this boot
+  nlohmann::json intended;       // intended guest topology (topology_to_json)
+  nlohmann::json seen;           // guest-seen topology
+  nlohmann::json mismatches;     // [] when intended == seen
+  nlohmann::json timings;        // define/start/hello ms ...
+  nlohmann::json versions;       // agent, kernel, topolab ...
+};
+
+struct RunRecord {
+  std::int64_t cell_id = 0;
+  std::int64_t boot_id = 0;
+  int benchmark_index = 0;
+  std::string benchmark;
+  int repetition = 0;
+  nlohmann::json params;
+  nlohmann::json result;  // the benchmark result JSON (samples, summary, details ...)
+  double duration_ms = 0;
+};
+
+struct StoredExperiment {
+  std::int64_t id = 0;
+  std::string name;
+  nlohmann::json spec, host_topology, versions;
+  std::string created, updated;
+};
+
+struct StoredCell {
+  std::int64_t id = 0;
+  CellRecord cell;
+  std::string status;  // pending | running | done | failed
+  std::string error;
+  nlohmann::json mismatches;  // null when never booted; [] when the topology matched
+  std::int64_t boot_id = 0;
+};
+
+struct StoredRun {
+  std::int64_t id = 0, cell_id = 0, boot_id = 0;
+  int benchmark_index = 0, repetition = 0;
+  std::string benchmark;
+  nlohmann::json params, result;
+  double value = 0;  // result.summary.median: one number per repetition
+  double duration_ms = 0;
+  std::string started;
+};
+
+struct StoredBoot {
+  std::int64_t id = 0;
+  BootRecord boot;
+  std::string started;
+};
+
+class ResultStore {
+ public:
+  // Creates the file and schema when missing. A store that cannot be written (read-only file,
+  // read-only folder, full disk) gives a one-line error naming the file, and is left untouched.
+  static Result<std::unique_ptr<ResultStore>> open(const std::filesystem::path& path);
+  static Result<std::unique_ptr<ResultStore>> open_read_only(const std::filesystem::path& path);
+  ~ResultStore();
+  ResultStore(const ResultStore&) = delete;
+  ResultStore& operator=(const ResultStore&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+
+  // Writing side (the runner).
+  Result<std::int64_t> begin_experiment(const std::string& name, const nlohmann::json& spec,
+                                        const nlohmann::json& host_topology,
+                                        const nlohmann::json& versions);
+  Result<std::int64_t> upsert_cell(std::int64_t experiment_id, const CellRecord& cell);
+  Result<std::set<std::pair<int, int>>> completed_runs(std::int64_t cell_id);  // (bench, rep)
+  Result<std::int64_t> add_boot(const BootRecord& boot);
+  Result<void> set_cell_status(std::int64_t cell_id, const std::string& status,
+                               const std::string& error, const nlohmann::json& mismatches,
+                               std::int64_t boot_id);
+  Result<void> add_run(const RunRecord& run);
+  Result<void> add_failure(std::int64_t cell_id, std::int64_t boot_id, int benchmark_index,
+                           int repetition, const std::string& error);
+
+  // Reading side (reports, tests).
+  Result<std::vector<StoredExperiment>> experiments();
+  Result<std::vector<StoredCell>> cells(std::int64_t experiment_id);
+  Result<std::vector<StoredRun>> runs(std::int64_t cell_id);
+  Result<std::vector<StoredBoot>> boots(std::int64_t experiment_id);
+  Result<std::optional<StoredBoot>> boot(std::int64_t boot_id);
+  Result<std::vector<std::string>> failures(std::int64_t cell_id);
+
+ private:
+  ResultStore(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}
+  Result<void> exec(const std::string& sql);
+  Error db_error(const std::string& what) const;
+  sqlite3* db_;
+  std::filesystem::path path_;
+};
+
+}  // namespace topolab::store

@@ -1,0 +1,169 @@
+// Each benchmark run with small parameters on this machine: sane results, no timing claims
+// beyond loose plausibility bounds (the machine is shared and may be a VM).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "guest-agent/bench/benchmark.hpp"
+#include "guest-agent/bench/mem_latency_bench.hpp"
+#include "guest-agent/bench/pinning.hpp"
+
+namespace topolab::bench {
+namespace {
+
+using nlohmann::json;
+
+json run_ok(const std::string& name, const json& params) {
+  auto r = run_benchmark(name, params, BenchContext{});
+  EXPECT_TRUE(r) << name << ": " << r.error().message;
+  return r ? *r : json::object();
+}
+
+std::string two_cpus() {
+  CpuList allowed = allowed_cpus();
+  if (allowed.size() < 2) return "";
+  return std::to_string(allowed.ids()[0]) + "," + std::to_string(allowed.ids()[1]);
+}
+
+TEST(Sattolo, ProducesOneCycleThroughAllElements) {
+  for (std::uint32_t n : {2u, 3u, 10u, 1000u, 65536u}) {
+    auto next = sattolo_cycle(n, 42);
+    std::set<std::uint32_t> seen(next.begin(), next.end());
+    EXPECT_EQ(seen.size(), n) << "not a permutation";
+    std::uint32_t i = 0, steps = 0;
+    do {
+      i = next[i];
+      ++steps;
+    } while (i != 0 && steps <= n);
+    EXPECT_EQ(steps, n) << "cycle from 0 does not cover all " << n << " elements";
+  }
+  EXPECT_EQ(sattolo_cycle(1, 1), (std::vector<std::uint32_t>{0}));
+}
+
+TEST(Sattolo, DeterministicPerSeed) {
+  EXPECT_EQ(sattolo_cycle(500, 7), sattolo_cycle(500, 7));
+  EXPECT_NE(sattolo_cycle(500, 7), sattolo_cycle(500, 8));
+}
+
+TEST(C2cLatency, PlausibleBetweenTwoCpus) {
+  std::string cpus = two_cpus();
+  if (cpus.empty()) GTEST_SKIP() << "needs two CPUs";
+  for (const char* mode : {"cas", "rw"}) {
+    json r = run_ok("c2c-latency",
+                    {{"cpus", cpus}, {"mode", mode}, {"iterations", 500}, {"repeats", 3}});
+    ASSERT_EQ(r["details"]["pairs"].size(), 1u);
+    const json& pair = r["details"]["pairs"][0];
+    EXPECT_EQ(pair["samples"].size(), 3u);
+    // One-way cache-line transfer: more than a few ns, far less than 100 us even when shared.
+    EXPECT_GT(pair["min_ns"].get<double>(), 5) << mode;
+    EXPECT_LT(pair["min_ns"].get<double>(), 100000) << mode;
+    EXPECT_NE(pair["class"], "unknown");  // sysfs topology read without a context
+    EXPECT_TRUE(r["details"]["classes"].contains(pair["class"].get<std::string>()));
+  }
+}
+
+TEST(C2cLatency, NeedsTwoCpus) {
+  auto r = run_benchmark("c2c-latency", {{"cpus", allowed_cpus().first()}}, BenchContext{});
+  EXPECT_FALSE(r);
+}
+
+TEST(MemLatency, RisesFromCacheToMemory) {
+  json r = run_ok("mem-latency", {{"sizes_kib", {16, 65536}}, {"loads", 200000}, {"repeats", 3}});
+  const json& sizes = r["details"]["sizes"];
+  ASSERT_EQ(sizes.size(), 2u);
+  double small = sizes[0]["min_ns"].get<double>(), large = sizes[1]["min_ns"].get<double>();
+  EXPECT_GT(small, 0.1);
+  EXPECT_LT(small, 50);
+  EXPECT_GT(large, 2 * small);
+  EXPECT_EQ(r["samples"].size(), 3u);  // samples = the largest size
+}
+
+TEST(MemLatency, TouchOnOneCpuChaseFromAnother) {
+  CpuList allowed = allowed_cpus();
+  if (allowed.size() < 2) GTEST_SKIP() << "needs two CPUs";
+  json r = run_ok("mem-latency", {{"sizes_kib", {1024}},
+                                  {"loads", 50000},
+                                  {"repeats", 1},
+                                  {"cpu", allowed.ids()[0]},
+                                  {"touch_cpu", allowed.ids()[1]}});
+  EXPECT_EQ(r["details"]["touch_cpu"], allowed.ids()[1]);
+  EXPECT_GT(r["summary"]["min"].get<double>(), 0);
+}
+
+TEST(MemLatency, HostileSizesRejected) {
+  EXPECT_FALSE(run_benchmark("mem-latency", {{"sizes_kib", {4 * 1024 * 1024}}}, BenchContext{}));
+  EXPECT_FALSE(run_benchmark("mem-latency", {{"loads", 0}}, BenchContext{}));
+}
+
+TEST(MemBandwidth, PositiveAndValidated) {
+  json r = run_ok("mem-bandwidth", {{"array_kib", 4096}, {"threads", 2}, {"repeats", 2}});
+  EXPECT_TRUE(r["details"]["validated"].get<bool>());
+  for (const char* k : {"copy", "scale", "add", "triad"}) {
+    EXPECT_GT(r["details"]["kernels"][k]["best_gbs"].get<double>(), 0.05) << k;
+    EXPECT_LT(r["details"]["kernels"][k]["best_gbs"].get<double>(), 10000) << k;
+  }
+  EXPECT_EQ(r["details"]["threads"].size(), 2u);
+  EXPECT_FALSE(r["lower_is_better"].get<bool>());
+}
+
+TEST(Rates, SyscallAndFaultRatesPositive) {
+  json s = run_ok("syscall-rate", {{"iterations", 20000}, {"threads", 2}, {"pin", "compact"}});
+  EXPECT_GT(s["summary"]["min"].get<double>(), 1000);
+  json f = run_ok("fault-rate", {{"iterations", 200}, {"pages_per_map", 8}});
+  EXPECT_GT(f["summary"]["min"].get<double>(), 100);
+  EXPECT_FALSE(run_benchmark("fault-rate", {{"pages_per_map", 1 << 20}}, BenchContext{}));
+  EXPECT_FALSE(run_benchmark("syscall-rate", {{"threads", 100000}}, BenchContext{}));
+}
+
+TEST(Migration, MovesAndReportsPenaltyPerClass) {
+  std::string cpus = two_cpus();
+  if (cpus.empty()) GTEST_SKIP() << "needs two CPUs";
+  json r = run_ok("migration", {{"cpus", cpus}, {"sizes_kib", {64, 512}}, {"repeats", 3}});
+  ASSERT_EQ(r["details"]["rows"].size(), 2u);
+  for (const auto& row : r["details"]["rows"]) {
+    EXPECT_TRUE(row["ran_on_b"].get<bool>());
+    EXPECT_GT(row["stay_ns"].get<double>(), 0);
+  }
+  EXPECT_EQ(r["samples"].size(), 2u);
+  EXPECT_FALSE(r["details"]["classes"].empty());
+}
+
+TEST(SpawnLoop, RunsBinTrueLockedAndFree) {
+  for (const char* pin : {"none", "compact"}) {
+    json r = run_ok("spawn-loop", {{"program", "/bin/true"},
+                                   {"iterations", 5},
+                                   {"repeats", 1},
+                                   {"pin", pin},
+                                   {"threads", 2}});
+    EXPECT_GT(r["summary"]["min"].get<double>(), 0);
+    EXPECT_EQ(r["details"]["locked"].get<bool>(), std::string(pin) != "none");
+  }
+}
+
+TEST(SpawnLoop, RunsTheAgentsOwnTrueMode) {
+  json r = run_ok("spawn-loop", {{"program", TOPOLAB_AGENT}, {"iterations", 3}, {"repeats", 1}});
+  EXPECT_GT(r["summary"]["min"].get<double>(), 0);
+}
+
+TEST(SpawnLoop, BadProgramsRejected) {
+  EXPECT_FALSE(run_benchmark("spawn-loop", {{"program", "true"}}, BenchContext{}));
+  EXPECT_FALSE(run_benchmark("spawn-loop", {{"program", "/nonexistent/x"}}, BenchContext{}));
+  auto failing =
+      run_benchmark("spawn-loop", {{"program", "/bin/false"}, {"iterations", 1}}, BenchContext{});
+  ASSERT_FALSE(failing);
+  EXPECT_NE(failing.error().message.find("exited"), std::string::npos);
+}
+
+TEST(AllBenchmarks, HumanOutputForEach) {
+  std::vector<std::string> args{"run", "syscall-rate", "--param", "iterations=1000"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run_benchmark_cli(static_cast<int>(argv.size()), argv.data()), 0);
+  std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("summary: n=3"), std::string::npos) << out;
+  EXPECT_NE(out.find("calls/s"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace topolab::bench

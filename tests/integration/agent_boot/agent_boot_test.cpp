@@ -1,0 +1,220 @@
+// Boots the built-in image with qemu-system-x86_64 -accel tcg (fork/exec, no shell, no libvirt)
+// and talks to the agent over the real virtio-serial channel: hello with the guest-seen
+// topology (2 packages, 4 CPUs), ping, shutdown -> QEMU exits. QEMU is killed on every path.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "common/file_io.hpp"
+#include "host/topology_json.hpp"
+#include "orchestrator/agent/agent_client.hpp"
+#include "orchestrator/image/guest_image.hpp"
+
+namespace topolab {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+class QemuProcess {
+ public:
+  ~QemuProcess() { kill(); }
+  bool start(const std::vector<std::string>& args, const fs::path& output) {
+    pid_ = ::fork();
+    if (pid_ < 0) return false;
+    if (pid_ == 0) {
+      int in = ::open("/dev/null", O_RDONLY);
+      int out = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(in, 0);
+      ::dup2(out, 1);
+      ::dup2(out, 2);
+      std::vector<char*> argv;
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execvp(argv[0], argv.data());
+      _exit(127);
+    }
+    return true;
+  }
+  // Exit status within timeout, or -1 if still running.
+  int wait_exit(std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (pid_ > 0 && Clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return -1;
+  }
+  void kill() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+  bool running() const { return pid_ > 0; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+class AgentBoot : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    char tmpl[] = "/tmp/topolab-agent-boot-XXXXXX";
+    dir_ = new fs::path(::mkdtemp(tmpl));
+    auto img = build_guest_image(ImageOptions{});
+    if (!img) {
+      setup_error_ = new std::string("build_guest_image: " + img.error().message);
+      return;
+    }
+    image_ = new GuestImage(*img);
+    const fs::path sock = *dir_ / "agent.sock";
+    const std::vector<std::string> args = {
+        "qemu-system-x86_64",
+        "-accel",
+        "tcg",
+        "-machine",
+        "q35",
+        "-smp",
+        "4,sockets=2,cores=2,threads=1",
+        "-m",
+        "512",
+        "-nodefaults",
+        "-display",
+        "none",
+        "-no-reboot",
+        "-kernel",
+        img->kernel.string(),
+        "-initrd",
+        img->initrd.string(),
+        "-append",
+        img->cmdline,
+        "-serial",
+        "file:" + (*dir_ / "serial.log").string(),
+        "-device",
+        "virtio-serial-pci,id=vser0",
+        "-chardev",
+        "socket,id=agent0,path=" + sock.string() + ",server=on,wait=off",
+        "-device",
+        "virtserialport,bus=vser0.0,chardev=agent0,name=" + img->agent_port_name};
+    qemu_ = new QemuProcess;
+    const auto start = Clock::now();
+    if (!qemu_->start(args, *dir_ / "qemu.log")) {
+      setup_error_ = new std::string("fork failed");
+      return;
+    }
+    auto client = AgentClient::connect_unix(sock, 240s);
+    if (!client) {
+      setup_error_ = new std::string("connect: " + client.error().message);
+      return;
+    }
+    client_ = client->release();
+    client_->set_transcript(&transcript_);
+    auto hello = client_->wait_hello(60s);
+    host_ms_to_hello_ =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+    if (!hello) {
+      setup_error_ = new std::string("hello: " + hello.error().message);
+      return;
+    }
+    hello_ = new nlohmann::json(*hello);
+    std::cout << "[figures] host time to hello: " << host_ms_to_hello_
+              << " ms; guest uptime at hello: " << (*hello_)["uptime_ms"]
+              << " ms; initrd: " << img->initrd_bytes << " bytes\n";
+  }
+
+  static void TearDownTestSuite() {
+    delete client_;
+    client_ = nullptr;
+    if (qemu_) qemu_->kill();
+    delete qemu_;
+    qemu_ = nullptr;
+    if (HasFailure() || setup_error_) dump_logs();
+    std::error_code ec;
+    if (dir_) fs::remove_all(*dir_, ec);
+    delete dir_;
+    delete image_;
+    delete hello_;
+    delete setup_error_;
+    dir_ = nullptr;
+    image_ = nullptr;
+    hello_ = nullptr;
+    setup_error_ = nullptr;
+  }
+
+  static void dump_logs() {
+    for (const char* f : {"serial.log", "qemu.log"}) {
+      auto text = read_file(*dir_ / f);
+      if (text)
+        std::cerr << "---- " << f << " (last 3000 bytes)\n"
+                  << text->substr(text->size() > 3000 ? text->size() - 3000 : 0) << "\n";
+    }
+    std::cerr << "---- transcript\n" << transcript_.str() << "\n";
+  }
+
+  void SetUp() override {
+    if (setup_error_) FAIL() << *setup_error_;
+  }
+
+  static inline fs::path* dir_ = nullptr;
+  static inline GuestImage* image_ = nullptr;
+  static inline QemuProcess* qemu_ = nullptr;
+  static inline AgentClient* client_ = nullptr;
+  static inline nlohmann::json* hello_ = nullptr;
+  static inline std::string* setup_error_ = nullptr;
+  static inline long long host_ms_to_hello_ = 0;
+  static inline std::ostringstream transcript_;
+};
+
+TEST_F(AgentBoot, HelloReportsTheGuestSeenTopology) {
+  ASSERT_NE(hello_, nullptr);
+  EXPECT_EQ((*hello_)["protocol"], protocol::kProtocolVersion);
+  EXPECT_EQ((*hello_)["kernel"], "Linux " + image_->kernel_version);
+  EXPECT_GT((*hello_)["uptime_ms"].get<std::uint64_t>(), 0u);
+  ASSERT_TRUE((*hello_)["topology"].is_object()) << hello_->dump();
+  auto topo = topology_from_json((*hello_)["topology"]);
+  ASSERT_TRUE(topo.ok()) << topo.error().message;
+  EXPECT_EQ(topo->cpus.size(), 4u);
+  EXPECT_EQ(topo->online_cpus().to_string(), "0-3");
+  ASSERT_EQ(topo->packages.size(), 2u) << (*hello_)["topology"].dump();
+  EXPECT_EQ(topo->packages[0].cpus.to_string(), "0-1");
+  EXPECT_EQ(topo->packages[1].cpus.to_string(), "2-3");
+  RecordProperty("host_ms_to_hello", std::to_string(host_ms_to_hello_));
+  RecordProperty("guest_uptime_at_hello_ms", (*hello_)["uptime_ms"].dump());
+}
+
+TEST_F(AgentBoot, PingAndPlacementOverVirtioSerial) {
+  ASSERT_NE(client_, nullptr);
+  auto pong = client_->ping(30s);
+  ASSERT_TRUE(pong.ok()) << pong.error().message;
+  ASSERT_TRUE(client_->send_placement({{{"vcpu", 0}, {"host_cpus", "1"}}}).ok());
+  auto again = client_->ping(30s);
+  EXPECT_TRUE(again.ok()) << "placement needs no reply and breaks nothing";
+  EXPECT_EQ(client_->skipped_lines(), 0u) << client_->last_skip_reason();
+}
+
+TEST_F(AgentBoot, ShutdownPowersTheGuestOffAndQemuExits) {
+  ASSERT_NE(client_, nullptr);
+  auto ok = client_->shutdown();
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  const int status = qemu_->wait_exit(60s);
+  EXPECT_EQ(status, 0) << "QEMU should exit by itself after the guest powers off (-1: still "
+                          "running after 60 s)";
+}
+
+}  // namespace
+}  // namespace topolab

@@ -1,0 +1,233 @@
+#include "orchestrator/image/guest_image.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/file_io.hpp"
+#include "orchestrator/image/cpio.hpp"
+#include "orchestrator/image/module_resolver.hpp"
+
+namespace topolab {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/topolab-image-test-XXXXXX";
+    path_ = ::mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+// A fake /lib/modules/<ver>: the real file layout, tiny contents; one module is .ko.xz.
+fs::path make_modules_dir(const fs::path& root) {
+  const fs::path dir = root / "lib/modules/9.9.9-test";
+  write(dir / "modules.dep",
+        "kernel/drivers/virtio/virtio_ring.ko:\n"
+        "kernel/drivers/virtio/virtio.ko: kernel/drivers/virtio/virtio_ring.ko\n"
+        "kernel/drivers/virtio/virtio_pci_modern_dev.ko:\n"
+        "kernel/drivers/virtio/virtio_pci_legacy_dev.ko:\n"
+        "kernel/drivers/virtio/virtio_pci.ko: kernel/drivers/virtio/virtio_pci_legacy_dev.ko "
+        "kernel/drivers/virtio/virtio_pci_modern_dev.ko kernel/drivers/virtio/virtio.ko "
+        "kernel/drivers/virtio/virtio_ring.ko\n"
+        "kernel/drivers/char/virtio_console.ko.xz: kernel/drivers/virtio/virtio.ko "
+        "kernel/drivers/virtio/virtio_ring.ko\n"
+        "kernel/drivers/net/virtio_net.ko: kernel/drivers/virtio/virtio.ko\n");
+  write(dir / "modules.builtin", "kernel/drivers/char/hw_random/rng-core.ko\n");
+  for (const char* m :
+       {"virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev", "virtio_pci"}) {
+    write(dir / "kernel/drivers/virtio" / (std::string(m) + ".ko"), std::string("MODULE ") + m);
+  }
+  const fs::path plain = dir / "kernel/drivers/char/virtio_console.ko";
+  write(plain, "MODULE virtio_console");
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execlp("xz", "xz", "-f", plain.c_str(), nullptr);
+    _exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "xz failed";
+  return dir;
+}
+
+TEST(ModuleResolver, DependenciesComeFirstInModprobeOrder) {
+  TempDir tmp;
+  const fs::path dir = make_modules_dir(tmp.path());
+  auto mods = image::resolve_modules(dir, {"virtio_pci", "virtio-console", "rng_core"});
+  ASSERT_TRUE(mods.ok()) << mods.error().message;
+  std::vector<std::string> names;
+  for (const auto& m : *mods) names.push_back(m.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"virtio_ring", "virtio", "virtio_pci_modern_dev",
+                                      "virtio_pci_legacy_dev", "virtio_pci", "virtio_console"}))
+      << "rng_core is builtin and skipped; virtio_net is not wanted";
+  EXPECT_EQ(mods->back().path.filename(), "virtio_console.ko.xz");
+  auto bytes = image::read_module_bytes(mods->back().path);
+  ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+  EXPECT_EQ(*bytes, "MODULE virtio_console") << "decompressed with xz";
+}
+
+TEST(ModuleResolver, MissingModuleIsAnError) {
+  TempDir tmp;
+  const fs::path dir = make_modules_dir(tmp.path());
+  auto mods = image::resolve_modules(dir, {"virtio_nonexistent"});
+  ASSERT_FALSE(mods.ok());
+  EXPECT_NE(mods.error().message.find("virtio_nonexistent"), std::string::npos);
+  EXPECT_FALSE(image::resolve_modules(tmp.path() / "nowhere", {"virtio"}).ok());
+}
+
+TEST(Cpio, RoundTripsAndIsBlockAligned) {
+  image::CpioWriter w;
+  w.add_directory("dev");
+  w.add_char_device("dev/console", 5, 1);
+  w.add_file("init", "abc", 0755);
+  w.add_file("x/odd-name", std::string("\0\1\2\3\4", 5));
+  const std::string archive = w.finish();
+  EXPECT_EQ(archive.size() % 512, 0u);
+  EXPECT_EQ(archive.substr(0, 6), "070701");
+  auto entries = image::read_cpio(archive);
+  ASSERT_TRUE(entries.ok()) << entries.error().message;
+  ASSERT_EQ(entries->size(), 4u);
+  EXPECT_TRUE(S_ISDIR((*entries)[0].mode));
+  EXPECT_TRUE(S_ISCHR((*entries)[1].mode));
+  EXPECT_EQ((*entries)[1].rdev_major, 5u);
+  EXPECT_EQ((*entries)[1].rdev_minor, 1u);
+  EXPECT_EQ((*entries)[2].data, "abc");
+  EXPECT_EQ((*entries)[2].mode & 0777, 0755u);
+  EXPECT_EQ((*entries)[3].data.size(), 5u);
+  EXPECT_FALSE(image::read_cpio(archive.substr(0, 200)).ok()) << "truncated archive";
+  EXPECT_FALSE(image::read_cpio("garbage").ok());
+}
+
+class GuestImageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    modules_ = make_modules_dir(tmp_.path());
+    kernel_ = tmp_.path() / "boot/vmlinuz-9.9.9-test";
+    write(kernel_, "not really a kernel");
+    opts_.output_dir = tmp_.path() / "out";
+    opts_.kernel = kernel_;
+    opts_.modules_dir = modules_;
+    opts_.agent_binary = TOPOLAB_AGENT;
+  }
+  TempDir tmp_;
+  fs::path modules_, kernel_;
+  ImageOptions opts_;
+};
+
+TEST_F(GuestImageTest, InitramfsHoldsTheAgentAsInitAndModulesInLoadOrder) {
+  auto img = build_guest_image(opts_);
+  ASSERT_TRUE(img.ok()) << img.error().message;
+  EXPECT_TRUE(img->rebuilt);
+  EXPECT_EQ(img->kernel_version, "9.9.9-test");
+  EXPECT_NE(img->cmdline.find("console=ttyS0"), std::string::npos);
+  EXPECT_NE(img->cmdline.find("panic=-1"), std::string::npos);
+  auto archive = read_file(img->initrd, 512u << 20);
+  ASSERT_TRUE(archive.ok()) << archive.error().message;
+  EXPECT_EQ(archive->size(), img->initrd_bytes);
+  auto entries = image::read_cpio(*archive);
+  ASSERT_TRUE(entries.ok()) << entries.error().message;
+  std::map<std::string, image::CpioEntry> by_name;
+  for (auto& e : *entries) by_name[e.name] = e;
+
+  ASSERT_TRUE(by_name.count("init"));
+  const auto& init = by_name["init"];
+  EXPECT_TRUE(S_ISREG(init.mode));
+  EXPECT_EQ(init.mode & 0111, 0111u) << "init must be executable";
+  auto agent = read_file(TOPOLAB_AGENT, 512u << 20);
+  ASSERT_TRUE(agent.ok());
+  EXPECT_EQ(init.data, *agent) << "init is the static agent, byte for byte";
+  ASSERT_TRUE(by_name.count("dev/console"));
+  EXPECT_TRUE(S_ISCHR(by_name["dev/console"].mode));
+  for (const char* d : {"dev", "proc", "sys"}) EXPECT_TRUE(S_ISDIR(by_name[d].mode)) << d;
+
+  ASSERT_TRUE(by_name.count("modules.order"));
+  std::istringstream order(by_name["modules.order"].data);
+  std::vector<std::string> paths;
+  for (std::string line; std::getline(order, line);) paths.push_back(line);
+  const std::vector<std::string> expected = {"/lib/modules/virtio_ring.ko",
+                                             "/lib/modules/virtio.ko",
+                                             "/lib/modules/virtio_pci_modern_dev.ko",
+                                             "/lib/modules/virtio_pci_legacy_dev.ko",
+                                             "/lib/modules/virtio_pci.ko",
+                                             "/lib/modules/virtio_console.ko"};
+  EXPECT_EQ(paths, expected);
+  for (const auto& p : paths) {
+    ASSERT_TRUE(by_name.count(p.substr(1))) << p << " listed but not in the archive";
+  }
+  EXPECT_EQ(by_name["lib/modules/virtio_console.ko"].data, "MODULE virtio_console");
+  EXPECT_EQ(by_name.count("lib/modules/virtio_net.ko"), 0u) << "nothing else";
+
+  struct stat st {};
+  ASSERT_EQ(::stat(img->initrd.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0004, 0004u) << "qemu (libvirt-qemu) must be able to read it";
+  ASSERT_EQ(::stat(img->initrd.parent_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0005, 0005u);
+}
+
+TEST_F(GuestImageTest, CachedUntilAnInputChanges) {
+  auto first = build_guest_image(opts_);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  auto again = build_guest_image(opts_);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_FALSE(again->rebuilt);
+  EXPECT_EQ(again->content_hash, first->content_hash);
+  EXPECT_EQ(again->initrd, first->initrd);
+
+  write(modules_ / "kernel/drivers/virtio/virtio.ko", "MODULE virtio v2");
+  auto changed = build_guest_image(opts_);
+  ASSERT_TRUE(changed.ok()) << changed.error().message;
+  EXPECT_TRUE(changed->rebuilt);
+  EXPECT_NE(changed->content_hash, first->content_hash);
+}
+
+TEST_F(GuestImageTest, BadInputsAreErrors) {
+  ImageOptions bad = opts_;
+  bad.agent_binary = kernel_;  // not an ELF file
+  auto r = build_guest_image(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("not an ELF"), std::string::npos) << r.error().message;
+  bad = opts_;
+  bad.kernel = tmp_.path() / "boot/bzImage";
+  write(bad.kernel, "k");
+  bad.modules_dir.clear();
+  r = build_guest_image(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("vmlinuz-VERSION"), std::string::npos) << r.error().message;
+}
+
+TEST(NewestKernel, PicksTheHighestVersion) {
+  TempDir tmp;
+  for (const char* k :
+       {"vmlinuz-6.1.0-9-amd64", "vmlinuz-6.1.0-57-amd64", "vmlinuz-5.10.0-1", "config-9.9"}) {
+    write(tmp.path() / k, "k");
+  }
+  auto k = newest_kernel(tmp.path());
+  ASSERT_TRUE(k.ok()) << k.error().message;
+  EXPECT_EQ(k->filename(), "vmlinuz-6.1.0-57-amd64");
+  TempDir empty;
+  EXPECT_FALSE(newest_kernel(empty.path()).ok());
+}
+
+}  // namespace
+}  // namespace topolab
