@@ -48,8 +48,9 @@ int main(int argc, char** argv) {
   app.add_option("layout", largs.layout, "layout file or preset (default ryzen-1700x)");
   app.add_option("--boots", boots, "number of boots")->check(CLI::Range(1, 100));
   app.add_option("--accel", accel)->check(CLI::IsMember({"auto", "kvm", "tcg"}));
-  app.add_option_function<std::string>(
-      "--policy", [&](const std::string& v) { largs.overrides.emplace_back("placement.policy", v); });
+  app.add_option_function<std::string>("--policy", [&](const std::string& v) {
+    largs.overrides.emplace_back("placement.policy", v);
+  });
   app.add_option_function<std::string>(
       "--expose", [&](const std::string& v) { largs.overrides.emplace_back("expose.as", v); });
   app.add_flag("--json", json);
@@ -91,8 +92,8 @@ int main(int argc, char** argv) {
     ratio_from_start_call.push_back(h + st > 0 ? u / (h + st) : 0);
     runs.push_back(t);
     if (!json) {
-      std::cerr << "boot " << i + 1 << "/" << boots << ": define " << t["define_ms"] << " ms, start "
-                << st << " ms, hello " << h << " ms, guest uptime " << u << " ms ("
+      std::cerr << "boot " << i + 1 << "/" << boots << ": define " << t["define_ms"]
+                << " ms, start " << st << " ms, hello " << h << " ms, guest uptime " << u << " ms ("
                 << static_cast<int>(100 * ratio.back()) << " %)\n";
     }
   }
@@ -113,7 +114,8 @@ int main(int argc, char** argv) {
   } else {
     auto r = stat_of(ratio);
     std::cout << layout->name << " x" << boots << " (" << accel << ", " << layout->vcpu_count()
-              << " vCPUs): hello median " << stat_of(hello).median << " ms after start, guest uptime"
+              << " vCPUs): hello median " << stat_of(hello).median
+              << " ms after start, guest uptime"
               << " median " << stat_of(uptime).median << " ms; uptime/hello mean "
               << static_cast<int>(100 * r.mean) << " % (min " << static_cast<int>(100 * r.min)
               << " %), goal >= 90 %\n";

@@ -37,7 +37,7 @@ class BootCommand : public Command {
     image->excludes(kernel);
     cmd->add_option("--hello-timeout", hello_timeout_ms_,
                     "milliseconds to wait for the agent's hello after start")
-        ->default_val(60000)
+        ->default_val(180000)
         ->check(CLI::Range(100, 3600000));
     cmd->add_option("--run-id", run_id_, "run id (default: a new one)");
     cmd->add_flag("--keep", keep_, "leave the guest running and defined");
@@ -112,7 +112,7 @@ class BootCommand : public Command {
   ImageOptions image_;
   std::string accel_ = "auto";
   std::string run_id_;
-  int hello_timeout_ms_ = 60000;
+  int hello_timeout_ms_ = 180000;
   bool keep_ = false;
   bool json_ = false;
 };

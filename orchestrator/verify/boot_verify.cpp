@@ -32,9 +32,9 @@ Result<BootVerification> boot_and_verify(const BootRequest& req) {
     if (auto r = s.shutdown(); !r) v.shutdown_error = r.error().message;
   }
   v.timings = s.timings();
-  v.timings["total_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(
-                              std::chrono::steady_clock::now() - t0)
-                              .count();
+  v.timings["total_ms"] =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
   return v;
 }
 

@@ -111,8 +111,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto t_accel = Clock::now();
   virt::KvmProbeOptions probe{req.image, run_dir_ / "kvm-probe", run_id_};
   auto accel = virt::choose_accelerator(
-      conn_.get(), req.accel, [&] { return virt::probe_kvm(conn_.get(), probe); },
-      req.accel_cache);
+      conn_.get(), req.accel, [&] { return virt::probe_kvm(conn_.get(), probe); }, req.accel_cache);
   if (!accel) return accel.error();
   accel_ = *accel;
   timings_["accel_ms"] = ms_between(t_accel, Clock::now());
@@ -169,9 +168,8 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto t_hello = Clock::now();
   if (!hello) {
     return make_error("no hello from the agent within " +
-                      std::to_string(req.hello_timeout.count()) + " ms (" +
-                      hello.error().message + "); console: " +
-                      console_tail(run_dir_ / "console.log", 5));
+                      std::to_string(req.hello_timeout.count()) + " ms (" + hello.error().message +
+                      "); console: " + console_tail(run_dir_ / "console.log", 5));
   }
   hello_ = *hello;
   timings_["hello_ms"] = ms_between(t_started, t_hello);
@@ -194,10 +192,11 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
 GuestSession::~GuestSession() {
   if (domain_ && keep_ && !shut_down_) {
     domain_->release();
-    std::fprintf(stderr, "topolab: kept domain %s (--keep); remove it with virsh destroy/undefine\n",
+    std::fprintf(stderr,
+                 "topolab: kept domain %s (--keep); remove it with virsh destroy/undefine\n",
                  name_.c_str());
   }
-  agent_.reset();  // before the transcript stream it writes to
+  agent_.reset();   // before the transcript stream it writes to
   domain_.reset();  // destroys + undefines unless released
 }
 

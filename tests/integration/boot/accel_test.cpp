@@ -18,7 +18,8 @@ TEST(AccelAuto, RealProbeDecidesQuicklyAndTheVerdictIsCached) {
   ASSERT_TRUE(image.ok()) << image.error().message;
   auto conn = virt::open_connection("qemu:///system");
   ASSERT_TRUE(conn.ok()) << conn.error().message;
-  auto dir = std::filesystem::temp_directory_path() / ("topolab-accel-it-" + std::to_string(getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("topolab-accel-it-" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   auto cache = dir / "accel.json";
   std::string run_id = "it" + std::to_string(getpid()) + "-probe";

@@ -28,13 +28,14 @@ class RealBoot : public ::testing::Test {
   // Boots ryzen-1700x with extra options, returns the parsed --json output.
   nlohmann::json boot(const std::string& what, std::vector<std::string> extra, int want_exit) {
     marker_ = run_marker(what);
-    std::vector<std::string> args = {"boot",  "ryzen-1700x", "--policy", "unpinned",
-                                     "--json", "--run-id",   marker_};
+    std::vector<std::string> args = {"boot",     "ryzen-1700x",     "--policy",
+                                     "unpinned", "--json",          "--run-id",
+                                     marker_,    "--hello-timeout", "300000"};
     if (std::find(extra.begin(), extra.end(), "--accel") == extra.end()) {
       extra.insert(extra.end(), {"--accel", "tcg"});
     }
     args.insert(args.end(), extra.begin(), extra.end());
-    auto r = run_cli(args, std::chrono::minutes(3));
+    auto r = run_cli(args, std::chrono::minutes(6));
     EXPECT_FALSE(r.timed_out);
     EXPECT_EQ(r.exit_code, want_exit) << r.err << r.out;
     auto j = nlohmann::json::parse(r.out, nullptr, false);
@@ -85,10 +86,10 @@ TEST_F(RealBoot, FlatExposureIsSeenByTheGuest) {
 
 TEST_F(RealBoot, PlainEpycWithTopoextOnTwoSocketsIsAMismatchNotAPass) {
   // Measured here: plain EPYC + topoext shows one L3 across both sockets.
-  auto j = boot("wrongmodel",
-                {"--expose", "sockets", "--set", "cpu.model=EPYC", "--set",
-                 "cpu.features_require=topoext"},
-                3);
+  auto j = boot(
+      "wrongmodel",
+      {"--expose", "sockets", "--set", "cpu.model=EPYC", "--set", "cpu.features_require=topoext"},
+      3);
   ASSERT_TRUE(j.contains("match"));
   EXPECT_FALSE(j["match"].get<bool>());
   bool l3_named = false;

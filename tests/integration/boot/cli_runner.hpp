@@ -18,8 +18,8 @@
 namespace topolab::testing {
 
 struct CliRun {
-  int exit_code = -1;    // -1 when killed by a signal
-  int term_signal = 0;   // the signal that killed it
+  int exit_code = -1;   // -1 when killed by a signal
+  int term_signal = 0;  // the signal that killed it
   std::string out, err;
   bool timed_out = false;
 };

@@ -33,7 +33,7 @@ bool wait_for_running_domain(const std::string& marker, std::chrono::millisecond
 TEST(Interrupt, SigintDuringBootLeavesNoDomain) {
   std::string marker = "it" + std::to_string(getpid()) + "-sigint";
   CliChild child({"boot", "ryzen-1700x", "--policy", "unpinned", "--accel", "tcg", "--run-id",
-                  marker, "--json"});
+                  marker, "--json", "--hello-timeout", "300000"});
   ASSERT_GT(child.pid(), 0);
   bool running = wait_for_running_domain(marker, 60s);
   kill(child.pid(), SIGINT);
@@ -59,7 +59,7 @@ TEST(Interrupt, SigkilledRunsDomainIsRemovedByTheNextRunsStaleCleanup) {
   StaleGuard guard{marker};
   {
     CliChild child({"boot", "ryzen-1700x", "--policy", "unpinned", "--accel", "tcg", "--run-id",
-                    marker, "--json"});
+                    marker, "--json", "--hello-timeout", "300000"});
     ASSERT_TRUE(wait_for_running_domain(marker, 60s));
     kill(child.pid(), SIGKILL);
     auto r = child.wait(30s);
