@@ -1,8 +1,5 @@
 #include "guest-agent/benchmarks.hpp"
 
-// guest-agent/bench/ is written by the bench helper. Included unconditionally: a
-// __has_include fallback let ccache's direct mode serve an object compiled before the header
-// existed (the agent then answered every `run` with "built without guest-agent/bench").
 #include "guest-agent/bench/benchmark.hpp"
 
 namespace topolab::agent {

@@ -23,10 +23,7 @@
 #include "guest-agent/transport.hpp"
 #include "protocol/protocol.hpp"
 
-#if __has_include("host/topology_printer.hpp")
 #include "host/topology_printer.hpp"
-#define TOPOLAB_HAVE_PRINTER 1
-#endif
 
 namespace {
 
@@ -124,13 +121,10 @@ int topology_command(int argc, char** argv, Platform& platform) {
     std::fprintf(stderr, "topolab-agent topology: %s\n", topo.error().message.c_str());
     return 1;
   }
-#ifdef TOPOLAB_HAVE_PRINTER
   if (!json) {
     print_topology_tree(std::cout, *topo);
     return 0;
   }
-#endif
-  (void)json;
   std::cout << platform.topology_json(*topo).dump(2) << "\n";
   return 0;
 }

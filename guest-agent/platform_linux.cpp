@@ -16,13 +16,8 @@
 #include "common/file_io.hpp"
 #include "guest-agent/platform.hpp"
 
-// TODO(agent): host/ publishes these; until it is on main, hello carries topology null with a
-// topology_error instead of failing to build.
-#if __has_include("host/sysfs_reader.hpp") && __has_include("host/topology_json.hpp")
 #include "host/sysfs_reader.hpp"
 #include "host/topology_json.hpp"
-#define TOPOLAB_HAVE_HOST_SYSFS 1
-#endif
 
 namespace topolab::agent {
 
@@ -65,20 +60,11 @@ class LinuxPlatform : public Platform {
   }
 
   Result<HostTopology> read_topology() override {
-#ifdef TOPOLAB_HAVE_HOST_SYSFS
     return read_sysfs_topology("/");
-#else
-    return make_error("this agent was built without host/sysfs_reader (topology unavailable)");
-#endif
   }
 
   nlohmann::json topology_json(const HostTopology& t) override {
-#ifdef TOPOLAB_HAVE_HOST_SYSFS
     return topology_to_json(t);
-#else
-    (void)t;
-    return nullptr;
-#endif
   }
 
   bool is_init() override { return ::getpid() == 1; }

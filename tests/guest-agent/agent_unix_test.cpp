@@ -233,6 +233,25 @@ TEST(AgentOverUnix, HangAfterMakesRequestsTimeOutWithinTheDeadline) {
   EXPECT_LT(took, 3s);
 }
 
+TEST(AgentOverUnix, RunReturnsTheResultWithTheLastPlacement) {
+  AgentProcess agent;
+  auto client = connect(agent);
+  ASSERT_TRUE(client);
+  auto before = client->run("sqrt", {{"n", 1000}, {"repeats", 1}}, 30000ms);
+  ASSERT_TRUE(before.ok()) << before.error().message;
+  EXPECT_EQ((*before)["benchmark"], "sqrt");
+  EXPECT_TRUE((*before)["details"]["checksum_ok"].get<bool>());
+  EXPECT_FALSE((*before)["environment"].contains("placement"));
+  const json vcpus =
+      json::array({{{"vcpu", 0}, {"host_cpus", "8"}}, {{"vcpu", 1}, {"host_cpus", "9-10"}}});
+  ASSERT_TRUE(client->send_placement(vcpus).ok());
+  auto after = client->run("sqrt", {{"n", 1000}, {"repeats", 1}}, 30000ms);
+  ASSERT_TRUE(after.ok()) << after.error().message;
+  EXPECT_EQ((*after)["environment"]["placement"], vcpus);
+  auto bad = client->run("sqrt", {{"n", "many"}}, 30000ms);
+  EXPECT_FALSE(bad.ok()) << "the benchmark's parameter error comes back as an error reply";
+}
+
 TEST(AgentOverUnix, BadArgumentsExitNonZero) {
   AgentProcess agent({"--hang-after", "x"});
   EXPECT_EQ(agent.wait_exit(5000ms), 2);

@@ -1,0 +1,26 @@
+#pragma once
+// `topolab doctor`: runs every check against a root folder ("/" = this machine) and, when a
+// layout is given, against what that guest needs.
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/doctor/check.hpp"
+#include "orchestrator/doctor/guest_requirements.hpp"
+
+namespace topolab::doctor {
+
+struct DoctorOptions {
+  std::filesystem::path root = "/";
+  std::string connect_uri;  // libvirt; checked only when root is the live "/"
+  bool check_libvirt = true;
+  std::optional<GuestRequirements> guest;
+};
+
+std::vector<CheckResult> run_doctor(const DoctorOptions&);
+
+// Table: status, check, reason, and the fix on its own indented line.
+void print_check_table(std::ostream&, const std::vector<CheckResult>&);
+
+}  // namespace topolab::doctor

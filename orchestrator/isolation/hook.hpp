@@ -1,0 +1,48 @@
+#pragma once
+// `topolab hook DOMAIN OPERATION`: what the libvirt qemu hook (/etc/libvirt/hooks/qemu) calls.
+// On prepare (or start, if prepare did nothing) of a domain with a registered layout
+// (/etc/topolab/layouts/DOMAIN.toml, or --layout) it applies dynamic isolation for the
+// layout's host CPUs; on release it restores from the undo record. Other domains and
+// operations are left alone. Never calls back into libvirt (libvirt waits for the hook).
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "orchestrator/isolation/isolation_apply.hpp"
+
+namespace topolab::isolation {
+
+enum class HookAction { kApply, kRelease, kNone };
+std::string to_string(HookAction);
+
+// prepare -> apply; start -> apply unless a record exists (prepare did it); release -> release.
+HookAction hook_action_for(std::string_view operation, bool record_exists);
+
+// "/etc/topolab/layouts/DOMAIN.toml" (live path, resolved under root).
+std::string registered_layout_path(const std::string& domain);
+
+struct HookRequest {
+  std::string domain, operation;
+  std::string layout_file;  // empty: the registered one
+  std::string guest_cpus;   // CPU list overriding the layout's (manual use, tests)
+  std::filesystem::path root = "/";
+  bool dry_run = false;
+};
+
+struct HookOutcome {
+  std::string domain, operation;
+  HookAction action = HookAction::kNone;
+  std::string reason;  // why this action (or none)
+  bool dry_run = false;
+  std::optional<IsolationPlan> plan;  // apply: the plan; release: the record
+  std::optional<ApplyReport> report;  // absent on dry runs and no-ops
+};
+
+Result<HookOutcome> run_hook(const HookRequest&);
+nlohmann::json outcome_to_json(const HookOutcome&);
+void print_outcome(std::ostream&, const HookOutcome&);
+
+// The /etc/libvirt/hooks/qemu script that calls `BINARY hook`.
+std::string hook_snippet(const std::filesystem::path& topolab_binary);
+
+}  // namespace topolab::isolation

@@ -1,0 +1,229 @@
+// AgentClient against a scripted, hostile fake agent (a thread on a UNIX socket): everything the
+// guest sends is untrusted, every wait is bounded.
+#include "orchestrator/agent/agent_client.hpp"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+namespace topolab {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// Accepts one client and runs script(fd). Helpers read the host's lines.
+class FakeAgent {
+ public:
+  explicit FakeAgent(std::function<void(FakeAgent&)> script) {
+    char tmpl[] = "/tmp/topolab-client-test-XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+    path_ = dir_ + "/agent.sock";
+    listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, path_.c_str(), sizeof(a.sun_path) - 1);
+    EXPECT_EQ(::bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+    EXPECT_EQ(::listen(listen_fd_, 1), 0);
+    thread_ = std::thread([this, script] {
+      pollfd p{listen_fd_, POLLIN, 0};
+      if (::poll(&p, 1, 5000) <= 0) return;
+      fd_ = ::accept(listen_fd_, nullptr, nullptr);
+      if (fd_ >= 0) script(*this);
+    });
+  }
+  ~FakeAgent() {
+    stop_ = true;
+    thread_.join();
+    if (fd_ >= 0) ::close(fd_);
+    ::close(listen_fd_);
+    ::unlink(path_.c_str());
+    ::rmdir(dir_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+  void send(const std::string& bytes) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = ::send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+      if (n <= 0) return;
+      done += static_cast<std::size_t>(n);
+    }
+  }
+  void send_json(const json& j) { send(protocol::encode(j)); }
+  // The next line from the host (0xFF honoured), or a null json after 5 s / stop.
+  json next() {
+    const auto deadline = Clock::now() + 5s;
+    while (!stop_ && Clock::now() < deadline) {
+      while (auto e = reader_.next()) {
+        if (e->kind != protocol::LineReader::Kind::kLine) continue;
+        auto m = protocol::decode(e->line);
+        if (m) return m->body;
+      }
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 50) <= 0) continue;
+      char buf[4096];
+      ssize_t n = ::read(fd_, buf, sizeof(buf));
+      if (n <= 0) return json();
+      reader_.feed(std::string_view(buf, static_cast<std::size_t>(n)));
+    }
+    return json();
+  }
+  // Waits for the client's sync and answers it.
+  void answer_sync() {
+    json s = next();
+    if (s.is_object() && s["type"] == "sync") send_json(protocol::sync_message(s["id"]));
+  }
+  void close_client() {
+    ::close(fd_);
+    fd_ = -1;
+  }
+  void idle() {
+    while (!stop_) std::this_thread::sleep_for(10ms);
+  }
+
+  static json hello(int protocol_version = protocol::kProtocolVersion) {
+    protocol::Hello h;
+    h.agent_version = "fake";
+    h.uptime_ms = 1;
+    h.kernel = "Linux fake";
+    h.cpu_model = "fake";
+    h.topology = json::object();
+    json j = protocol::hello_message(h);
+    j["protocol"] = protocol_version;
+    return j;
+  }
+
+ private:
+  std::string dir_, path_;
+  int listen_fd_ = -1;
+  int fd_ = -1;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  protocol::LineReader reader_;
+};
+
+TEST(AgentClient, StaleLinesBeforeTheSyncReplyAreDiscarded) {
+  FakeAgent agent([](FakeAgent& a) {
+    // Leftovers of an earlier session: a half line, a stale result, junk.
+    a.send("{\"type\":\"result\",\"id\":1,\"res");
+    a.send("\n{\"type\":\"pong\",\"id\":1}\nnot json at all\n");
+    a.send_json(FakeAgent::hello());
+    a.answer_sync();
+    json ping = a.next();
+    a.send_json(protocol::pong_message(ping["id"]));
+    a.idle();
+  });
+  std::ostringstream transcript;
+  auto c = AgentClient::connect_unix(agent.path(), 5s);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  (*c)->set_transcript(&transcript);
+  auto hello = (*c)->wait_hello(1s);
+  ASSERT_TRUE(hello.ok()) << hello.error().message;
+  EXPECT_EQ((*hello)["agent_version"], "fake");
+  ASSERT_TRUE((*c)->ping(2s).ok());
+  EXPECT_GE((*c)->skipped_lines(), 2u);
+  EXPECT_NE(transcript.str().find("> {\"id\":"), std::string::npos);
+}
+
+TEST(AgentClient, UnknownProtocolVersionIsRejected) {
+  FakeAgent agent([](FakeAgent& a) {
+    a.send_json(FakeAgent::hello(99));
+    a.answer_sync();
+    a.idle();
+  });
+  auto c = AgentClient::connect_unix(agent.path(), 5s);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto hello = (*c)->wait_hello(1s);
+  ASSERT_FALSE(hello.ok());
+  EXPECT_NE(hello.error().message.find("unsupported protocol version 99"), std::string::npos)
+      << hello.error().message;
+}
+
+TEST(AgentClient, SilentAgentMeansABoundedConnectFailure) {
+  FakeAgent agent([](FakeAgent& a) { a.idle(); });
+  const auto start = Clock::now();
+  auto c = AgentClient::connect_unix(agent.path(), 400ms);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("no sync reply"), std::string::npos) << c.error().message;
+  EXPECT_LT(Clock::now() - start, 3s);
+}
+
+TEST(AgentClient, MissingSocketFailsWithinTheTimeout) {
+  const auto start = Clock::now();
+  auto c = AgentClient::connect_unix("/tmp/topolab-no-such-dir/agent.sock", 200ms);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("cannot connect"), std::string::npos);
+  EXPECT_LT(Clock::now() - start, 3s);
+}
+
+TEST(AgentClient, OversizedAndInvalidLinesAreSkippedNotTrusted) {
+  FakeAgent agent([](FakeAgent& a) {
+    a.answer_sync();
+    json ping = a.next();
+    a.send(std::string(protocol::kMaxLineBytes + 10, '{') + "\n");
+    a.send("{\"type\":\"pong\",\"id\":\"\xC3\x28\"}\n");
+    a.send(R"({"type":"pong","id":-4})"
+           "\n");
+    a.send_json(protocol::pong_message(ping["id"]));
+    a.idle();
+  });
+  auto c = AgentClient::connect_unix(agent.path(), 5s);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto ok = (*c)->ping(5s);
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ((*c)->skipped_lines(), 3u);
+}
+
+TEST(AgentClient, ErrorRepliesAndWrongReplyTypesBecomeErrors) {
+  FakeAgent agent([](FakeAgent& a) {
+    a.answer_sync();
+    json run = a.next();
+    a.send_json(protocol::error_message(run["id"].get<std::uint64_t>(), "no such benchmark"));
+    json ping = a.next();
+    a.send_json(protocol::result_message(ping["id"], json::object()));
+    json run2 = a.next();
+    a.send_json(json{{"type", "result"}, {"id", run2["id"]}, {"result", "not an object"}});
+    a.idle();
+  });
+  auto c = AgentClient::connect_unix(agent.path(), 5s);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto r = (*c)->run("x", json::object(), 2s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("no such benchmark"), std::string::npos);
+  auto p = (*c)->ping(2s);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("with 'result', expected 'pong'"), std::string::npos)
+      << p.error().message;
+  auto r2 = (*c)->run("x", json::object(), 2s);
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.error().message.find("'result' must be an object"), std::string::npos);
+}
+
+TEST(AgentClient, AgentClosingIsReportedAtOnce) {
+  FakeAgent agent([](FakeAgent& a) {
+    a.answer_sync();
+    a.next();
+    a.close_client();
+  });
+  auto c = AgentClient::connect_unix(agent.path(), 5s);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const auto start = Clock::now();
+  auto p = (*c)->ping(10s);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("closed the connection"), std::string::npos)
+      << p.error().message;
+  EXPECT_LT(Clock::now() - start, 3s) << "EOF must not wait for the deadline";
+}
+
+}  // namespace
+}  // namespace topolab

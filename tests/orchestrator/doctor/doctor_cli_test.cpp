@@ -1,0 +1,98 @@
+// Runs the real `topolab doctor` binary: on fixture roots, and live on this machine, where KVM
+// must be reported as not usable (nested virtualization, guests hang; TCG is used).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+};
+
+CliRun run_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), TOPOLAB_CLI);
+  int pipefd[2];
+  if (::pipe(pipefd) != 0) return {};
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(pipefd[1], 1);
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(pipefd[1]);
+  CliRun run;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) run.out.append(buf, static_cast<size_t>(n));
+  ::close(pipefd[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+const nlohmann::json* find_check(const nlohmann::json& report, const std::string& name) {
+  for (const auto& c : report.at("checks")) {
+    if (c.at("name") == name) return &c;
+  }
+  return nullptr;
+}
+
+std::string fixture(const std::string& name) {
+  return std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/doctor/data/" + name;
+}
+
+TEST(DoctorCli, LiveMachineSaysKvmIsNotUsableAndWhy) {
+  auto run = run_cli({"doctor", "--json"});
+  auto report = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << run.out;
+  const auto* kvm = find_check(report, "kvm");
+  ASSERT_NE(kvm, nullptr) << run.out;
+  EXPECT_NE(kvm->at("status"), "ok") << kvm->dump();
+  std::string reason = kvm->at("reason");
+  EXPECT_NE(reason.find("nested"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("hang"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("TCG"), std::string::npos) << reason;
+  EXPECT_FALSE(kvm->at("fix").get<std::string>().empty());
+  // libvirtd runs here (TEAM.md): the libvirt check reports versions.
+  const auto* libvirt = find_check(report, "libvirt");
+  ASSERT_NE(libvirt, nullptr);
+  EXPECT_EQ(libvirt->at("status"), "ok") << libvirt->dump();
+  EXPECT_NE(libvirt->at("reason").get<std::string>().find("libvirt "), std::string::npos);
+}
+
+TEST(DoctorCli, FixtureRootExitCodeFollowsFailures) {
+  auto good = run_cli({"doctor", "--root", fixture("tuned-host"), "--guest-cpus", "4-7", "--json"});
+  auto report = nlohmann::json::parse(good.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << good.out;
+  EXPECT_EQ(good.exit_code, 0) << good.out;
+  EXPECT_EQ(find_check(report, "libvirt")->at("status"), "skip");  // not the live root
+  EXPECT_EQ(find_check(report, "isolation")->at("status"), "ok");
+  EXPECT_EQ(find_check(report, "cpufreq")->at("status"), "ok");
+
+  // Untuned nested VM: warnings only (no layout asks for something impossible), so exit 0;
+  // the table prints the fix lines.
+  auto bad = run_cli({"doctor", "--root", fixture("nested-vm"), "--guest-cpus", "2-3"});
+  EXPECT_EQ(bad.exit_code, 0) << bad.out;
+  EXPECT_NE(bad.out.find("warn  kvm"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("fix: "), std::string::npos) << bad.out;
+}
+
+TEST(DoctorCli, BadGuestCpusIsAOneLineError) {
+  auto run = run_cli({"doctor", "--root", fixture("tuned-host"), "--guest-cpus", "4-x"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(run.out.empty());
+}
+
+}  // namespace
