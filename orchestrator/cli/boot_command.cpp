@@ -101,6 +101,8 @@ class BootCommand : public Command {
       std::cout << "  " << m.level << ": intended " << m.intended << ", guest sees " << m.seen
                 << "\n";
     }
+    // QEMU's warnings often say why (e.g. a required CPU feature it dropped under TCG).
+    for (const auto& w : v.qemu_warnings) std::cout << "  qemu warning: " << w << "\n";
   }
   static int fail(const Error& e) {
     std::cerr << "topolab boot: " << e.message << "\n";

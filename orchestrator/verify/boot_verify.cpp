@@ -19,6 +19,7 @@ Result<BootVerification> boot_and_verify(const BootRequest& req) {
   v.domain_name = s.domain_name();
   v.run_id = s.run_id();
   v.run_dir = s.run_dir();
+  v.qemu_warnings = s.qemu_warnings();
   // The intended view depends on the model family the writer picked (AMD-style models put the
   // L3 per die/socket/node, Intel-style ones ignore a NUMA split).
   auto model =
@@ -53,6 +54,7 @@ nlohmann::json to_json(const BootVerification& v) {
                       {"run_dir", v.run_dir.string()},
                       {"accel", {{"kvm", v.kvm}, {"reason", v.accel_reason}}},
                       {"cpu_model", {{"model", v.cpu_model}, {"reason", v.cpu_model_reason}}}};
+  j["qemu_warnings"] = v.qemu_warnings;
   if (!v.shutdown_error.empty()) j["shutdown_error"] = v.shutdown_error;
   return j;
 }

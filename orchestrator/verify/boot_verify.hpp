@@ -21,6 +21,7 @@ struct BootVerification {
   std::filesystem::path run_dir;
   bool kvm = false;
   std::string accel_reason, cpu_model, cpu_model_reason;
+  std::vector<std::string> qemu_warnings;
   std::string shutdown_error;  // empty when the guest stopped cleanly
   bool match() const { return mismatches.empty(); }
 };

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <deque>
 #include <sstream>
@@ -59,6 +60,22 @@ std::string console_tail(const std::filesystem::path& log, std::size_t lines) {
   }
   std::string out;
   for (const auto& l : tail) out += (out.empty() ? "" : " / ") + l;
+  return out;
+}
+
+// QEMU's own warnings for this domain (libvirt's per-domain log), distinct, timestamps cut.
+std::vector<std::string> qemu_log_warnings(const std::string& domain) {
+  std::vector<std::string> out;
+  auto text = read_file("/var/log/libvirt/qemu/" + domain + ".log", 4u << 20);
+  if (!text) return out;
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line) && out.size() < 20) {
+    auto w = line.find("warning: ");
+    if (w == std::string::npos) continue;
+    std::string msg = line.substr(w + 9, 300);
+    if (std::find(out.begin(), out.end(), msg) == out.end()) out.push_back(msg);
+  }
   return out;
 }
 
@@ -152,6 +169,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
                     std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
   };
 
+  qemu_warnings_ = qemu_log_warnings(name_);
   auto live = virt::domain_xml(domain_->get());
   if (!live) return live.error();
   auto sock = virt::find_channel_socket(*live, channel.name);
