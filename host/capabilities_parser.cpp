@@ -158,9 +158,7 @@ std::string cpuid_vendor(std::string vendor) {
   return vendor;
 }
 
-}  // namespace
-
-Result<HostTopology> parse_capabilities_xml(std::string_view xml, const std::string& origin) {
+Result<HostTopology> parse_xml(std::string_view xml, const std::string& origin) {
   pugi::xml_document doc;
   pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size());
   if (!parsed) {
@@ -181,6 +179,14 @@ Result<HostTopology> parse_capabilities_xml(std::string_view xml, const std::str
   raw.model = host.child("cpu").child_value("model");
   auto topo = build_topology(std::move(raw));
   if (!topo) return topo.error().context(origin);
+  return topo;
+}
+
+}  // namespace
+
+Result<HostTopology> parse_capabilities_xml(std::string_view xml, const std::string& origin) {
+  auto topo = parse_xml(xml, origin);
+  if (!topo) return one_line(topo.error());
   return topo;
 }
 

@@ -35,8 +35,19 @@ std::string shown_text(const std::string& text) {
   return "'" + shown + "'";
 }
 
+// sysfs and procfs entries are regular files; opening a FIFO planted in a tree would block
+// forever (directories fail in read_file with a clear errno).
+Result<std::string> read_regular_file(const fs::path& path, std::size_t max_bytes) {
+  std::error_code ec;
+  auto type = fs::status(path, ec).type();
+  if (!ec && type != fs::file_type::regular && type != fs::file_type::directory) {
+    return make_error(path.string() + ": not a regular file");
+  }
+  return read_file(path, max_bytes);
+}
+
 Result<std::string> read_text(const fs::path& path) {
-  auto text = read_file(path, kMaxAttributeBytes);
+  auto text = read_regular_file(path, kMaxAttributeBytes);
   if (!text) return text.error();
   std::string& s = *text;
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t' ||
@@ -228,7 +239,7 @@ Result<void> read_l3(const fs::path& cpu_dir, int id, std::vector<RawCache>& out
 
 // "Node 0 MemTotal:  16772456 kB" -> 16772456.
 Result<std::uint64_t> read_node_memory(const fs::path& meminfo) {
-  auto text = read_file(meminfo, 1u << 20);
+  auto text = read_regular_file(meminfo, 1u << 20);
   if (!text) return text.error();
   std::string_view rest = *text;
   while (!rest.empty()) {
@@ -306,7 +317,7 @@ Result<std::vector<NumaNode>> read_nodes(const fs::path& node_dir) {
 // First "vendor_id" and "model name" of /proc/cpuinfo (x86 names; other arches leave them "").
 Result<void> read_cpuinfo(const fs::path& path, RawTopology& raw) {
   if (!path_exists(path)) return {};
-  auto text = read_file(path, kMaxCpuinfoBytes);
+  auto text = read_regular_file(path, kMaxCpuinfoBytes);
   if (!text) return text.error();
   std::string_view rest = *text;
   while (!rest.empty() && (raw.vendor.empty() || raw.model.empty())) {
@@ -329,9 +340,7 @@ Result<void> read_cpuinfo(const fs::path& path, RawTopology& raw) {
   return {};
 }
 
-}  // namespace
-
-Result<HostTopology> read_sysfs_topology(const fs::path& root) {
+Result<HostTopology> read_sysfs_tree(const fs::path& root) {
   if (!is_directory_path(root)) return make_error(root.string() + ": no such directory");
   fs::path cpu_dir = root / "sys/devices/system/cpu";
   if (!is_directory_path(cpu_dir))
@@ -367,6 +376,14 @@ Result<HostTopology> read_sysfs_topology(const fs::path& root) {
   TL_TRY(read_cpuinfo(root / "proc/cpuinfo", raw));
   auto topo = build_topology(std::move(raw));
   if (!topo) return topo.error().context(root.string());
+  return topo;
+}
+
+}  // namespace
+
+Result<HostTopology> read_sysfs_topology(const fs::path& root) {
+  auto topo = read_sysfs_tree(root);
+  if (!topo) return one_line(topo.error());
   return topo;
 }
 

@@ -123,6 +123,18 @@ void assign_nodes(HostTopology& topo, std::vector<NumaNode> nodes, const CpuList
 
 }  // namespace
 
+Error one_line(const Error& error) {
+  constexpr std::size_t kMaxMessage = 480;
+  std::string msg = error.message.size() > kMaxMessage
+                        ? error.message.substr(0, kMaxMessage) + "..."
+                        : error.message;
+  for (char& ch : msg) {
+    auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u == 0x7f) ch = '?';
+  }
+  return Error{msg};
+}
+
 Result<HostTopology> build_topology(RawTopology raw) {
   if (raw.cpus.empty()) return make_error("no CPUs found");
   if (raw.cpus.size() > static_cast<std::size_t>(kMaxTopologyCpus)) {

@@ -36,6 +36,10 @@ struct RawTopology {
 // Limits that keep hostile input (guest-sent JSON, junk trees) from exhausting memory.
 inline constexpr int kMaxTopologyCpus = 65536;
 
+// Error messages are one line: control characters from junk input become '?', and very long
+// messages are cut.
+Error one_line(const Error& error);
+
 // Errors: no CPUs, duplicate CPU ids, too many CPUs.
 Result<HostTopology> build_topology(RawTopology raw);
 

@@ -307,9 +307,7 @@ Result<void> check_references(const HostTopology& topo) {
   return {};
 }
 
-}  // namespace
-
-Result<HostTopology> topology_from_json(const json& j) {
+Result<HostTopology> from_json_checked(const json& j) {
   if (!j.is_object()) return type_error("top level", "an object", j);
   Reader r;
   HostTopology topo;
@@ -322,6 +320,14 @@ Result<HostTopology> topology_from_json(const json& j) {
   TL_ASSIGN(topo.vendor, r.string(j, "vendor", "top level"));
   TL_ASSIGN(topo.model, r.string(j, "model", "top level"));
   TL_ASSIGN(topo.source, r.string(j, "source", "top level"));
+  return topo;
+}
+
+}  // namespace
+
+Result<HostTopology> topology_from_json(const json& j) {
+  auto topo = from_json_checked(j);
+  if (!topo) return one_line(topo.error());
   return topo;
 }
 

@@ -1,5 +1,6 @@
 #include "host/topology_printer.hpp"
 
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -10,6 +11,12 @@ std::string size_text(std::uint64_t kib) {
   if (kib == 0) return "size unknown";
   if (kib % (1024 * 1024) == 0) return std::to_string(kib / (1024 * 1024)) + " GiB";
   if (kib % 1024 == 0) return std::to_string(kib / 1024) + " MiB";
+  if (kib >= 1024 * 1024) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f GiB (%llu KiB)", static_cast<double>(kib) / (1024 * 1024),
+                  static_cast<unsigned long long>(kib));
+    return buf;
+  }
   return std::to_string(kib) + " KiB";
 }
 

@@ -93,6 +93,39 @@ Error field_error(const Message& m, std::string_view field, std::string_view exp
   return make_error(text);
 }
 
+// JSON nesting is bounded before parsing: nlohmann's dump() and comparisons recurse, so a guest
+// line of 200000 '[' (well under kMaxLineBytes) would overflow the host's stack when the value
+// is later printed or stored. A NUL byte ends nlohmann's input early, so "{...}\0junk" would
+// otherwise pass as valid JSON.
+constexpr int kMaxJsonDepth = 64;
+
+std::optional<std::string> structural_problem(std::string_view line) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '\0') return "NUL byte at offset " + std::to_string(i);
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) {
+        return "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 const json* find_field(const json& body, std::string_view name) {
   auto it = body.find(name);
   return it == body.end() ? nullptr : &*it;
@@ -123,6 +156,9 @@ Result<Message> decode(std::string_view line) {
   if (auto bad = find_invalid_utf8(line)) {
     return make_error("invalid UTF-8 at byte " + std::to_string(*bad) + " of line '" +
                       excerpt(line) + "'");
+  }
+  if (auto problem = structural_problem(line)) {
+    return make_error("not valid JSON: " + *problem + ": '" + excerpt(line) + "'");
   }
   json body = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) {

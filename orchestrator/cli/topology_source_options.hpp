@@ -14,6 +14,9 @@ inline void add_topology_source_options(CLI::App* cmd, TopologySource& src) {
                     ->type_name("ROOT");
   auto* caps = cmd->add_option("--caps", src.caps, "read the topology from a capabilities XML file")
                    ->type_name("FILE");
+  // An empty value (e.g. an unset shell variable) would silently fall back to libvirt.
+  const auto non_empty = [](const std::string& v) { return v.empty() ? "empty value" : ""; };
+  for (auto* opt : {connect, sysfs, caps}) opt->check(non_empty);
   connect->excludes(sysfs)->excludes(caps);
   sysfs->excludes(caps);
 }

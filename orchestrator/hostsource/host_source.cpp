@@ -19,13 +19,19 @@ bool is_local_uri(const std::string& uri) {
   return uri.compare(scheme_end, 4, ":///") == 0;
 }
 
-// Capabilities say nothing about isolcpus and give a libvirt model name, not the brand.
+// Capabilities say nothing about isolcpus or free hugepages and give a libvirt model name, not
+// the brand string: for this machine, /sys and /proc know.
 void add_local_details(HostTopology& topo) {
   auto local = read_sysfs_topology("/");
   if (!local) return;
   topo.isolated = local->isolated;
   if (!local->model.empty()) topo.model = local->model;
   if (!local->vendor.empty()) topo.vendor = local->vendor;
+  for (auto& node : topo.numa_nodes) {
+    for (const auto& mine : local->numa_nodes) {
+      if (mine.id == node.id && !mine.hugepages.empty()) node.hugepages = mine.hugepages;
+    }
+  }
 }
 
 Result<HostTopology> from_libvirt(const std::string& uri) {

@@ -1,0 +1,101 @@
+#include "tests/host/test_support.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace topolab::testing {
+
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  // tmpfs when there is one: the fixtures unpack to thousands of small files.
+  std::error_code ec;
+  fs::path base =
+      fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
+  std::string tmpl = (base / "topolab-host-test-XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  // Tests make files unreadable or read-only; give permissions back before removing.
+  for (auto it = fs::recursive_directory_iterator(path_, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+  }
+  fs::remove_all(path_, ec);
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv) {
+  TempDir io;
+  fs::path out = io.path() / "stdout", err = io.path() / "stderr";
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int n = ::open("/dev/null", O_RDONLY);
+    if (o < 0 || e < 0 || n < 0) ::_exit(126);
+    ::dup2(n, 0);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+  }
+  ProcessResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_text(out);
+  r.err = read_text(err);
+  return r;
+}
+
+fs::path unpack_fixture(const fs::path& archive, const fs::path& dir) {
+  std::string name = archive.filename().string();
+  std::string flag = name.ends_with(".tar.bz2")  ? "-xjf"
+                     : name.ends_with(".tar.gz") ? "-xzf"
+                                                 : "-xf";
+  // Only sys/devices/system and proc matter; cpufreq, cpuidle and PCI trees are most of the
+  // files in some captures and slow the unpack down.
+  auto r =
+      run_process({"/bin/tar", flag, archive.string(), "-C", dir.string(), "--exclude=cpufreq",
+                   "--exclude=cpuidle", "--exclude=power", "--exclude=hotplug", "--exclude=pci*",
+                   "--exclude=bus", "--exclude=class", "--exclude=firmware", "--exclude=virtual"});
+  if (r.exit_code != 0)
+    throw std::runtime_error("tar failed on " + archive.string() + ": " + r.err);
+  std::vector<fs::path> tops;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.is_directory()) tops.push_back(e.path());
+  }
+  if (tops.size() != 1) throw std::runtime_error(archive.string() + ": expected one top folder");
+  fs::path root = tops.front();
+  if (fs::is_directory(root / "fsroot")) root /= "fsroot";
+  return root;
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace topolab::testing
