@@ -38,7 +38,7 @@ Result<CpuList> guest_cpus_of(const Layout& layout, const std::string& root) {
 Result<GuestRequirements> load_guest_requirements(const RequirementsRequest& request) {
   GuestRequirements req;
   if (!request.layout_file.empty()) {
-    auto layout = load_layout_file(request.layout_file);
+    auto layout = load_layout_or_preset(request.layout_file);
     if (!layout) return layout.error();
     req.name = layout->name;
     req.memory_mib = layout->memory_mib;

@@ -52,6 +52,20 @@ TEST(LayoutRequirements, BadLayoutIsAnErrorNamingTheFile) {
   EXPECT_NE(req.error().message.find("no-such.toml"), std::string::npos);
 }
 
+TEST(LayoutRequirements, PresetNamesWork) {
+  RequirementsRequest rr;
+  rr.layout_file = "epyc-7451-socket";  // templates/topologies, 8 groups x 3 cores x 2 threads
+  rr.root = data("tuned-host");         // too small to place it, and no host_cpus: an error
+  auto req = load_guest_requirements(rr);
+  ASSERT_FALSE(req.ok());
+  EXPECT_NE(req.error().message.find("epyc-7451-socket"), std::string::npos) << req.error().message;
+  rr.guest_cpus = "0-7";  // with the CPUs given, the rest of the preset is read
+  auto given = load_guest_requirements(rr);
+  ASSERT_TRUE(given.ok()) << given.error().message;
+  EXPECT_EQ(given->vcpus, 48);
+  EXPECT_EQ(given->threads_per_core, 2);
+}
+
 TEST(RunDoctor, VfioLayoutOnTheTunedHost) {
   RequirementsRequest rr{data("layouts/win-vfio.toml"), data("tuned-host"), "", "", ""};
   DoctorOptions options;
