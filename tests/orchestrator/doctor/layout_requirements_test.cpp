@@ -55,10 +55,19 @@ TEST(LayoutRequirements, BadLayoutIsAnErrorNamingTheFile) {
 TEST(LayoutRequirements, PresetNamesWork) {
   RequirementsRequest rr;
   rr.layout_file = "epyc-7451-socket";  // templates/topologies, 8 groups x 3 cores x 2 threads
-  rr.root = data("tuned-host");         // too small to place it, and no host_cpus: an error
+  rr.root = data("tuned-host");         // cannot place it here, no host_cpus: a placement finding
   auto req = load_guest_requirements(rr);
-  ASSERT_FALSE(req.ok());
-  EXPECT_NE(req.error().message.find("epyc-7451-socket"), std::string::npos) << req.error().message;
+  ASSERT_TRUE(req.ok()) << req.error().message;
+  EXPECT_TRUE(req->guest_cpus.empty());
+  EXPECT_NE(req->placement_error.find("epyc-7451-socket"), std::string::npos)
+      << req->placement_error;
+  DoctorOptions options;
+  options.root = data("tuned-host");
+  options.guest = *req;
+  auto results = run_doctor(options);
+  ASSERT_NE(find(results, "placement"), nullptr);
+  EXPECT_EQ(find(results, "placement")->status, CheckStatus::kFail);
+  EXPECT_EQ(find(results, "isolation")->status, CheckStatus::kOk);  // guest CPUs unknown
   rr.guest_cpus = "0-7";  // with the CPUs given, the rest of the preset is read
   auto given = load_guest_requirements(rr);
   ASSERT_TRUE(given.ok()) << given.error().message;
