@@ -1,5 +1,7 @@
 #include "guest-agent/bench/benchmark.hpp"
 
+#include <cstdio>
+
 #include "guest-agent/bench/benchmark_def.hpp"
 #include "guest-agent/bench/guest_topology.hpp"
 #include "guest-agent/bench/steal.hpp"
@@ -71,6 +73,13 @@ Result<ThreadPlan> plan_threads(const Params& p, const HostTopology* topo) {
     plan.used = CpuList::from_vector(*selected);
   }
   return plan;
+}
+
+Result<void> check_work(const std::string& what, double units, double limit) {
+  if (units <= limit) return {};
+  char text[160];
+  std::snprintf(text, sizeof(text), ": %.3g units of work is too much (limit %.3g)", units, limit);
+  return make_error(what + text);
 }
 
 std::vector<std::string> benchmark_names() {

@@ -46,6 +46,10 @@ struct ThreadPlan {
 // From the threads/pin/cpus parameters.
 Result<ThreadPlan> plan_threads(const Params& p, const HostTopology* topo);
 
+// Caps the total work one request may ask for, so a request cannot occupy the guest for hours:
+// error "NAME: ... is too much work" when units > limit.
+Result<void> check_work(const std::string& what, double units, double limit);
+
 BenchmarkDef sqrt_benchmark();
 BenchmarkDef c2c_benchmark();
 BenchmarkDef mem_latency_benchmark();

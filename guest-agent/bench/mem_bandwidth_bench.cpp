@@ -182,7 +182,7 @@ BenchmarkDef mem_bandwidth_benchmark() {
                     64,
                     "size of each of the 3 arrays; 0 = 4x total L3 (16..256 MiB, <= 1/12 of "
                     "MemAvailable)"});
-  params.push_back(repeats_param(3));
+  params.push_back(repeats_param(3, 20));
   return {"mem-bandwidth",
           "STREAM-like copy/scale/add/triad; aggregate GB/s = bytes / (last end - first "
           "start) after a barrier (samples = triad aggregate)",

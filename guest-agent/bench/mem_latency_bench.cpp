@@ -67,6 +67,8 @@ Result<BenchOutput> run_mem_latency(const Params& p, const HostTopology*) {
     }
   }
   const std::int64_t loads = p.integer("loads"), repeats = p.integer("repeats");
+  TL_TRY(check_work("loads x repeats x sizes",
+                    static_cast<double>(loads * repeats) * p.integers("sizes_kib").size(), 2e9));
   BenchOutput out{"load_latency", "ns", true, {}, {}, {}, 1};
   out.cpus = cpu >= 0 ? CpuList{cpu} : allowed_cpus();
   if (touch_cpu >= 0) out.cpus.insert(touch_cpu);

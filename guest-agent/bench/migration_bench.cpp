@@ -67,6 +67,10 @@ Result<BenchOutput> run_migration(const Params& p, const HostTopology* topo) {
     }
   }
   if (pairs.size() > 4096) return make_error("migration: more than 4096 CPU pairs");
+  double kib_total = 0;
+  for (auto kib : p.integers("sizes_kib")) kib_total += static_cast<double>(kib);
+  TL_TRY(check_work("pairs x KiB x repeats",
+                    static_cast<double>(pairs.size()) * kib_total * p.integer("repeats"), 1e9));
   BenchOutput out{"migration_penalty", "%", true, {}, {}, *cpus, 1};
   nlohmann::json rows = nlohmann::json::array();
   std::map<std::string, std::map<std::int64_t, std::vector<double>>> by_class;

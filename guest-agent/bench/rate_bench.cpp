@@ -22,6 +22,10 @@ Result<BenchOutput> run_rate(const Params& p, const HostTopology* topo, OpsFn op
   if (!plan) return plan.error();
   const int threads = static_cast<int>(plan->cpus.size());
   const std::int64_t iterations = p.integer("iterations");
+  TL_TRY(check_work(std::string(metric) + " ops x threads x repeats",
+                    ops_per_iteration * static_cast<double>(iterations) * threads *
+                        static_cast<double>(p.integer("repeats")),
+                    5e9));
   BenchOutput out{metric, unit, false, {}, {}, plan->used, threads};
   nlohmann::json runs = nlohmann::json::array();
   for (std::int64_t r = 0; r < p.integer("repeats"); ++r) {

@@ -61,6 +61,8 @@ Result<BenchOutput> run_spawn(const Params& p, const HostTopology* topo) {
   if (!program) return program.error();
   const int loops = static_cast<int>(plan->cpus.size());
   const std::int64_t iterations = p.integer("iterations");
+  TL_TRY(check_work("iterations x loops x repeats",
+                    static_cast<double>(iterations * loops * p.integer("repeats")), 1e6));
   BenchOutput out{"spawn_rate", "spawns/s", false, {}, {}, plan->used, loops};
   nlohmann::json runs = nlohmann::json::array();
   for (std::int64_t r = 0; r < p.integer("repeats"); ++r) {

@@ -54,6 +54,7 @@ Result<BenchOutput> run_sqrt(const Params& p, const HostTopology* topo) {
   auto plan = plan_threads(p, topo);
   if (!plan) return plan.error();
   const auto n = static_cast<std::uint64_t>(p.integer("n"));
+  TL_TRY(check_work("n x repeats", static_cast<double>(n) * p.integer("repeats"), 2e10));
   const int threads = static_cast<int>(plan->cpus.size());
   BenchOutput out{"time", "s", true, {}, {}, plan->used, threads};
   nlohmann::json runs = nlohmann::json::array();

@@ -1,7 +1,13 @@
-// Placeholder until the 'run' subcommand is implemented; it refuses to run.
+// `topolab run EXPERIMENT [--store FILE] [--connect URI] [--accel auto|kvm|tcg]
+//                         [--repetitions N] [--seed N] [--json] [--quiet]`
 #include <cstdio>
+#include <iostream>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/experiment/backend_factory.hpp"
+#include "orchestrator/experiment/experiment.hpp"
+#include "orchestrator/experiment/runner.hpp"
+#include "orchestrator/store/result_store.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -9,12 +15,64 @@ namespace {
 class RunCommand : public Command {
  public:
   CLI::App* setup(CLI::App& app) override {
-    return app.add_subcommand("run", "(not implemented yet)");
+    auto* cmd = app.add_subcommand("run", "Run an experiment file into a results store");
+    cmd->add_option("experiment", file_, "Experiment file (TOML)")->required();
+    cmd->add_option("--store", store_, "SQLite results store (default: <name>.db)");
+    cmd->add_option("-c,--connect", options_.connect_uri, "libvirt URI (default qemu:///system)");
+    cmd->add_option("--accel", options_.accel, "auto | kvm | tcg")
+        ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
+    cmd->add_option("--repetitions", repetitions_, "Override the file's repetitions")
+        ->check(CLI::Range(1, 1000));
+    cmd->add_option("--seed", seed_, "Override the file's seed of the run order");
+    cmd->add_option("--agent", options_.agent_binary, "Agent binary for backend \"host\"");
+    cmd->add_flag("--json", json_, "Print the run summary as JSON on stdout");
+    cmd->add_flag("-q,--quiet", quiet_, "No progress on stderr");
+    return cmd;
   }
+
   int run() override {
-    std::fprintf(stderr, "topolab run: not implemented yet\n");
-    return 2;
+    auto e = experiment::load_experiment_file(file_);
+    if (!e) return fail(e.error().message);
+    if (repetitions_ > 0) {
+      e->repetitions = repetitions_;
+      if (e->adaptive && e->adaptive->max_repetitions < repetitions_)
+        e->adaptive->max_repetitions = repetitions_;
+    }
+    if (seed_ >= 0) e->seed = static_cast<std::uint64_t>(seed_);
+    if (store_.empty()) store_ = e->name + ".db";
+    auto store = store::ResultStore::open(store_);
+    if (!store) return fail(store.error().message);
+    auto backend = experiment::make_backend(e->backend, options_);
+    if (!backend) return fail(backend.error().message);
+    auto progress = experiment::Progress::for_stderr(quiet_);
+    auto summary = experiment::run_experiment(*e, **backend, **store, progress);
+    if (!summary) return fail(summary.error().message);
+    if (json_) {
+      auto j = summary->to_json();
+      j["experiment"] = e->name;
+      j["store"] = store_;
+      std::cout << j.dump(2) << std::endl;
+    } else {
+      std::printf(
+          "%s: %d cells (%d done, %d failed, %d with topology mismatch), %d boots, "
+          "%d runs executed, %d skipped, %d failed; store %s\n",
+          e->name.c_str(), summary->cells, summary->cells_done, summary->cells_failed,
+          summary->cells_mismatch, summary->boots, summary->runs_executed, summary->runs_skipped,
+          summary->runs_failed, store_.c_str());
+    }
+    return summary->cells_failed > 0 ? 3 : 0;
   }
+
+ private:
+  static int fail(const std::string& msg) {
+    std::fprintf(stderr, "topolab run: %s\n", msg.c_str());
+    return 1;
+  }
+  std::string file_, store_;
+  experiment::BackendOptions options_;
+  int repetitions_ = 0;
+  long long seed_ = -1;
+  bool json_ = false, quiet_ = false;
 };
 
 }  // namespace

@@ -1,21 +1,68 @@
 #include "orchestrator/doctor/layout_requirements.hpp"
 
+#include "orchestrator/hostsource/host_source.hpp"
+#include "orchestrator/layout/layout.hpp"
+#include "orchestrator/placement/placement_plan.hpp"
+
 namespace topolab::doctor {
+namespace {
+
+// The host CPUs the layout's vCPUs run on. The placement plan on the host's own sysfs is the
+// truth (never libvirt: the qemu hook must not call back into libvirtd); a layout that names
+// its CPUs directly still works when the tree holds no topology.
+Result<CpuList> guest_cpus_of(const Layout& layout, const std::string& root) {
+  TopologySource source;
+  source.sysfs = root;
+  auto host = load_host_topology(source);
+  Error why{""};
+  if (host) {
+    auto plan = plan_placement(layout, *host);
+    if (plan) {
+      CpuList cpus;
+      for (const auto& v : plan->vcpus) cpus = cpus.united(v.host_cpus);
+      return cpus;
+    }
+    why = plan.error();
+  } else {
+    why = host.error();
+  }
+  if (layout.host_cpus) return *layout.host_cpus;
+  CpuList cpus;
+  for (const auto& l : layout.explicit_cpus) cpus = cpus.united(l);
+  if (!cpus.empty()) return cpus;
+  return why.context("host CPUs of layout " + layout.name);
+}
+
+}  // namespace
 
 Result<GuestRequirements> load_guest_requirements(const RequirementsRequest& request) {
   GuestRequirements req;
   if (!request.layout_file.empty()) {
-    return make_error("--layout " + request.layout_file +
-                      ": layout files are not readable yet (orchestrator/layout has not landed "
-                      "on main); use --guest-cpus/--guest-os");
+    auto layout = load_layout_file(request.layout_file);
+    if (!layout) return layout.error();
+    req.name = layout->name;
+    req.memory_mib = layout->memory_mib;
+    req.hugepage_kib = layout->hugepage_kib;
+    req.hugepages_locked = layout->hugepages_locked;
+    req.threads_per_core = layout->threads_per_core;
+    req.vcpus = layout->vcpu_count();
+    req.sockets = guest_topology_for(*layout).sockets;
+    req.guest_os = layout->guest_os;
+    if (layout->housekeeping_cpus) req.housekeeping_cpus = *layout->housekeeping_cpus;
+    for (const auto& d : layout->hostdevs) req.hostdevs.push_back({d.pci_address, d.managed});
+    if (request.guest_cpus.empty()) {
+      auto cpus = guest_cpus_of(*layout, request.root);
+      if (!cpus) return cpus.error();
+      req.guest_cpus = *cpus;
+    }
   }
   if (!request.guest_cpus.empty()) {
     auto cpus = CpuList::parse(request.guest_cpus);
     if (!cpus) return cpus.error().context("--guest-cpus");
     req.guest_cpus = *cpus;
-    req.vcpus = static_cast<int>(cpus->size());
+    if (req.vcpus == 0) req.vcpus = static_cast<int>(cpus->size());
   }
-  req.guest_os = request.guest_os;
+  if (!request.guest_os.empty()) req.guest_os = request.guest_os;
   return req;
 }
 

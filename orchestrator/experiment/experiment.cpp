@@ -207,9 +207,9 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
       if (key == "layout") e.layout_path = (base / *s).lexically_normal();
       if (key == "backend") {
         if (*s == "guest")
-          e.backend = Backend::kGuest;
+          e.backend = BackendKind::kGuest;
         else if (*s == "host")
-          e.backend = Backend::kHost;
+          e.backend = BackendKind::kHost;
         else
           return c.at(v, "'backend' = '" + *s + "': expected \"guest\" or \"host\"");
       }
@@ -247,7 +247,7 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
     }
   }
   if (e.name.empty()) return c.at_line(1, "missing 'name': expected a non-empty string");
-  if (e.layout_path.empty() && e.backend == Backend::kGuest)
+  if (e.layout_path.empty() && e.backend == BackendKind::kGuest)
     return c.at_line(1, "missing 'layout': expected a layout file path");
   if (e.benchmarks.empty()) return c.at_line(1, "missing [[benchmark]]: expected at least one");
   TL_TRY(check_params_factors(c, e));
@@ -279,7 +279,7 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
 
 }  // namespace
 
-std::string to_string(Backend b) { return b == Backend::kHost ? "host" : "guest"; }
+std::string to_string(BackendKind b) { return b == BackendKind::kHost ? "host" : "guest"; }
 
 const Factor* Experiment::factor(std::string_view key) const {
   for (const auto& f : factors)

@@ -15,8 +15,8 @@
 
 namespace topolab::experiment {
 
-enum class Backend { kGuest, kHost };
-std::string to_string(Backend);
+enum class BackendKind { kGuest, kHost };
+std::string to_string(BackendKind);
 
 // What a factor changes. Guest-configuration factors (layout fields, kernel command line)
 // need a boot per level; benchmark parameters vary inside one booted guest.
@@ -58,7 +58,7 @@ struct Experiment {
   std::map<std::string, nlohmann::json> baseline;  // factor key -> baseline level
   std::uint64_t seed = 1;
   std::optional<AdaptiveSpec> adaptive;
-  Backend backend = Backend::kGuest;
+  BackendKind backend = BackendKind::kGuest;
   int timeout_s = 600;  // per benchmark run
 
   const Factor* factor(std::string_view key) const;

@@ -100,6 +100,7 @@ std::string canonical_key(std::string_view key) {
       {"iothreads", "guest.iothreads"},
       {"hyperv", "guest.hyperv"},
       {"kernel_cmdline_extra", "guest.kernel_cmdline_extra"},
+      {"guest_os", "guest.os"},
       {"cpu_model", "cpu.model"},
       {"model", "cpu.model"},
       {"hugepages", "memory.hugepages"},
@@ -311,6 +312,8 @@ Result<void> set_layout_field(Layout& l, std::string_view raw_key, std::string_v
     l.hyperv = *v;
   } else if (key == "guest.kernel_cmdline_extra") {
     l.kernel_cmdline_extra = std::string(value);
+  } else if (key == "guest.os") {
+    l.guest_os = std::string(value);
   } else if (key == "expose.as") {
     auto v = parse_exposure(value);
     if (!v) return with_key(v.error());
@@ -371,6 +374,7 @@ const std::vector<std::string>& layout_field_keys() {
                                                 "guest.iothreads",
                                                 "guest.hyperv",
                                                 "guest.kernel_cmdline_extra",
+                                                "guest.os",
                                                 "expose.as",
                                                 "placement.policy",
                                                 "placement.host_cpus",

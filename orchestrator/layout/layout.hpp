@@ -34,6 +34,8 @@ struct Layout {
   std::string cpu_model;               // empty: chosen per accelerator and host vendor
   std::vector<std::string> cpu_features_disable, cpu_features_require;
   std::string kernel_cmdline_extra;
+  std::string guest_os;  // [guest] os: "windows-home", "windows-pro", "linux", ...; "" unknown
+                         // (doctor warns when the exposure has more sockets than it uses)
   std::vector<HostDevice> hostdevs;
   std::uint64_t hugepage_kib = 0;  // 0: no hugepages; 2048 or 1048576
   bool hugepages_locked = false;

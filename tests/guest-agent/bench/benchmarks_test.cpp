@@ -154,6 +154,17 @@ TEST(SpawnLoop, BadProgramsRejected) {
   EXPECT_NE(failing.error().message.find("exited"), std::string::npos);
 }
 
+TEST(AllBenchmarks, TotalWorkIsCapped) {
+  auto r = run_benchmark("sqrt", {{"n", 4000000000LL}, {"repeats", 100}}, BenchContext{});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("too much"), std::string::npos) << r.error().message;
+  EXPECT_FALSE(run_benchmark("mem-latency",
+                             {{"loads", 1000000000}, {"repeats", 100}, {"sizes_kib", {16}}},
+                             BenchContext{}));
+  EXPECT_FALSE(run_benchmark("spawn-loop", {{"iterations", 1000000}, {"program", "/bin/true"}},
+                             BenchContext{}));
+}
+
 TEST(AllBenchmarks, HumanOutputForEach) {
   std::vector<std::string> args{"run", "syscall-rate", "--param", "iterations=1000"};
   std::vector<char*> argv;

@@ -89,6 +89,17 @@ TEST(DoctorCli, FixtureRootExitCodeFollowsFailures) {
   EXPECT_NE(bad.out.find("fix: "), std::string::npos) << bad.out;
 }
 
+TEST(DoctorCli, FailingLayoutExitsNonZero) {
+  auto run = run_cli({"doctor", "--root", fixture("tuned-host"), "--layout",
+                      fixture("layouts/win-vfio.toml"), "--json"});
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  auto report = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << run.out;
+  EXPECT_EQ(report["status"], "fail");
+  EXPECT_EQ(report["layout"], "win-vfio");
+  EXPECT_EQ(find_check(report, "exposure")->at("status"), "warn");
+}
+
 TEST(DoctorCli, BadGuestCpusIsAOneLineError) {
   auto run = run_cli({"doctor", "--root", fixture("tuned-host"), "--guest-cpus", "4-x"});
   EXPECT_EQ(run.exit_code, 2);

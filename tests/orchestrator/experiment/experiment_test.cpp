@@ -84,7 +84,7 @@ TEST(ExperimentParse, DefaultsWithoutFactors) {
   auto e = parse("name = \"x\"\nlayout = \"l.toml\"\n[[benchmark]]\nname = \"sqrt\"\n");
   ASSERT_TRUE(e.ok()) << e.error().message;
   EXPECT_EQ(e->repetitions, 3);
-  EXPECT_EQ(e->backend, Backend::kGuest);
+  EXPECT_EQ(e->backend, BackendKind::kGuest);
   EXPECT_TRUE(e->factors.empty());
   EXPECT_FALSE(e->adaptive.has_value());
 }

@@ -249,6 +249,21 @@ TEST(Hook, DryRunPrintsThePlanAndChangesNothing) {
   EXPECT_EQ(j["plan"]["housekeeping_cpus"], "0-3");
 }
 
+TEST(Hook, RegisteredLayoutGivesTheGuestCpus) {
+  ScratchRoot scratch("cgroup2-host");
+  HookRequest req{"win10", "prepare", "", "", scratch.dir(), false};
+  auto out = run_hook(req);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_EQ(out->action, HookAction::kApply);
+  EXPECT_EQ(out->plan->guest_cpus.to_string(), "4-7");
+  EXPECT_NE(out->reason.find("etc/topolab/layouts/win10.toml"), std::string::npos) << out->reason;
+  EXPECT_EQ(scratch.read("/sys/fs/cgroup/system.slice/cpuset.cpus"), "0-3");
+  HookRequest rel{"win10", "release", "", "", scratch.dir(), false};
+  ASSERT_TRUE(run_hook(rel).ok());
+  EXPECT_EQ(scratch.read("/sys/fs/cgroup/system.slice/cpuset.cpus"), "");
+  EXPECT_FALSE(has_undo_record(scratch.root(), "win10"));
+}
+
 TEST(Hook, PrepareThenStartThenRelease) {
   ScratchRoot scratch("cgroup2-host");
   auto run = [&](const std::string& op) {

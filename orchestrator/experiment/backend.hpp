@@ -1,0 +1,41 @@
+#pragma once
+// Where an experiment's benchmarks run: a booted guest per configuration (GuestBackend) or the
+// agent on the bare host (HostBackend). The runner only sees this interface.
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/result.hpp"
+#include "orchestrator/experiment/matrix.hpp"
+
+namespace topolab::experiment {
+
+// One started configuration: a booted guest or a host agent process.
+class Target {
+ public:
+  virtual ~Target() = default;
+  virtual Result<nlohmann::json> run(const std::string& benchmark, const nlohmann::json& params,
+                                     std::chrono::milliseconds timeout) = 0;
+  virtual Result<void> ping() = 0;              // is it still answering?
+  virtual Result<void> shutdown() = 0;          // orderly stop; the destructor cleans up regardless
+  virtual nlohmann::json intended() const = 0;  // intended topology (null: none)
+  virtual nlohmann::json seen() const = 0;      // topology the agent reported
+  virtual nlohmann::json mismatches() const = 0;  // [] when seen matches intended
+  virtual nlohmann::json timings() const = 0;
+  virtual nlohmann::json versions() const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // Checks every configuration can be started (factor keys valid, layouts plan) before any
+  // boot, and cleans leftovers of killed runs.
+  virtual Result<void> prepare(const Experiment&, const std::vector<Configuration>&) = 0;
+  virtual Result<std::unique_ptr<Target>> start(const Experiment&, const Configuration&) = 0;
+  virtual nlohmann::json host_topology() const = 0;
+  virtual nlohmann::json versions() const = 0;
+};
+
+}  // namespace topolab::experiment

@@ -1,0 +1,14 @@
+#include "orchestrator/experiment/backend_factory.hpp"
+
+#include "orchestrator/experiment/host_backend.hpp"
+
+namespace topolab::experiment {
+
+Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const BackendOptions& options) {
+  if (kind == BackendKind::kHost)
+    return std::unique_ptr<Backend>(new HostBackend(options.agent_binary));
+  return make_error(
+      "backend \"guest\": not available in this build yet (waiting for GuestSession)");
+}
+
+}  // namespace topolab::experiment

@@ -1,0 +1,135 @@
+#include "orchestrator/experiment/host_backend.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "host/sysfs_reader.hpp"
+#include "host/topology_json.hpp"
+#include "orchestrator/agent/agent_client.hpp"
+
+namespace topolab::experiment {
+namespace {
+
+using namespace std::chrono_literals;
+
+// One `topolab-agent --unix` process; killed and reaped on every path.
+class HostTarget : public Target {
+ public:
+  static Result<std::unique_ptr<HostTarget>> spawn(const std::filesystem::path& agent) {
+    char tmpl[] = "/tmp/topolab-host-XXXXXX";
+    if (!mkdtemp(tmpl)) return make_error(std::string("mkdtemp: ") + std::strerror(errno));
+    auto t = std::unique_ptr<HostTarget>(new HostTarget());
+    t->dir_ = tmpl;
+    const std::string sock = (t->dir_ / "agent.sock").string();
+    const std::string bin = agent.string();
+    auto t0 = std::chrono::steady_clock::now();
+    pid_t pid = fork();
+    if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
+    if (pid == 0) {
+      // The agent must not outlive a killed runner.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      // Its banner and diagnostics go to a log file, not into the progress display.
+      int null_fd = open("/dev/null", O_RDWR);
+      int log_fd = open((t->dir_ / "agent.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (null_fd >= 0) dup2(null_fd, 0), dup2(null_fd, 1);
+      if (log_fd >= 0) dup2(log_fd, 2);
+      const char* argv[] = {bin.c_str(), "--unix", sock.c_str(), nullptr};
+      execv(bin.c_str(), const_cast<char* const*>(argv));
+      _exit(127);
+    }
+    t->pid_ = pid;
+    auto client = AgentClient::connect_unix(sock, 10s);
+    if (!client) return client.error().context("host agent " + bin);
+    t->client_ = std::move(*client);
+    auto hello = t->client_->wait_hello(10s);
+    if (!hello) return hello.error().context("host agent hello");
+    t->hello_ = *hello;
+    t->timings_ = {
+        {"hello_ms",
+         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()}};
+    return t;
+  }
+
+  ~HostTarget() override {
+    client_.reset();
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  Result<nlohmann::json> run(const std::string& benchmark, const nlohmann::json& params,
+                             std::chrono::milliseconds timeout) override {
+    return client_->run(benchmark, params, timeout);
+  }
+  Result<void> ping() override { return client_->ping(5s); }
+  Result<void> shutdown() override {
+    auto r = client_->shutdown();
+    for (int i = 0; i < 50 && pid_ > 0; ++i) {
+      if (waitpid(pid_, nullptr, WNOHANG) == pid_)
+        pid_ = -1;
+      else
+        std::this_thread::sleep_for(20ms);
+    }
+    return r;
+  }
+  nlohmann::json intended() const override { return nullptr; }
+  nlohmann::json seen() const override { return hello_.value("topology", nlohmann::json()); }
+  nlohmann::json mismatches() const override { return nlohmann::json::array(); }
+  nlohmann::json timings() const override { return timings_; }
+  nlohmann::json versions() const override {
+    return {{"agent", hello_.value("agent_version", "")}, {"kernel", hello_.value("kernel", "")}};
+  }
+  const nlohmann::json& hello() const { return hello_; }
+
+ private:
+  HostTarget() = default;
+  std::filesystem::path dir_;
+  pid_t pid_ = -1;
+  std::unique_ptr<AgentClient> client_;
+  nlohmann::json hello_, timings_;
+};
+
+}  // namespace
+
+HostBackend::HostBackend(std::filesystem::path agent_binary)
+    : agent_(agent_binary.empty() ? std::filesystem::path(TOPOLAB_AGENT_BINARY) : agent_binary) {}
+
+Result<void> HostBackend::prepare(const Experiment& e, const std::vector<Configuration>&) {
+  for (const auto& f : e.factors)
+    if (f.kind != FactorKind::kParam)
+      return make_error(e.source_file.string() + ":" + std::to_string(f.line) + ": factor '" +
+                        f.key + "' changes the guest; backend \"host\" accepts only " +
+                        "param.<benchmark>.<name> factors");
+  if (access(agent_.c_str(), X_OK) != 0)
+    return make_error("host backend: agent binary " + agent_.string() + " is not executable");
+  auto topo = read_sysfs_topology("/");
+  if (topo) host_topology_ = topology_to_json(*topo);
+  return {};
+}
+
+Result<std::unique_ptr<Target>> HostBackend::start(const Experiment&, const Configuration&) {
+  auto t = HostTarget::spawn(agent_);
+  if (!t) return t.error();
+  host_topology_ = (*t)->seen();
+  agent_versions_ = (*t)->versions();
+  return std::unique_ptr<Target>(std::move(*t));
+}
+
+nlohmann::json HostBackend::versions() const {
+  nlohmann::json v = agent_versions_;
+  v["topolab"] = TOPOLAB_VERSION;
+  v["backend"] = "host";
+  return v;
+}
+
+}  // namespace topolab::experiment

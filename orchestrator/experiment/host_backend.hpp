@@ -1,0 +1,27 @@
+#pragma once
+// Bare-host baselines: the same benchmarks run by `topolab-agent --unix SOCK` started on the
+// host (fork/exec, no shell) and driven with AgentClient. There is no guest, so only
+// param.<bench>.<name> factors apply; pinning is a benchmark parameter (pin, cpus).
+#include <filesystem>
+
+#include "orchestrator/experiment/backend.hpp"
+
+namespace topolab::experiment {
+
+class HostBackend : public Backend {
+ public:
+  // agent_binary empty: the agent built with this topolab (TOPOLAB_AGENT_BINARY).
+  explicit HostBackend(std::filesystem::path agent_binary = {});
+  std::string name() const override { return "host"; }
+  Result<void> prepare(const Experiment&, const std::vector<Configuration>&) override;
+  Result<std::unique_ptr<Target>> start(const Experiment&, const Configuration&) override;
+  nlohmann::json host_topology() const override { return host_topology_; }
+  nlohmann::json versions() const override;
+
+ private:
+  std::filesystem::path agent_;
+  nlohmann::json host_topology_;
+  nlohmann::json agent_versions_ = nlohmann::json::object();
+};
+
+}  // namespace topolab::experiment

@@ -1,0 +1,195 @@
+// The runner against the real agent on the bare host (backend "host"): fast, no guest.
+#include "orchestrator/experiment/runner.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "orchestrator/experiment/host_backend.hpp"
+
+namespace topolab::experiment {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/topolab-runner-test-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Experiment parse(const std::string& text) {
+    auto e = parse_experiment(text, "runner.toml", dir_);
+    if (!e) ADD_FAILURE() << e.error().message;
+    return e ? *e : Experiment{};
+  }
+
+  Result<RunSummary> run(const Experiment& e, std::string* log = nullptr) {
+    auto store = store::ResultStore::open(dir_ / "r.db");
+    if (!store) return store.error();
+    HostBackend backend(TOPOLAB_AGENT);
+    std::FILE* out = std::tmpfile();
+    Progress progress(out, /*tty=*/false);
+    auto s = run_experiment(e, backend, **store, progress);
+    if (log) {
+      std::rewind(out);
+      char buf[4096];
+      std::size_t n;
+      while ((n = std::fread(buf, 1, sizeof buf, out)) > 0) log->append(buf, n);
+    }
+    std::fclose(out);
+    return s;
+  }
+
+  fs::path dir_;
+};
+
+constexpr const char* kTwoCells = R"(
+name = "host-sqrt"
+backend = "host"
+repetitions = 2
+seed = 3
+[factors]
+"param.sqrt.threads" = [1, 2]
+[[benchmark]]
+name = "sqrt"
+params = { n = 20000, repeats = 1 }
+[baseline]
+"param.sqrt.threads" = 1
+)";
+
+TEST_F(RunnerTest, RunsEveryCellOnceAndResumesWithoutWork) {
+  auto e = parse(kTwoCells);
+  std::string log;
+  auto s = run(e, &log);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->boots, 1) << "parameter levels share one started agent";
+  EXPECT_EQ(s->runs_executed, 4);
+  EXPECT_EQ(s->runs_failed, 0);
+  EXPECT_EQ(s->cells_done, 2);
+  EXPECT_GT(s->benchmark_ms, 0);
+  EXPECT_NE(log.find("[4/4]"), std::string::npos) << log;  // plain log lines when not a TTY
+  EXPECT_EQ(log.find('\r'), std::string::npos) << "no bar redraws without a TTY";
+
+  auto again = run(e);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->boots, 0);
+  EXPECT_EQ(again->runs_executed, 0);
+  EXPECT_EQ(again->runs_skipped, 4);
+
+  e.repetitions = 3;  // one more repetition per cell: only those run
+  auto more = run(e);
+  ASSERT_TRUE(more.ok());
+  EXPECT_EQ(more->boots, 1);
+  EXPECT_EQ(more->runs_executed, 2);
+
+  auto store = store::ResultStore::open_read_only(dir_ / "r.db");
+  ASSERT_TRUE(store.ok());
+  auto exps = (*store)->experiments();
+  ASSERT_EQ(exps->size(), 1u);
+  auto cells = (*store)->cells((*exps)[0].id);
+  ASSERT_EQ(cells->size(), 2u);
+  for (const auto& c : *cells) {
+    EXPECT_EQ(c.status, "done");
+    auto runs = (*store)->runs(c.id);
+    ASSERT_EQ(runs->size(), 3u);
+    EXPECT_EQ((*runs)[0].params["threads"], c.cell.factors["param.sqrt.threads"]);
+    EXPECT_EQ((*runs)[0].result["benchmark"], "sqrt");
+  }
+  auto boots = (*store)->boots((*exps)[0].id);
+  ASSERT_EQ(boots->size(), 2u);
+  EXPECT_EQ((*boots)[0].boot.order_seed, configuration_seed(3, (*cells)[0].cell.config_key));
+  EXPECT_TRUE((*boots)[0].boot.seen.contains("cpus"));
+}
+
+TEST_F(RunnerTest, FailedBenchmarkIsRecordedAndOthersContinue) {
+  auto e = parse(R"(
+name = "fails"
+backend = "host"
+repetitions = 1
+[[benchmark]]
+name = "no-such-benchmark"
+[[benchmark]]
+name = "sqrt"
+params = { n = 10000, repeats = 1 }
+)");
+  auto s = run(e);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->runs_failed, 1);
+  EXPECT_EQ(s->runs_executed, 1);
+  EXPECT_EQ(s->cells_failed, 1);
+  auto store = store::ResultStore::open_read_only(dir_ / "r.db");
+  auto cells = (*store)->cells((*(*store)->experiments())[0].id);
+  ASSERT_EQ(cells->size(), 1u);
+  EXPECT_EQ((*cells)[0].status, "failed");
+  EXPECT_NE((*cells)[0].error.find("no-such-benchmark"), std::string::npos) << (*cells)[0].error;
+  EXPECT_EQ((*store)->runs((*cells)[0].id)->size(), 1u);
+  EXPECT_EQ((*store)->failures((*cells)[0].id)->size(), 1u);
+}
+
+TEST_F(RunnerTest, AdaptiveRepetitionsStopAtTheCap) {
+  auto e = parse(R"(
+name = "adaptive"
+backend = "host"
+repetitions = 2
+[[benchmark]]
+name = "sqrt"
+params = { n = 5000, repeats = 1 }
+[adaptive]
+cv_threshold = 0.000001
+max_repetitions = 4
+)");
+  auto s = run(e);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  // Timings of a real run never have a CV below 1e-6: runs are added up to the cap.
+  EXPECT_EQ(s->runs_executed, 4);
+  EXPECT_EQ(s->runs_adaptive, 2);
+}
+
+TEST_F(RunnerTest, HostBackendRejectsGuestFactorsBeforeStarting) {
+  auto e = parse(R"(
+name = "bad"
+backend = "host"
+[factors]
+expose = ["flat", "sockets"]
+[[benchmark]]
+name = "sqrt"
+)");
+  auto s = run(e);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("runner.toml:5: factor 'expose' changes the guest"),
+            std::string::npos)
+      << s.error().message;
+}
+
+TEST(Progress, FormatsDurations) {
+  EXPECT_EQ(Progress::format_duration(65), "1:05");
+  EXPECT_EQ(Progress::format_duration(3723), "1:02:03");
+  EXPECT_EQ(Progress::format_duration(-1), "?");
+}
+
+TEST(Progress, TerminalModeDrawsABarWithCellsAndEta) {
+  std::FILE* out = std::tmpfile();
+  Progress p(out, /*tty=*/true);
+  p.begin(4, 1, 10);
+  p.run_start("expose=flat", "sqrt", 1);
+  p.run_done("expose=flat", "sqrt", 1, 1.0, "s", 100);
+  p.end();
+  std::rewind(out);
+  char buf[4096] = {};
+  std::size_t n = std::fread(buf, 1, sizeof buf - 1, out);
+  std::fclose(out);
+  std::string text(buf, n);
+  EXPECT_NE(text.find("cells 1/4"), std::string::npos) << text;
+  EXPECT_NE(text.find("runs 1/10"), std::string::npos) << text;
+  EXPECT_NE(text.find("expose=flat sqrt #1"), std::string::npos) << text;
+  EXPECT_NE(text.find("ETA"), std::string::npos) << text;
+  EXPECT_NE(text.find('\r'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace topolab::experiment
