@@ -65,15 +65,15 @@ TEST_F(Isolation, StaleCleanupRemovesOnlyOwnDeadRunDomains) {
   const std::string run_id = "faults-" + pid;
   virt::RunOwner dead{run_id, dead_pid(), 1};
   auto with_meta = [](const virt::RunOwner& owner) {
-    return "<metadata><topolab:run xmlns:topolab='" + std::string(virt::kMetadataUri) +
-           "' id='" + owner.run_id + "' pid='" + std::to_string(owner.pid) + "' start='" +
+    return "<metadata><topolab:run xmlns:topolab='" + std::string(virt::kMetadataUri) + "' id='" +
+           owner.run_id + "' pid='" + std::to_string(owner.pid) + "' start='" +
            std::to_string(owner.start_time) + "'/></metadata>";
   };
   const std::string leftover = "topolab-faults-leftover-" + pid;
-  const std::string bystander = "notopolab-bystander-" + pid;  // not our prefix
+  const std::string bystander = "notopolab-bystander-" + pid;            // not our prefix
   const std::string bystander_meta = "notopolab-bystander-meta-" + pid;  // our metadata, not ours
-  const std::string no_meta = "topolab-faults-nometa-" + pid;  // our prefix, no metadata
-  const std::string live = "topolab-faults-live-" + pid;       // owner alive (this process)
+  const std::string no_meta = "topolab-faults-nometa-" + pid;            // our prefix, no metadata
+  const std::string live = "topolab-faults-live-" + pid;  // owner alive (this process)
   define(leftover, with_meta(dead));
   define(bystander, "");
   define(bystander_meta, with_meta(dead));
