@@ -136,7 +136,8 @@ bool Agent::serve(Transport& transport) {
     }
     for (;;) {
       std::string bytes;
-      auto status = transport.read_some(bytes, 1000);
+      // No timeout: nothing is periodic, so an idle agent never wakes up.
+      auto status = transport.read_some(bytes, -1);
       if (!status) {
         log_ << "topolab-agent: " << status.error().message << "\n";
         break;

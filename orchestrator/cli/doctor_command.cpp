@@ -16,7 +16,8 @@ class DoctorCommand : public Command {
                                    "Check host readiness (KVM, IOMMU, isolation, "
                                    "hugepages, governor, IRQs) for a layout");
     cmd->add_option("--connect,-c", connect_, "libvirt URI (default qemu:///system)");
-    cmd->add_option("--layout", layout_, "layout file whose guest the host should be ready for");
+    cmd->add_option("--layout", layout_,
+                    "layout file or preset name whose guest the host should be ready for");
     cmd->add_option("--root", root_, "filesystem root to read /sys, /proc, /etc from (tests)")
         ->capture_default_str();
     cmd->add_option("--guest-cpus", guest_cpus_, "host CPUs of the guest (overrides the layout)");

@@ -16,6 +16,10 @@ std::vector<CheckResult> run_doctor(const DoctorOptions& options) {
   } else {
     results.push_back(skip("libvirt", root.live() ? "not asked" : "not the live root"));
   }
+  if (guest && !guest->placement_error.empty()) {
+    results.push_back(fail("placement", guest->placement_error,
+                           "topolab plan LAYOUT  # then adjust the layout or --guest-cpus"));
+  }
   results.push_back(check_kvm(root));
   auto iommu = check_iommu(root, guest);
   results.insert(results.end(), iommu.begin(), iommu.end());

@@ -22,7 +22,8 @@ struct GuestRequirements {
   int sockets = 1;  // sockets the guest is told about
   int vcpus = 0;
   std::vector<hostdev::HostdevRequest> hostdevs;
-  std::string guest_os;  // "windows-home", "windows-pro", "linux", ... ; empty: unknown
+  std::string guest_os;         // "windows-home", "windows-pro", "linux", ... ; empty: unknown
+  std::string placement_error;  // why guest_cpus is unknown (the layout does not fit the host)
 };
 
 }  // namespace topolab::doctor

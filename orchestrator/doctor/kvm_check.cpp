@@ -53,18 +53,34 @@ struct AccelVerdict {
   std::string accel, reason;
 };
 
+// The KVM probe verdict the virt layer caches (orchestrator/virt/accelerator.hpp):
+// {"entries": {"kernel=K;qemu=Q;libvirt=L": {"kvm_usable", "reason", "probed_at"}}}. Only
+// entries of the running kernel (/proc/sys/kernel/osrelease under root) count; the newest wins.
 std::optional<AccelVerdict> cached_verdict(const SysRoot& root) {
-  auto text = read_file(root.at("/var/cache/topolab/accel.json"), 1u << 16);
+  auto text = read_file(root.at("/var/cache/topolab/accel.json"), 1u << 20);
   if (!text) return std::nullopt;
   auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (!j.is_object()) return std::nullopt;
-  AccelVerdict v;
-  for (const char* key : {"accel", "accelerator", "verdict"}) {
-    if (j.contains(key) && j[key].is_string()) v.accel = j[key].get<std::string>();
+  if (!j.is_object() || !j.contains("entries") || !j["entries"].is_object()) return std::nullopt;
+  auto release = root.attr_or_none("/proc/sys/kernel/osrelease");
+  if (!release) return std::nullopt;
+  const std::string prefix = "kernel=" + *release + ";";
+  std::optional<AccelVerdict> best;
+  std::string best_time;
+  for (const auto& [key, e] : j["entries"].items()) {
+    if (key.rfind(prefix, 0) != 0 || !e.is_object() || !e.contains("kvm_usable") ||
+        !e["kvm_usable"].is_boolean()) {
+      continue;
+    }
+    std::string when = e.contains("probed_at") && e["probed_at"].is_string()
+                           ? e["probed_at"].get<std::string>()
+                           : "";
+    if (best && when < best_time) continue;
+    std::string reason =
+        e.contains("reason") && e["reason"].is_string() ? e["reason"].get<std::string>() : "";
+    best = AccelVerdict{e["kvm_usable"].get<bool>() ? "kvm" : "tcg", reason};
+    best_time = when;
   }
-  if (j.contains("reason") && j["reason"].is_string()) v.reason = j["reason"].get<std::string>();
-  if (v.accel.empty()) return std::nullopt;
-  return v;
+  return best;
 }
 
 // Live only: can we open /dev/kvm and does it speak the stable API?

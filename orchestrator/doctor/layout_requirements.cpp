@@ -38,7 +38,7 @@ Result<CpuList> guest_cpus_of(const Layout& layout, const std::string& root) {
 Result<GuestRequirements> load_guest_requirements(const RequirementsRequest& request) {
   GuestRequirements req;
   if (!request.layout_file.empty()) {
-    auto layout = load_layout_file(request.layout_file);
+    auto layout = load_layout_or_preset(request.layout_file);
     if (!layout) return layout.error();
     req.name = layout->name;
     req.memory_mib = layout->memory_mib;
@@ -51,9 +51,13 @@ Result<GuestRequirements> load_guest_requirements(const RequirementsRequest& req
     if (layout->housekeeping_cpus) req.housekeeping_cpus = *layout->housekeeping_cpus;
     for (const auto& d : layout->hostdevs) req.hostdevs.push_back({d.pci_address, d.managed});
     if (request.guest_cpus.empty()) {
+      // A layout that does not fit this host is a finding (doctor reports it), not an error.
       auto cpus = guest_cpus_of(*layout, request.root);
-      if (!cpus) return cpus.error();
-      req.guest_cpus = *cpus;
+      if (cpus) {
+        req.guest_cpus = *cpus;
+      } else {
+        req.placement_error = cpus.error().message;
+      }
     }
   }
   if (!request.guest_cpus.empty()) {

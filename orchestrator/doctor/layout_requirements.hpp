@@ -9,7 +9,7 @@
 namespace topolab::doctor {
 
 struct RequirementsRequest {
-  std::string layout_file;  // empty: no layout
+  std::string layout_file;  // file or preset name (templates/topologies); empty: no layout
   std::string root = "/";   // host topology for placement is read from ROOT/sys
   std::string connect_uri;
   std::string guest_cpus;  // CPU list; overrides the layout's

@@ -7,8 +7,7 @@ namespace topolab::experiment {
 Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const BackendOptions& options) {
   if (kind == BackendKind::kHost)
     return std::unique_ptr<Backend>(new HostBackend(options.agent_binary));
-  return make_error(
-      "backend \"guest\": not available in this build yet (waiting for GuestSession)");
+  return make_error("backend \"guest\": needs GuestSession, which is not on main yet");
 }
 
 }  // namespace topolab::experiment

@@ -48,8 +48,8 @@ Result<FactorKind> classify_factor(const Ctx& c, const toml::node& n, const std:
   }
   if (key.rfind("param.", 0) == 0) {
     auto dot = key.find('.', 6);
-    if (dot == std::string::npos || dot == 6 || dot + 1 == key.size())
-      return c.at(n, "factor '" + key + "': expected param.<benchmark>.<name>");
+    if (key.size() == 6 || dot == 6 || (dot != std::string::npos && dot + 1 == key.size()))
+      return c.at(n, "factor '" + key + "': expected param.<benchmark>.<name> or param.<name>");
     return FactorKind::kParam;
   }
   return FactorKind::kLayout;  // checked against the layout by set_layout_field at run time
@@ -183,7 +183,7 @@ Result<void> parse_adaptive(const Ctx& c, const toml::node& n, Experiment& e) {
 
 Result<void> check_params_factors(const Ctx& c, const Experiment& e) {
   for (const auto& f : e.factors) {
-    if (f.kind != FactorKind::kParam) continue;
+    if (f.kind != FactorKind::kParam || f.key.find('.', 6) == std::string::npos) continue;
     std::string bench = f.key.substr(6, f.key.find('.', 6) - 6);
     bool known = false;
     for (const auto& b : e.benchmarks) known = known || b.name == bench;

@@ -100,6 +100,9 @@ nlohmann::json benchmark_params(const Experiment& e, const Cell& cell, int bench
   const auto& b = e.benchmarks.at(static_cast<std::size_t>(benchmark));
   nlohmann::json params = b.params.is_object() ? b.params : nlohmann::json::object();
   const std::string prefix = "param." + b.name + ".";
+  // param.<name> applies to every benchmark; param.<bench>.<name> to one (and wins).
+  for (const auto& [k, v] : cell.levels)
+    if (k.rfind("param.", 0) == 0 && k.find('.', 6) == std::string::npos) params[k.substr(6)] = v;
   for (const auto& [k, v] : cell.levels)
     if (k.rfind(prefix, 0) == 0) params[k.substr(prefix.size())] = v;
   return params;

@@ -40,7 +40,8 @@ bool is_excluded(const Experiment&, const Levels&);
 std::vector<Cell> expand_cells(const Experiment&);
 std::vector<Configuration> group_by_configuration(const Experiment&, const std::vector<Cell>&);
 
-// The benchmark's params with the cell's param.<bench>.<name> levels applied.
+// The benchmark's params with the cell's param.<name> (every benchmark) and
+// param.<bench>.<name> levels applied.
 nlohmann::json benchmark_params(const Experiment&, const Cell&, int benchmark);
 // Kernel command-line additions of a configuration: cmdline.nohz="off" -> "nohz=off",
 // true -> "nohz", false -> nothing.

@@ -39,6 +39,7 @@ Result<IsolationPlan> plan_for_layout(const SysRoot& root, const HookRequest& re
   rr.root = root.root().string();
   auto req = doctor::load_guest_requirements(rr);
   if (!req) return req.error();
+  if (!req->placement_error.empty()) return make_error(req->placement_error);
   IsolationRequest ir;
   ir.domain = request.domain;
   ir.guest_cpus = req->guest_cpus;

@@ -42,7 +42,7 @@ std::string num(double v, int precision = 1) {
 }
 
 void bar_chart(std::ostream& o, const std::vector<const ReportRow*>& rows) {
-  const double label_w = 300, bar_w = 380, right_w = 150, row_h = 26, top = 10;
+  const double label_w = 300, bar_w = 380, right_w = 210, row_h = 26, top = 10;
   double hi = 0;
   for (const auto* r : rows)
     if (std::isfinite(r->max)) hi = std::max(hi, r->max);
@@ -118,8 +118,10 @@ void heat_map(std::ostream& o, const LatencyMatrix& m) {
     for (double v : row)
       if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
   const double side = margin + cell * static_cast<double>(n);
+  // Tall enough for the colour legend (11 steps of 20 px) even for a 2x2 matrix.
+  const double svg_h = std::max(side, margin + 230) + 10;
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(side + 130, 0) << "\" height=\""
-    << num(side + 10, 0) << "\" role=\"img\">\n";
+    << num(svg_h, 0) << "\" role=\"img\">\n";
   for (std::size_t i = 0; i < n; ++i) {
     double p = margin + cell * static_cast<double>(i) + cell / 2;
     o << "<text x=\"" << num(p) << "\" y=\"" << num(margin - 8)

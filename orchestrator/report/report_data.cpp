@@ -56,7 +56,7 @@ void compute_statistics(ReportData& data, const nlohmann::json& baseline) {
   }
   if (!baseline.is_object() || baseline.empty()) return;
   for (auto& r : data.rows) {
-    if (r.values.empty()) continue;
+    if (r.values.empty() || r.is_baseline) continue;  // not against itself
     const nlohmann::json want = baseline_factors(r.factors, baseline);
     for (const auto& b : data.rows) {
       if (b.benchmark_index != r.benchmark_index || b.factors != want || b.values.empty()) continue;
@@ -102,7 +102,7 @@ std::optional<LatencyMatrix> latency_matrix_from_result(const nlohmann::json& re
           !p["b"].is_number_integer())
         continue;
       int a = index[p["a"].get<int>()], b = index[p["b"].get<int>()];
-      double v = num(p.value("ns", nlohmann::json()));
+      double v = num(p.contains("median_ns") ? p["median_ns"] : p.value("ns", nlohmann::json()));
       m.ns[a][b] = v;
       m.ns[b][a] = v;
     }

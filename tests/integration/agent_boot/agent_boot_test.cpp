@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +34,7 @@ class QemuProcess {
     pid_ = ::fork();
     if (pid_ < 0) return false;
     if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // even if the test process dies, QEMU goes too
       int in = ::open("/dev/null", O_RDONLY);
       int out = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       ::dup2(in, 0);
@@ -82,7 +84,8 @@ class AgentBoot : public ::testing::Test {
       return;
     }
     image_ = new GuestImage(*img);
-    const fs::path sock = *dir_ / "agent.sock";
+    sock_ = new fs::path(*dir_ / "agent.sock");
+    const fs::path& sock = *sock_;
     const std::vector<std::string> args = {
         "qemu-system-x86_64",
         "-accel",
@@ -147,6 +150,8 @@ class AgentBoot : public ::testing::Test {
     std::error_code ec;
     if (dir_) fs::remove_all(*dir_, ec);
     delete dir_;
+    delete sock_;
+    sock_ = nullptr;
     delete image_;
     delete hello_;
     delete setup_error_;
@@ -171,6 +176,7 @@ class AgentBoot : public ::testing::Test {
   }
 
   static inline fs::path* dir_ = nullptr;
+  static inline fs::path* sock_ = nullptr;
   static inline GuestImage* image_ = nullptr;
   static inline QemuProcess* qemu_ = nullptr;
   static inline AgentClient* client_ = nullptr;
@@ -205,6 +211,22 @@ TEST_F(AgentBoot, PingAndPlacementOverVirtioSerial) {
   auto again = client_->ping(30s);
   EXPECT_TRUE(again.ok()) << "placement needs no reply and breaks nothing";
   EXPECT_EQ(client_->skipped_lines(), 0u) << client_->last_skip_reason();
+}
+
+TEST_F(AgentBoot, HostReconnectGetsAFreshHello) {
+  ASSERT_NE(client_, nullptr);
+  const std::uint64_t first_uptime = (*hello_)["uptime_ms"];
+  delete client_;  // the host side goes away: the guest port sees HUP
+  client_ = nullptr;
+  std::this_thread::sleep_for(500ms);
+  auto again = AgentClient::connect_unix(*sock_, 60s);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  client_ = again->release();
+  client_->set_transcript(&transcript_);
+  auto hello = client_->wait_hello(30s);
+  ASSERT_TRUE(hello.ok()) << hello.error().message;
+  EXPECT_GT((*hello)["uptime_ms"].get<std::uint64_t>(), first_uptime);
+  EXPECT_TRUE(client_->ping(30s).ok());
 }
 
 TEST_F(AgentBoot, ShutdownPowersTheGuestOffAndQemuExits) {

@@ -52,6 +52,29 @@ TEST(LayoutRequirements, BadLayoutIsAnErrorNamingTheFile) {
   EXPECT_NE(req.error().message.find("no-such.toml"), std::string::npos);
 }
 
+TEST(LayoutRequirements, PresetNamesWork) {
+  RequirementsRequest rr;
+  rr.layout_file = "epyc-7451-socket";  // templates/topologies, 8 groups x 3 cores x 2 threads
+  rr.root = data("tuned-host");         // cannot place it here, no host_cpus: a placement finding
+  auto req = load_guest_requirements(rr);
+  ASSERT_TRUE(req.ok()) << req.error().message;
+  EXPECT_TRUE(req->guest_cpus.empty());
+  EXPECT_NE(req->placement_error.find("epyc-7451-socket"), std::string::npos)
+      << req->placement_error;
+  DoctorOptions options;
+  options.root = data("tuned-host");
+  options.guest = *req;
+  auto results = run_doctor(options);
+  ASSERT_NE(find(results, "placement"), nullptr);
+  EXPECT_EQ(find(results, "placement")->status, CheckStatus::kFail);
+  EXPECT_EQ(find(results, "isolation")->status, CheckStatus::kOk);  // guest CPUs unknown
+  rr.guest_cpus = "0-7";  // with the CPUs given, the rest of the preset is read
+  auto given = load_guest_requirements(rr);
+  ASSERT_TRUE(given.ok()) << given.error().message;
+  EXPECT_EQ(given->vcpus, 48);
+  EXPECT_EQ(given->threads_per_core, 2);
+}
+
 TEST(RunDoctor, VfioLayoutOnTheTunedHost) {
   RequirementsRequest rr{data("layouts/win-vfio.toml"), data("tuned-host"), "", "", ""};
   DoctorOptions options;

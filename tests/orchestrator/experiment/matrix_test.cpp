@@ -84,6 +84,27 @@ TEST(Matrix, ParamFactorsOverrideBenchmarkParams) {
   EXPECT_TRUE(benchmark_params(e, cells[2], 1).empty());  // c2c-latency is not affected
 }
 
+TEST(Matrix, ParamFactorWithoutBenchmarkAppliesToEveryBenchmark) {
+  auto e = parse_experiment(R"(
+name = "x"
+layout = "l"
+[factors]
+"param.threads" = [1, 2]
+"param.sqrt.threads" = [4]
+[[benchmark]]
+name = "spawn-loop"
+[[benchmark]]
+name = "sqrt"
+)",
+                            "x", "/");
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  auto cells = expand_cells(*e);
+  ASSERT_EQ(cells.size(), 2u);
+  EXPECT_EQ(group_by_configuration(*e, cells).size(), 1u);
+  EXPECT_EQ(benchmark_params(*e, cells[1], 0)["threads"], 2);
+  EXPECT_EQ(benchmark_params(*e, cells[1], 1)["threads"], 4);  // the specific factor wins
+}
+
 TEST(Matrix, CmdlineExtra) {
   auto e = design();
   auto configs = group_by_configuration(e, expand_cells(e));

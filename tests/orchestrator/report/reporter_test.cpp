@@ -103,10 +103,12 @@ TEST(LatencyMatrix, ReadsMatrixAndPairsShapes) {
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->cpus, (std::vector<int>{0, 2}));
   EXPECT_DOUBLE_EQ(m->ns[0][1], 50.5);
-  auto p = latency_matrix_from_result(
-      nlohmann::json::parse(R"({"details":{"pairs":[{"a":0,"b":1,"ns":70}]}})"));
+  auto p = latency_matrix_from_result(nlohmann::json::parse(
+      R"({"details":{"pairs":[{"a":0,"b":1,"ns":70},{"a":0,"b":3,"median_ns":90}]}})"));
   ASSERT_TRUE(p.has_value());
   EXPECT_DOUBLE_EQ(p->ns[1][0], 70);
+  EXPECT_EQ(p->cpus, (std::vector<int>{0, 1, 3}));
+  EXPECT_DOUBLE_EQ(p->ns[2][0], 90);  // the agent's c2c-latency shape
   EXPECT_FALSE(latency_matrix_from_result(nlohmann::json::parse(R"({"details":{}})")));
   EXPECT_FALSE(latency_matrix_from_result(
       nlohmann::json::parse(R"({"details":{"matrix":[[1,2],[3]]}})")));  // not square
