@@ -1,20 +1,122 @@
-// Placeholder until the 'boot' subcommand is implemented; it refuses to run.
-#include <cstdio>
+// `topolab boot LAYOUT [source options] [layout overrides] [--accel auto|kvm|tcg]
+//   [--image DIR | --kernel PATH] [--keep] [--json]`: boots the layout's guest, prints the
+// intended topology beside the one the guest sees, exits 0 only when they match (3 on a
+// mismatch, 1 on errors).
+#include <iostream>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/layout_override_options.hpp"
+#include "orchestrator/cli/topology_source_options.hpp"
+#include "orchestrator/image/guest_image.hpp"
+#include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/verify/boot_verify.hpp"
+#include "orchestrator/virt/accelerator.hpp"
 
 namespace topolab::cli {
 namespace {
 
+constexpr int kExitMismatch = 3;
+
 class BootCommand : public Command {
  public:
   CLI::App* setup(CLI::App& app) override {
-    return app.add_subcommand("boot", "(not implemented yet)");
+    auto* cmd = app.add_subcommand(
+        "boot", "boot a layout's guest and verify the topology it sees (exit 0 only on match)");
+    add_layout_options(cmd, args_);
+    add_topology_source_options(cmd, source_);
+    cmd->add_option("--accel", accel_, "auto (probe KVM, cached) | kvm | tcg")
+        ->check(CLI::IsMember({"auto", "kvm", "tcg"}))
+        ->default_str("auto");
+    auto* image = cmd->add_option("--image", image_.output_dir,
+                                  "guest image folder (built there if missing or stale)")
+                      ->type_name("DIR");
+    auto* kernel = cmd->add_option("--kernel", image_.kernel,
+                                   "build the built-in image with this kernel (default: newest "
+                                   "/boot/vmlinuz-*)")
+                       ->type_name("PATH");
+    image->excludes(kernel);
+    cmd->add_option("--hello-timeout", hello_timeout_ms_,
+                    "milliseconds to wait for the agent's hello after start")
+        ->default_val(180000)
+        ->check(CLI::Range(100, 3600000));
+    cmd->add_option("--run-id", run_id_, "run id (default: a new one)");
+    cmd->add_flag("--keep", keep_, "leave the guest running and defined");
+    cmd->add_flag("--json", json_, "print {intended, seen, match, mismatches, timings} as JSON");
+    return cmd;
   }
+
   int run() override {
-    std::fprintf(stderr, "topolab boot: not implemented yet\n");
-    return 2;
+    auto layout = load_layout_with_overrides(args_);
+    if (!layout) return fail(layout.error());
+    auto host = load_host_topology(source_);
+    if (!host) return fail(host.error());
+    auto plan = plan_placement(*layout, *host);
+    if (!plan) return fail(plan.error().context("layout " + layout->name));
+    auto image = build_guest_image(image_);
+    if (!image) return fail(image.error().context("guest image"));
+
+    BootRequest req;
+    req.connect_uri = source_.connect;
+    req.layout = *layout;
+    req.plan = *plan;
+    req.accel = *virt::parse_accel_mode(accel_);
+    req.image = *image;
+    req.run_id = run_id_;
+    req.hello_timeout = std::chrono::milliseconds(hello_timeout_ms_);
+    req.keep = keep_;
+    req.host_vendor = host->vendor;
+    auto v = boot_and_verify(req);
+    if (!v) return fail(v.error());
+
+    if (json_) {
+      std::cout << to_json(*v).dump(2) << "\n";
+    } else {
+      print_text(*layout, *v);
+    }
+    if (!v->shutdown_error.empty()) {
+      std::cerr << "topolab boot: warning: " << v->shutdown_error << "\n";
+    }
+    return v->match() ? 0 : kExitMismatch;
   }
+
+ private:
+  static void print_text(const Layout& layout, const BootVerification& v) {
+    std::cout << "layout " << layout.name << " (expose " << to_string(layout.expose)
+              << ") booted as " << v.domain_name << "\n"
+              << "accelerator: " << (v.kvm ? "KVM" : "TCG") << " - " << v.accel_reason << "\n"
+              << "cpu model: " << v.cpu_model << " - " << v.cpu_model_reason << "\n"
+              << "run folder: " << v.run_dir.string() << "\n\n";
+    print_topology_comparison(std::cout, v.intended, v.seen);
+    const auto& t = v.timings;
+    std::cout << "\ntimings: define " << t.value("define_ms", 0) << " ms, start "
+              << t.value("start_ms", 0) << " ms, hello " << t.value("hello_ms", 0)
+              << " ms after start (guest uptime " << t.value("guest_uptime_at_hello_ms", 0)
+              << " ms), total " << t.value("total_ms", 0) << " ms\n";
+    if (v.match()) {
+      std::cout << "result: MATCH - the guest sees the intended topology\n";
+      return;
+    }
+    std::cout << "result: MISMATCH\n";
+    for (const auto& m : v.mismatches) {
+      std::cout << "  " << m.level << ": intended " << m.intended << ", guest sees " << m.seen
+                << "\n";
+    }
+    // QEMU's warnings often say why (e.g. a required CPU feature it dropped under TCG).
+    for (const auto& w : v.qemu_warnings) std::cout << "  qemu warning: " << w << "\n";
+  }
+  static int fail(const Error& e) {
+    std::cerr << "topolab boot: " << e.message << "\n";
+    return 1;
+  }
+
+  LayoutArgs args_;
+  TopologySource source_;
+  ImageOptions image_;
+  std::string accel_ = "auto";
+  std::string run_id_;
+  int hello_timeout_ms_ = 180000;
+  bool keep_ = false;
+  bool json_ = false;
 };
 
 }  // namespace

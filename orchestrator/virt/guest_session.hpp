@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/result.hpp"
 #include "host/host_topology.hpp"
@@ -65,6 +66,9 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   const std::filesystem::path& run_dir() const { return run_dir_; }
   const virt::AccelDecision& accel() const { return accel_; }
   bool uses_kvm() const { return accel_.use_kvm; }
+  // Distinct "warning:" lines QEMU logged at start (e.g. a required CPU feature it dropped),
+  // read from /var/log/libvirt/qemu/<name>.log when local; empty when unreadable.
+  const std::vector<std::string>& qemu_warnings() const { return qemu_warnings_; }
 
  private:
   GuestSession() = default;
@@ -79,8 +83,10 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   nlohmann::json timings_ = nlohmann::json::object();
   virt::AccelDecision accel_;
   std::string name_, run_id_;
+  std::vector<std::string> qemu_warnings_;
   std::filesystem::path run_dir_;
   bool keep_ = false;
+  std::chrono::milliseconds shutdown_timeout_{15000};
   bool shut_down_ = false;
 };
 

@@ -1,0 +1,246 @@
+#include "orchestrator/virt/guest_session.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <sstream>
+
+#include "common/file_io.hpp"
+#include "host/topology_json.hpp"
+#include "orchestrator/domain/domain_xml_writer.hpp"
+#include "orchestrator/virt/domain_lifecycle.hpp"
+#include "orchestrator/virt/kvm_probe.hpp"
+#include "orchestrator/virt/run_identity.hpp"
+#include "orchestrator/virt/stale_domains.hpp"
+
+namespace topolab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+long long ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration_cast<milliseconds>(b - a).count();
+}
+
+// sun_path holds 108 bytes; longer run folders fall back to a socket path libvirt chooses.
+constexpr std::size_t kMaxSocketPath = 100;
+
+// The run folder for this boot: `dir` itself, or dir/boot-N when an earlier boot of the same
+// run already used it (one folder per boot keeps every console log).
+Result<std::filesystem::path> make_run_folder(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir.parent_path(), ec);
+  std::filesystem::path chosen = dir;
+  for (int n = 2; std::filesystem::exists(chosen / "domain.xml"); ++n) {
+    chosen = dir / ("boot-" + std::to_string(n));
+  }
+  std::filesystem::create_directories(chosen, ec);
+  if (ec) return make_error("run folder " + chosen.string() + ": " + ec.message());
+  if (chmod(chosen.c_str(), 0700) != 0) {
+    return make_error("run folder " + chosen.string() + ": chmod 0700 failed");
+  }
+  return chosen;
+}
+
+// The last lines of the console log, to say why a guest never said hello.
+std::string console_tail(const std::filesystem::path& log, std::size_t lines) {
+  auto text = read_file(log, 16u << 20);
+  if (!text || text->empty()) return "(console log empty)";
+  std::deque<std::string> tail;
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.size() > 200) line = line.substr(0, 200) + "...";
+    tail.push_back(line);
+    if (tail.size() > lines) tail.pop_front();
+  }
+  std::string out;
+  for (const auto& l : tail) out += (out.empty() ? "" : " / ") + l;
+  return out;
+}
+
+// QEMU's own warnings for this domain (libvirt's per-domain log), distinct, timestamps cut.
+std::vector<std::string> qemu_log_warnings(const std::string& domain) {
+  std::vector<std::string> out;
+  auto text = read_file("/var/log/libvirt/qemu/" + domain + ".log", 4u << 20);
+  if (!text) return out;
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line) && out.size() < 20) {
+    auto w = line.find("warning: ");
+    if (w == std::string::npos) continue;
+    std::string msg = line.substr(w + 9, 300);
+    if (std::find(out.begin(), out.end(), msg) == out.end()) out.push_back(msg);
+  }
+  return out;
+}
+
+nlohmann::json placement_message(const PlacementPlan& plan) {
+  nlohmann::json vcpus = nlohmann::json::array();
+  for (const auto& v : plan.vcpus) {
+    vcpus.push_back({{"vcpu", v.vcpu}, {"host_cpus", v.host_cpus.to_string()}});
+  }
+  return vcpus;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req) {
+  std::unique_ptr<GuestSession> s(new GuestSession());
+  if (auto r = s->boot_steps(req); !r) {
+    // `s` goes away here: its domain (if any) is destroyed and undefined.
+    return r.error().context("boot " + (s->name_.empty() ? req.layout.name : s->name_));
+  }
+  return s;
+}
+
+Result<void> GuestSession::boot_steps(const BootRequest& req) {
+  virt::DomainRegistry::install_signal_handlers();
+  keep_ = req.keep;
+  shutdown_timeout_ = req.shutdown_timeout;
+  run_id_ = req.run_id.empty() ? virt::make_run_id() : req.run_id;
+  if (virt::domain_name_for("x", run_id_) != "topolab-x-" + run_id_ || run_id_.front() == '.') {
+    return make_error("run id '" + run_id_ + "': expected letters, digits, '.', '-', '_' only");
+  }
+  name_ = virt::domain_name_for(req.layout.name.empty() ? "guest" : req.layout.name, run_id_);
+  auto folder = make_run_folder(req.run_dir.empty() ? kRunsRoot / run_id_ : req.run_dir);
+  if (!folder) return folder.error();
+  run_dir_ = *folder;
+  if (req.image.kernel.empty() || req.image.initrd.empty()) {
+    return make_error("guest image has no kernel/initrd (build it with build_guest_image)");
+  }
+
+  auto conn = virt::open_connection(req.connect_uri);
+  if (!conn) return conn.error();
+  conn_ = std::move(conn).value();
+  if (auto stale = virt::cleanup_stale_domains(conn_.get()); stale) {
+    for (const auto& n : *stale) {
+      std::fprintf(stderr, "topolab: removed stale domain %s (its run is gone)\n", n.c_str());
+    }
+  } else {
+    std::fprintf(stderr, "topolab: warning: %s\n", stale.error().message.c_str());
+  }
+
+  auto t_accel = Clock::now();
+  virt::KvmProbeOptions probe{req.image, run_dir_ / "kvm-probe", run_id_};
+  auto accel = virt::choose_accelerator(
+      conn_.get(), req.accel, [&] { return virt::probe_kvm(conn_.get(), probe); }, req.accel_cache);
+  if (!accel) return accel.error();
+  accel_ = *accel;
+  timings_["accel_ms"] = ms_between(t_accel, Clock::now());
+
+  auto t_xml = Clock::now();
+  DomainSpec spec;
+  spec.name = name_;
+  spec.layout = &req.layout;
+  spec.plan = &req.plan;
+  spec.accel = accel_.use_kvm ? Accelerator::kKvm : Accelerator::kTcg;
+  spec.host_vendor = req.host_vendor;
+  spec.boot = BootSpec{req.image.kernel, req.image.initrd, req.image.cmdline};
+  ChannelSpec channel;
+  channel.name = req.image.agent_port_name;
+  auto socket = run_dir_ / "agent.sock";
+  if (socket.string().size() <= kMaxSocketPath) channel.socket_path = socket;
+  spec.agent_channel = channel;
+  spec.serial_log = run_dir_ / "console.log";
+  auto xml = DomainXmlWriter().write(spec);
+  if (!xml) return xml.error().context("domain XML");
+  auto owned_xml = virt::add_run_metadata(*xml, virt::current_run_owner(run_id_));
+  if (!owned_xml) return owned_xml.error();
+  TL_TRY(write_file_atomic(run_dir_ / "domain.xml", *owned_xml, 0600));
+  timings_["xml_ms"] = ms_between(t_xml, Clock::now());
+
+  auto t_define = Clock::now();
+  auto dom = virt::OwnedDomain::define(conn_.get(), *owned_xml);
+  if (!dom) return dom.error();
+  domain_.emplace(std::move(dom).value());
+  auto t_start = Clock::now();
+  timings_["define_ms"] = ms_between(t_define, t_start);
+  TL_TRY(virt::start_domain(domain_->get()));
+  auto t_started = Clock::now();
+  timings_["start_ms"] = ms_between(t_start, t_started);
+  auto deadline = t_started + req.hello_timeout;
+  auto remaining = [&] {
+    return std::max(milliseconds(1),
+                    std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
+  };
+
+  qemu_warnings_ = qemu_log_warnings(name_);
+  auto live = virt::domain_xml(domain_->get());
+  if (!live) return live.error();
+  auto sock = virt::find_channel_socket(*live, channel.name);
+  if (!sock) return sock.error().context("live XML of " + name_);
+  chmod(sock->c_str(), 0600);  // only root (topolab) talks to the agent
+  auto agent = AgentClient::connect_unix(*sock, remaining());
+  if (!agent) return agent.error().context("agent channel " + sock->string());
+  agent_ = std::move(agent).value();
+  transcript_.open(run_dir_ / "agent.log");
+  agent_->set_transcript(&transcript_);
+  timings_["connect_ms"] = ms_between(t_started, Clock::now());
+
+  auto hello = agent_->wait_hello(remaining());
+  auto t_hello = Clock::now();
+  if (!hello) {
+    return make_error("no hello from the agent within " +
+                      std::to_string(req.hello_timeout.count()) + " ms (" + hello.error().message +
+                      "); console: " + console_tail(run_dir_ / "console.log", 5));
+  }
+  hello_ = *hello;
+  timings_["hello_ms"] = ms_between(t_started, t_hello);
+  timings_["guest_uptime_at_hello_ms"] = hello_.value("uptime_ms", 0);
+  if (!hello_.contains("topology") || hello_["topology"].is_null()) {
+    return make_error("the agent's hello has no topology (" +
+                      hello_.value("topology_error", std::string("no reason given")) + ")");
+  }
+  auto seen = topology_from_json(hello_["topology"]);
+  if (!seen) return seen.error().context("guest topology in hello");
+  seen_ = std::move(seen).value();
+
+  auto t_place = Clock::now();
+  TL_TRY(agent_->send_placement(placement_message(req.plan)));
+  timings_["placement_ms"] = ms_between(t_place, Clock::now());
+  (void)write_file_atomic(run_dir_ / "hello.json", hello_.dump(2) + "\n", 0600);
+  return {};
+}
+
+GuestSession::~GuestSession() {
+  if (domain_ && keep_ && !shut_down_) {
+    domain_->release();
+    std::fprintf(stderr,
+                 "topolab: kept domain %s (--keep); remove it with virsh destroy/undefine\n",
+                 name_.c_str());
+  }
+  agent_.reset();   // before the transcript stream it writes to
+  domain_.reset();  // destroys + undefines unless released
+}
+
+const nlohmann::json& GuestSession::hello() const { return hello_; }
+const HostTopology& GuestSession::seen_topology() const { return seen_; }
+AgentClient& GuestSession::agent() { return *agent_; }
+nlohmann::json GuestSession::timings() const { return timings_; }
+
+Result<void> GuestSession::shutdown() {
+  if (shut_down_ || !domain_) return {};
+  shut_down_ = true;
+  auto t0 = Clock::now();
+  std::string problems;
+  if (agent_) {
+    if (auto r = agent_->shutdown(); !r) problems = "agent shutdown: " + r.error().message;
+  }
+  if (auto r = virt::wait_for_shutoff(domain_->get(), shutdown_timeout_); !r) {
+    problems += (problems.empty() ? "" : "; ") + r.error().message + " (destroyed)";
+  }
+  timings_["shutdown_ms"] = ms_between(t0, Clock::now());
+  agent_.reset();
+  auto removed = domain_->remove();  // destroy if still running, then undefine
+  domain_.reset();
+  if (!removed) return removed.error();
+  if (!problems.empty()) return make_error("shutdown of " + name_ + ": " + problems);
+  return {};
+}
+
+}  // namespace topolab

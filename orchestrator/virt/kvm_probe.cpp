@@ -1,0 +1,132 @@
+#include "orchestrator/virt/kvm_probe.hpp"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <pugixml.hpp>
+#include <sstream>
+#include <thread>
+
+#include "common/file_io.hpp"
+#include "orchestrator/agent/agent_client.hpp"
+#include "orchestrator/virt/domain_lifecycle.hpp"
+#include "orchestrator/virt/domain_registry.hpp"
+#include "orchestrator/virt/run_identity.hpp"
+
+namespace topolab::virt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+std::string without_quiet(const std::string& cmdline) {
+  std::istringstream in(cmdline);
+  std::string word, out;
+  while (in >> word) {
+    if (word == "quiet") continue;
+    out += (out.empty() ? "" : " ") + word;
+  }
+  return out;
+}
+
+std::uintmax_t file_size_or_zero(const std::filesystem::path& p) {
+  std::error_code ec;
+  auto n = std::filesystem::file_size(p, ec);
+  return ec ? 0 : n;
+}
+
+long long ms_since(Clock::time_point t0) {
+  return std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::string kvm_probe_domain_xml(const std::string& name, const GuestImage& image,
+                                 const std::filesystem::path& serial_log,
+                                 const std::filesystem::path& socket) {
+  pugi::xml_document doc;
+  auto d = doc.append_child("domain");
+  d.append_attribute("type") = "kvm";
+  d.append_child("name").text() = name.c_str();
+  auto mem = d.append_child("memory");
+  mem.append_attribute("unit") = "MiB";
+  mem.text() = "256";
+  d.append_child("vcpu").text() = "1";
+  auto os = d.append_child("os");
+  auto type = os.append_child("type");
+  type.append_attribute("arch") = "x86_64";
+  type.text() = "hvm";
+  os.append_child("kernel").text() = image.kernel.c_str();
+  os.append_child("initrd").text() = image.initrd.c_str();
+  os.append_child("cmdline").text() = without_quiet(image.cmdline).c_str();
+  d.append_child("features").append_child("acpi");
+  for (const char* ev : {"on_poweroff", "on_reboot", "on_crash"}) {
+    d.append_child(ev).text() = "destroy";
+  }
+  auto dev = d.append_child("devices");
+  auto serial = dev.append_child("serial");
+  serial.append_attribute("type") = "file";
+  serial.append_child("source").append_attribute("path") = serial_log.c_str();
+  serial.append_child("target").append_attribute("port") = "0";
+  auto ch = dev.append_child("channel");
+  ch.append_attribute("type") = "unix";
+  auto src = ch.append_child("source");
+  src.append_attribute("mode") = "bind";
+  src.append_attribute("path") = socket.c_str();
+  auto target = ch.append_child("target");
+  target.append_attribute("type") = "virtio";
+  target.append_attribute("name") = image.agent_port_name.c_str();
+  dev.append_child("memballoon").append_attribute("model") = "none";
+  std::ostringstream out;
+  doc.save(out, "  ");
+  return out.str();
+}
+
+KvmVerdict probe_kvm(virConnectPtr conn, const KvmProbeOptions& o) {
+  auto t0 = Clock::now();
+  std::error_code ec;
+  std::filesystem::create_directories(o.work_dir, ec);
+  if (ec) return {false, "probe folder " + o.work_dir.string() + ": " + ec.message()};
+  chmod(o.work_dir.c_str(), 0700);
+  auto console = o.work_dir / "probe-console.log";
+  auto socket = o.work_dir / "probe-agent.sock";
+  std::string name = domain_name_for("kvmprobe", o.run_id);
+  auto xml = add_run_metadata(kvm_probe_domain_xml(name, o.image, console, socket),
+                              current_run_owner(o.run_id));
+  if (!xml) return {false, "probe XML: " + xml.error().message};
+  (void)write_file_atomic(o.work_dir / "probe.xml", *xml, 0600);
+
+  auto dom = OwnedDomain::define(conn, *xml);
+  if (!dom) return {false, "KVM probe guest could not be defined: " + dom.error().message};
+  if (auto r = start_domain(dom->get()); !r) {
+    return {false, "KVM probe guest failed to start: " + r.error().message};
+  }
+  auto start = Clock::now();
+  auto deadline = start + o.bound;
+  // A hung KVM guest is silent: watch the serial console before waiting for the agent.
+  while (file_size_or_zero(console) == 0) {
+    if (Clock::now() - start >= o.console_bound) {
+      return {false, "KVM guest printed nothing on its serial console within " +
+                         std::to_string(o.console_bound.count()) +
+                         " ms (nested KVM hangs guests here); using TCG"};
+    }
+    std::this_thread::sleep_for(milliseconds(25));
+  }
+  auto remaining = [&] {
+    return std::max(milliseconds(1),
+                    std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
+  };
+  std::ofstream transcript(o.work_dir / "probe-agent.log");  // outlives the client
+  auto agent = AgentClient::connect_unix(socket, remaining());
+  if (!agent) return {false, "KVM probe: agent channel: " + agent.error().message + "; using TCG"};
+  (*agent)->set_transcript(&transcript);
+  auto hello = (*agent)->wait_hello(remaining());
+  if (!hello) {
+    return {false, "KVM guest did not reach the agent within " + std::to_string(o.bound.count()) +
+                       " ms (" + hello.error().message + "); using TCG"};
+  }
+  (void)(*agent)->shutdown();
+  return {true, "a KVM probe guest said hello after " + std::to_string(ms_since(t0)) + " ms"};
+}
+
+}  // namespace topolab::virt

@@ -1,0 +1,32 @@
+#pragma once
+// The real KVM probe behind `--accel auto`: boot a 1-vCPU KVM guest from the built-in image and
+// require the agent's hello within a short bound. On hosts where /dev/kvm exists but nested KVM
+// hangs, the guest never prints a line: the probe gives up after `console_bound` of a silent
+// serial console instead of waiting the whole `bound`, so auto lands on TCG quickly.
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "orchestrator/image/guest_image.hpp"
+#include "orchestrator/virt/accelerator.hpp"
+#include "orchestrator/virt/libvirt_handles.hpp"
+
+namespace topolab::virt {
+
+struct KvmProbeOptions {
+  GuestImage image;
+  std::filesystem::path work_dir;  // gets probe.xml, probe-console.log, probe-agent.log
+  std::string run_id;
+  std::chrono::milliseconds bound = kKvmProbeBound;
+  std::chrono::milliseconds console_bound{3000};
+};
+
+// The probe guest's domain XML (kernel console not quiet, so a live guest prints at once).
+std::string kvm_probe_domain_xml(const std::string& name, const GuestImage& image,
+                                 const std::filesystem::path& serial_log,
+                                 const std::filesystem::path& socket);
+
+// Never leaves a domain behind (the probe domain is an OwnedDomain).
+KvmVerdict probe_kvm(virConnectPtr conn, const KvmProbeOptions& options);
+
+}  // namespace topolab::virt

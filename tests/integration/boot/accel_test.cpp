@@ -1,0 +1,56 @@
+// `--accel auto` on this host: libvirt offers KVM (/dev/kvm exists), but nested KVM hangs
+// guests; the real probe must notice quickly and the verdict must be cached.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "orchestrator/image/guest_image.hpp"
+#include "orchestrator/virt/accelerator.hpp"
+#include "orchestrator/virt/kvm_probe.hpp"
+#include "tests/integration/boot/cli_runner.hpp"
+
+namespace topolab::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+TEST(AccelAuto, RealProbeDecidesQuicklyAndTheVerdictIsCached) {
+  auto image = build_guest_image({});
+  ASSERT_TRUE(image.ok()) << image.error().message;
+  auto conn = virt::open_connection("qemu:///system");
+  ASSERT_TRUE(conn.ok()) << conn.error().message;
+  auto dir =
+      std::filesystem::temp_directory_path() / ("topolab-accel-it-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  auto cache = dir / "accel.json";
+  std::string run_id = "it" + std::to_string(getpid()) + "-probe";
+  virt::KvmProbeOptions opts{*image, dir / "probe", run_id};
+  int probes = 0;
+  auto probe = [&] {
+    ++probes;
+    return virt::probe_kvm(conn->get(), opts);
+  };
+
+  auto t0 = Clock::now();
+  auto first = virt::choose_accelerator(conn->get(), virt::AccelMode::kAuto, probe, cache);
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ(probes, 1);
+  EXPECT_TRUE(first->probed);
+  if (first->use_kvm) {
+    EXPECT_NE(first->reason.find("said hello"), std::string::npos) << first->reason;
+  } else {
+    EXPECT_NE(first->reason.find("using TCG"), std::string::npos) << first->reason;
+    EXPECT_LT(took.count(), 15000) << "auto must land on TCG quickly: " << first->reason;
+  }
+  EXPECT_EQ(topolab_domains_with(run_id), std::vector<std::string>{}) << "probe guest left";
+
+  auto second = virt::choose_accelerator(conn->get(), virt::AccelMode::kAuto, probe, cache);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(probes, 1) << "the cached verdict must be used";
+  EXPECT_TRUE(second->from_cache);
+  EXPECT_EQ(second->use_kvm, first->use_kvm);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace topolab::testing
