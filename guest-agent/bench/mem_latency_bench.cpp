@@ -126,7 +126,7 @@ BenchmarkDef mem_latency_benchmark() {
                "buffer sizes in KiB, each chased separately"},
               {"loads",
                ParamType::kInt,
-               1000000,
+               500000,
                1000,
                1000000000,
                {},

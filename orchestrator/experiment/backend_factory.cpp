@@ -1,5 +1,6 @@
 #include "orchestrator/experiment/backend_factory.hpp"
 
+#include "orchestrator/experiment/guest_backend.hpp"
 #include "orchestrator/experiment/host_backend.hpp"
 
 namespace topolab::experiment {
@@ -7,7 +8,7 @@ namespace topolab::experiment {
 Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const BackendOptions& options) {
   if (kind == BackendKind::kHost)
     return std::unique_ptr<Backend>(new HostBackend(options.agent_binary));
-  return make_error("backend \"guest\": needs GuestSession, which is not on main yet");
+  return std::unique_ptr<Backend>(new GuestBackend(options));
 }
 
 }  // namespace topolab::experiment

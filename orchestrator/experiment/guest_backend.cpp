@@ -1,0 +1,123 @@
+#include "orchestrator/experiment/guest_backend.hpp"
+
+#include "host/topology_json.hpp"
+#include "orchestrator/domain/cpu_model.hpp"
+#include "orchestrator/domain/intended_topology.hpp"
+#include "orchestrator/hostsource/host_source.hpp"
+#include "orchestrator/verify/topology_compare.hpp"
+#include "orchestrator/virt/guest_session.hpp"
+#include "orchestrator/virt/stale_domains.hpp"
+
+namespace topolab::experiment {
+namespace {
+
+using namespace std::chrono_literals;
+
+class GuestTarget : public Target {
+ public:
+  GuestTarget(std::unique_ptr<GuestSession> s, HostTopology intended)
+      : session_(std::move(s)), intended_(std::move(intended)) {
+    for (const auto& m : compare_topologies(intended_, session_->seen_topology()))
+      mismatches_.push_back({{"level", m.level}, {"intended", m.intended}, {"seen", m.seen}});
+  }
+  Result<nlohmann::json> run(const std::string& benchmark, const nlohmann::json& params,
+                             std::chrono::milliseconds timeout) override {
+    return session_->agent().run(benchmark, params, timeout);
+  }
+  Result<void> ping() override { return session_->agent().ping(10s); }
+  Result<void> shutdown() override { return session_->shutdown(); }
+  nlohmann::json intended() const override { return topology_to_json(intended_); }
+  nlohmann::json seen() const override { return topology_to_json(session_->seen_topology()); }
+  nlohmann::json mismatches() const override { return mismatches_; }
+  nlohmann::json timings() const override { return session_->timings(); }
+  nlohmann::json versions() const override {
+    const auto& h = session_->hello();
+    return {{"agent", h.value("agent_version", "")},
+            {"guest_kernel", h.value("kernel", "")},
+            {"guest_cpu_model", h.value("cpu_model", "")},
+            {"domain", session_->domain_name()},
+            {"run_id", session_->run_id()},
+            {"kvm", session_->uses_kvm()},
+            {"accel_reason", session_->accel().reason}};
+  }
+
+ private:
+  std::unique_ptr<GuestSession> session_;
+  HostTopology intended_;
+  nlohmann::json mismatches_ = nlohmann::json::array();
+};
+
+}  // namespace
+
+Result<Layout> GuestBackend::configure_layout(const Layout& base, const Configuration& config) {
+  Layout layout = base;
+  for (const auto& [key, level] : config.levels) {
+    if (key.rfind("cmdline.", 0) == 0) continue;
+    auto set = set_layout_field(layout, key, level_text(level));
+    if (!set) return set.error().context("factor '" + key + "' = '" + level_text(level) + "'");
+  }
+  std::string extra = cmdline_extra(config);
+  if (!extra.empty())
+    layout.kernel_cmdline_extra += (layout.kernel_cmdline_extra.empty() ? "" : " ") + extra;
+  return layout;
+}
+
+Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Configuration>& configs) {
+  auto base = load_layout_file(e.layout_path);
+  if (!base) return base.error().context(e.source_file.string() + ": layout");
+  auto host = load_host_topology({options_.connect_uri, "", ""});
+  if (!host) return host.error().context("host topology");
+  host_ = *host;
+  // Every configuration must plan before the first boot: a typo in the last level should not
+  // surface an hour into the run.
+  for (const auto& config : configs) {
+    auto layout = configure_layout(*base, config);
+    if (!layout) return layout.error().context(e.source_file.string() + ": " + config.label());
+    auto plan = plan_placement(*layout, host_);
+    if (!plan) return plan.error().context(e.source_file.string() + ": " + config.label());
+    prepared_[config.key] = {*layout, *plan};
+  }
+  ImageOptions image_options;
+  auto image = build_guest_image(image_options);
+  if (!image) return image.error().context("guest image");
+  image_ = *image;
+  // Leftovers of a killed earlier run (their owner process is gone) are removed first.
+  auto conn =
+      virt::open_connection(options_.connect_uri.empty() ? "qemu:///system" : options_.connect_uri);
+  if (!conn) return conn.error();
+  auto cleaned = virt::cleanup_stale_domains(conn->get());
+  if (!cleaned) return cleaned.error().context("cleaning stale topolab domains");
+  versions_ = {{"topolab", TOPOLAB_VERSION},
+               {"backend", "guest"},
+               {"guest_image", image_.content_hash},
+               {"guest_kernel", image_.kernel_version},
+               {"stale_domains_removed", *cleaned}};
+  return {};
+}
+
+Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const Configuration& c) {
+  auto it = prepared_.find(c.key);
+  if (it == prepared_.end()) return make_error("configuration " + c.label() + " was not prepared");
+  BootRequest req;
+  req.connect_uri = options_.connect_uri;
+  req.layout = it->second.layout;
+  req.plan = it->second.plan;
+  auto accel = virt::parse_accel_mode(options_.accel);
+  if (!accel) return accel.error();
+  req.accel = *accel;
+  req.image = image_;
+  req.host_vendor = host_.vendor;
+  req.hello_timeout = std::chrono::milliseconds(options_.hello_timeout_ms);
+  (void)e;
+  auto session = GuestSession::boot(req);
+  if (!session) return session.error();
+  auto model = choose_cpu_model(
+      req.layout, (*session)->uses_kvm() ? Accelerator::kKvm : Accelerator::kTcg, host_.vendor);
+  HostTopology intended = intended_guest_topology(req.layout, req.plan, model.style);
+  return std::unique_ptr<Target>(new GuestTarget(std::move(*session), std::move(intended)));
+}
+
+nlohmann::json GuestBackend::host_topology() const { return topology_to_json(host_); }
+nlohmann::json GuestBackend::versions() const { return versions_; }
+
+}  // namespace topolab::experiment

@@ -1,0 +1,40 @@
+#pragma once
+// One booted guest per configuration (GuestSession): the experiment's layout with the
+// configuration's layout-field levels applied (set_layout_field) and its cmdline.<opt> levels
+// appended to the guest kernel command line; intended topology compared with the seen one.
+#include <map>
+
+#include "host/host_topology.hpp"
+#include "orchestrator/experiment/backend.hpp"
+#include "orchestrator/experiment/backend_factory.hpp"
+#include "orchestrator/image/guest_image.hpp"
+#include "orchestrator/layout/layout.hpp"
+#include "orchestrator/placement/placement_plan.hpp"
+
+namespace topolab::experiment {
+
+class GuestBackend : public Backend {
+ public:
+  explicit GuestBackend(BackendOptions options) : options_(std::move(options)) {}
+  std::string name() const override { return "guest"; }
+  Result<void> prepare(const Experiment&, const std::vector<Configuration>&) override;
+  Result<std::unique_ptr<Target>> start(const Experiment&, const Configuration&) override;
+  nlohmann::json host_topology() const override;
+  nlohmann::json versions() const override;
+
+  // The experiment's layout with one configuration's levels applied (exposed for tests).
+  static Result<Layout> configure_layout(const Layout& base, const Configuration& config);
+
+ private:
+  struct Prepared {
+    Layout layout;
+    PlacementPlan plan;
+  };
+  BackendOptions options_;
+  HostTopology host_;
+  GuestImage image_;
+  std::map<std::string, Prepared> prepared_;  // by configuration key
+  nlohmann::json versions_ = nlohmann::json::object();
+};
+
+}  // namespace topolab::experiment

@@ -1,0 +1,189 @@
+// A small real experiment under TCG, driven through the `topolab` CLI as a child process:
+// 2 exposures x 1 benchmark x 3 repetitions -> exactly 2 boots; a rerun does nothing; a run
+// killed with SIGKILL mid-experiment resumes with only the missing runs and leaves no domain.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "orchestrator/store/result_store.hpp"
+
+namespace topolab {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+const std::string kExperiment =
+    std::string(TOPOLAB_TESTS_DIR) + "/integration/experiment/data/two-exposures.toml";
+
+struct Child {
+  pid_t pid = -1;
+  fs::path out, err;
+};
+
+// Starts `topolab args...` with stdout/stderr to files (no shell).
+Child spawn(const std::vector<std::string>& args, const fs::path& dir, const std::string& tag) {
+  Child c{-1, dir / (tag + ".out"), dir / (tag + ".err")};
+  std::vector<std::string> argv_s = {TOPOLAB_CLI};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  pid_t pid = fork();
+  if (pid == 0) {
+    int o = open(c.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int e = open(c.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(o, 1);
+    dup2(e, 2);
+    std::vector<char*> argv;
+    for (auto& s : argv_s) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  c.pid = pid;
+  return c;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+int wait_exit(const Child& c) {
+  int status = 0;
+  waitpid(c.pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int count_runs(const fs::path& db) {
+  auto s = store::ResultStore::open_read_only(db);
+  if (!s) return -1;
+  auto exps = (*s)->experiments();
+  if (!exps || exps->empty()) return 0;
+  int n = 0;
+  auto cells = (*s)->cells((*exps)[0].id);
+  if (!cells) return -1;
+  for (const auto& c : *cells) {
+    auto runs = (*s)->runs(c.id);
+    if (runs) n += static_cast<int>(runs->size());
+  }
+  return n;
+}
+
+// `virsh list --all --name`, filtered to this test's domains (topolab-two-groups-*): other
+// helpers may run their own topolab- guests at the same time.
+std::vector<std::string> topolab_domains(const fs::path& dir) {
+  fs::path out = dir / "virsh.out";
+  pid_t pid = fork();
+  if (pid == 0) {
+    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(o, 1);
+    execlp("virsh", "virsh", "-c", "qemu:///system", "list", "--all", "--name", nullptr);
+    _exit(127);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  std::vector<std::string> names;
+  std::istringstream in(slurp(out));
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("topolab-two-groups-", 0) == 0) names.push_back(line);  // ours only
+  return names;
+}
+
+class ExperimentRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    char tmpl[] = "/tmp/topolab-it-exp-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static fs::path dir_;
+};
+fs::path ExperimentRun::dir_;
+
+nlohmann::json run_json(const std::vector<std::string>& args, const fs::path& dir,
+                        const std::string& tag, int* exit_code) {
+  Child c = spawn(args, dir, tag);
+  *exit_code = wait_exit(c);
+  auto j = nlohmann::json::parse(slurp(c.out), nullptr, false);
+  if (j.is_discarded()) ADD_FAILURE() << "no JSON from run; stderr:\n" << slurp(c.err);
+  return j;
+}
+
+TEST_F(ExperimentRun, TwoBootsThenResumeDoesNothing) {
+  fs::path db = dir_ / "full.db";
+  int rc = 0;
+  auto first = run_json({"run", kExperiment, "--store", db.string(), "--accel", "tcg", "--json"},
+                        dir_, "first", &rc);
+  ASSERT_EQ(rc, 0) << slurp(dir_ / "first.err");
+  EXPECT_EQ(first["boots"], 2) << first.dump();
+  EXPECT_EQ(first["runs_executed"], 6);
+  EXPECT_EQ(first["cells_done"], 2);
+  EXPECT_EQ(count_runs(db), 6);
+
+  auto again = run_json({"run", kExperiment, "--store", db.string(), "--accel", "tcg", "--json"},
+                        dir_, "again", &rc);
+  ASSERT_EQ(rc, 0) << slurp(dir_ / "again.err");
+  EXPECT_EQ(again["boots"], 0);
+  EXPECT_EQ(again["runs_executed"], 0);
+  EXPECT_EQ(again["runs_skipped"], 6);
+
+  Child rep = spawn({"report", db.string(), "--format", "json"}, dir_, "report");
+  ASSERT_EQ(wait_exit(rep), 0) << slurp(rep.err);
+  auto report = nlohmann::json::parse(slurp(rep.out));
+  ASSERT_EQ(report["rows"].size(), 2u);
+  for (const auto& row : report["rows"]) {
+    EXPECT_EQ(row["n"], 3);
+    EXPECT_EQ(row["benchmark"], "sqrt");
+    if (row["factors"]["expose"] == "flat") {
+      EXPECT_TRUE(row["is_baseline"].get<bool>());
+    } else {
+      EXPECT_TRUE(row["penalty_pct"].is_number()) << row.dump();
+      EXPECT_TRUE(row["penalty_ci"].is_array()) << row.dump();
+    }
+  }
+  Child table = spawn({"report", db.string()}, dir_, "table");
+  ASSERT_EQ(wait_exit(table), 0);
+  EXPECT_NE(slurp(table.out).find("baseline"), std::string::npos) << slurp(table.out);
+  EXPECT_TRUE(topolab_domains(dir_).empty());
+}
+
+TEST_F(ExperimentRun, KilledRunResumesWithOnlyTheMissingRuns) {
+  fs::path db = dir_ / "killed.db";
+  Child c = spawn({"run", kExperiment, "--store", db.string(), "--accel", "tcg", "--json"}, dir_,
+                  "killed");
+  // Wait for some (not all) results, then SIGKILL: no cleanup code runs in the runner.
+  int stored = 0;
+  for (int i = 0; i < 3000 && stored < 2; ++i) {
+    std::this_thread::sleep_for(200ms);
+    if (fs::exists(db)) stored = std::max(0, count_runs(db));
+    if (waitpid(c.pid, nullptr, WNOHANG) == c.pid) FAIL() << slurp(c.err);
+  }
+  ASSERT_GE(stored, 2);
+  kill(c.pid, SIGKILL);
+  waitpid(c.pid, nullptr, 0);
+  int before = count_runs(db);
+  ASSERT_LT(before, 6) << "the run finished before it could be killed";
+
+  int rc = 0;
+  auto resumed = run_json({"run", kExperiment, "--store", db.string(), "--accel", "tcg", "--json"},
+                          dir_, "resumed", &rc);
+  ASSERT_EQ(rc, 0) << slurp(dir_ / "resumed.err");
+  EXPECT_EQ(resumed["runs_skipped"], before);
+  EXPECT_EQ(resumed["runs_executed"], 6 - before);
+  EXPECT_EQ(count_runs(db), 6);
+  EXPECT_TRUE(topolab_domains(dir_).empty())
+      << "leftover domains of the killed run were not cleaned";
+}
+
+}  // namespace
+}  // namespace topolab
