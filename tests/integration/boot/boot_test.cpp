@@ -2,8 +2,8 @@
 // show the intended topology for each exposure, and a known-bad CPU model must be reported as
 // a mismatch. This host has 2 CPUs, so the 16-vCPU layout boots unpinned.
 // The exposure tests name Skylake-Server: QEMU 7.2's TCG drops topoext ("TCG doesn't support
-// requested feature: CPUID.80000001H:ECX.topoext"), so the writer's TCG default (EPYC-Rome +
-// topoext) shows neither SMT nor dies here; measured, see docs/lifecycle.md.
+// requested feature: CPUID.80000001H:ECX.topoext"), so EPYC-Rome + topoext shows neither SMT
+// nor dies here (measured, see docs/lifecycle.md); Skylake-Server is also the TCG default now.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

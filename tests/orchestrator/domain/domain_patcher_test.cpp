@@ -194,7 +194,7 @@ TEST_F(ApplyLibvirt, DryRunChangesNothingApplyReplacesCpuSections) {
   doc.load_string(after.c_str());
   auto d = doc.child("domain");
   EXPECT_STREQ(d.child_value("vcpu"), "8");
-  EXPECT_STREQ(d.child("cpu").child_value("model"), "EPYC-Rome");
+  EXPECT_STREQ(d.child("cpu").child_value("model"), "Skylake-Server");
   EXPECT_EQ(std::distance(d.child("cpu").child("numa").children("cell").begin(),
                           d.child("cpu").child("numa").children("cell").end()),
             2);
