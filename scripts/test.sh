@@ -34,7 +34,7 @@ stage "unit tests under ASan+UBSan"
 
 if [[ -x scripts/fuzz.sh ]]; then
   stage "fuzz targets (bounded)"
-  bash scripts/fuzz.sh --seconds "${FUZZ_SECONDS:-20}"
+  bash scripts/fuzz.sh --seconds "${FUZZ_SECONDS:-10}"
 fi
 
 stage "all tests passed"
