@@ -11,6 +11,7 @@ PACKAGES=(
   linux-image-amd64 kmod cpio
   clang clang-format libclang-rt-14-dev ccache
   libxml2-utils
+  chromium
 )
 
 missing=()
