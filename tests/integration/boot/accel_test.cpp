@@ -6,7 +6,7 @@
 #include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/virt/accelerator.hpp"
 #include "orchestrator/virt/kvm_probe.hpp"
-#include "tests/integration/boot/cli_runner.hpp"
+#include "tests/support/child_process.hpp"
 
 namespace topolab::testing {
 namespace {

@@ -10,7 +10,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "tests/integration/boot/cli_runner.hpp"
+#include "tests/support/child_process.hpp"
 
 namespace topolab::testing {
 namespace {

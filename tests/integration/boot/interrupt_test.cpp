@@ -8,7 +8,7 @@
 
 #include "orchestrator/virt/run_identity.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
-#include "tests/integration/boot/cli_runner.hpp"
+#include "tests/support/child_process.hpp"
 
 namespace topolab::testing {
 namespace {
