@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/layout_override_options.hpp"
+#include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/domain/domain_patcher.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 
@@ -29,26 +29,23 @@ class ApplyCommand : public Command {
   }
 
   int run() override {
-    auto layout = load_layout_with_overrides(args_);
-    if (!layout) return fail(layout.error());
     TopologySource src;
     src.connect = opts_.connect_uri;
-    auto host = load_host_topology(src);
-    if (!host) return fail(host.error());
-    auto plan = plan_placement(*layout, *host);
-    if (!plan) return fail(plan.error().context("layout " + layout->name));
-    auto result = apply_layout_to_domain(opts_, *layout, *plan, host->vendor);
+    auto placed = load_placed_layout(args_, src);
+    if (!placed) return fail(placed.error());
+    const auto& [layout, host, plan] = *placed;
+    auto result = apply_layout_to_domain(opts_, layout, plan, host.vendor);
     if (!result) return fail(result.error());
     if (json_) {
-      nlohmann::json j = {{"domain", opts_.domain},    {"changed", result->changed},
-                          {"dry_run", opts_.dry_run},  {"backup", result->backup.string()},
-                          {"diff", result->diff},      {"notes", result->notes},
-                          {"warnings", plan->warnings}};
+      nlohmann::json j = {{"domain", opts_.domain},   {"changed", result->changed},
+                          {"dry_run", opts_.dry_run}, {"backup", result->backup.string()},
+                          {"diff", result->diff},     {"notes", result->notes},
+                          {"warnings", plan.warnings}};
       std::cout << j.dump(2) << "\n";
       return 0;
     }
     std::cout << result->diff;
-    for (const auto& w : plan->warnings) std::cerr << "warning: " << w << "\n";
+    for (const auto& w : plan.warnings) std::cerr << "warning: " << w << "\n";
     for (const auto& n : result->notes) std::cerr << "note: " << n << "\n";
     if (!result->backup.empty()) {
       std::cerr << "defined '" << opts_.domain << "'; previous XML saved to "

@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/layout_override_options.hpp"
+#include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
@@ -46,32 +46,29 @@ class BootCommand : public Command {
   }
 
   int run() override {
-    auto layout = load_layout_with_overrides(args_);
-    if (!layout) return fail(layout.error());
-    auto host = load_host_topology(source_);
-    if (!host) return fail(host.error());
-    auto plan = plan_placement(*layout, *host);
-    if (!plan) return fail(plan.error().context("layout " + layout->name));
+    auto placed = load_placed_layout(args_, source_);
+    if (!placed) return fail(placed.error());
+    const auto& [layout, host, plan] = *placed;
     auto image = build_guest_image(image_);
     if (!image) return fail(image.error().context("guest image"));
 
     BootRequest req;
     req.connect_uri = source_.connect;
-    req.layout = *layout;
-    req.plan = *plan;
+    req.layout = layout;
+    req.plan = plan;
     req.accel = *virt::parse_accel_mode(accel_);
     req.image = *image;
     req.run_id = run_id_;
     req.hello_timeout = std::chrono::milliseconds(hello_timeout_ms_);
     req.keep = keep_;
-    req.host_vendor = host->vendor;
+    req.host_vendor = host.vendor;
     auto v = boot_and_verify(req);
     if (!v) return fail(v.error());
 
     if (json_) {
       std::cout << to_json(*v).dump(2) << "\n";
     } else {
-      print_text(*layout, *v);
+      print_text(layout, *v);
     }
     if (!v->shutdown_error.empty()) {
       std::cerr << "topolab boot: warning: " << v->shutdown_error << "\n";

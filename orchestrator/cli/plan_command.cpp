@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/layout_override_options.hpp"
+#include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 #include "orchestrator/placement/plan_printer.hpp"
@@ -22,25 +22,22 @@ class PlanCommand : public Command {
   }
 
   int run() override {
-    auto layout = load_layout_with_overrides(args_);
-    if (!layout) return fail(layout.error());
-    auto host = load_host_topology(source_);
-    if (!host) return fail(host.error());
-    auto plan = plan_placement(*layout, *host);
-    if (!plan) return fail(plan.error().context("layout " + layout->name));
+    auto placed = load_placed_layout(args_, source_);
+    if (!placed) return fail(placed.error());
+    const auto& [layout, host, plan] = *placed;
     if (json_) {
-      auto j = plan_to_json(*plan);
-      j["layout"] = {{"name", layout->name},
-                     {"l3_groups", layout->l3_groups},
-                     {"cores_per_group", layout->cores_per_group},
-                     {"threads_per_core", layout->threads_per_core},
-                     {"memory_mib", layout->memory_mib},
-                     {"expose", to_string(layout->expose)},
-                     {"policy", to_string(layout->policy)}};
-      j["host_source"] = host->source;
+      auto j = plan_to_json(plan);
+      j["layout"] = {{"name", layout.name},
+                     {"l3_groups", layout.l3_groups},
+                     {"cores_per_group", layout.cores_per_group},
+                     {"threads_per_core", layout.threads_per_core},
+                     {"memory_mib", layout.memory_mib},
+                     {"expose", to_string(layout.expose)},
+                     {"policy", to_string(layout.policy)}};
+      j["host_source"] = host.source;
       std::cout << j.dump(2) << "\n";
     } else {
-      print_plan(std::cout, *layout, *plan, *host);
+      print_plan(std::cout, layout, plan, host);
     }
     return 0;
   }

@@ -4,7 +4,7 @@
 
 #include "common/file_io.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/layout_override_options.hpp"
+#include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/domain/cpu_model.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
@@ -33,18 +33,15 @@ class XmlCommand : public Command {
   }
 
   int run() override {
-    auto layout = load_layout_with_overrides(args_);
-    if (!layout) return fail(layout.error());
-    auto host = load_host_topology(source_);
-    if (!host) return fail(host.error());
-    auto plan = plan_placement(*layout, *host);
-    if (!plan) return fail(plan.error().context("layout " + layout->name));
+    auto placed = load_placed_layout(args_, source_);
+    if (!placed) return fail(placed.error());
+    const auto& [layout, host, plan] = *placed;
     DomainSpec spec;
-    spec.name = name_.empty() ? "topolab-" + layout->name : name_;
-    spec.layout = &*layout;
-    spec.plan = &*plan;
+    spec.name = name_.empty() ? "topolab-" + layout.name : name_;
+    spec.layout = &layout;
+    spec.plan = &plan;
     spec.accel = accel_ == "kvm" ? Accelerator::kKvm : Accelerator::kTcg;
-    spec.host_vendor = host->vendor;
+    spec.host_vendor = host.vendor;
     spec.base_template = base_;
     if (!kernel_.empty()) spec.boot = BootSpec{kernel_, initrd_, cmdline_};
     spec.serial_log = serial_log_;
@@ -52,17 +49,17 @@ class XmlCommand : public Command {
     spec.agent_channel->socket_path = channel_;
     auto xml = DomainXmlWriter{}.write(spec);
     if (!xml) return fail(xml.error());
-    const auto choice = choose_cpu_model(*layout, spec.accel, spec.host_vendor);
+    const auto choice = choose_cpu_model(layout, spec.accel, spec.host_vendor);
     std::string text = *xml;
     if (json_) {
       nlohmann::json j = {{"xml", *xml},
                           {"cpu_mode", choice.mode},
                           {"cpu_model", choice.model},
                           {"reason", choice.reason},
-                          {"warnings", plan->warnings}};
+                          {"warnings", plan.warnings}};
       text = j.dump(2) + "\n";
     }
-    for (const auto& w : plan->warnings) std::cerr << "warning: " << w << "\n";
+    for (const auto& w : plan.warnings) std::cerr << "warning: " << w << "\n";
     if (output_.empty()) {
       std::cout << text;
       return 0;

@@ -16,12 +16,9 @@
 //    "why": "..."}                            what the case is about
 // Placeholders: @CASES@ = tests/badinput/cases, @TMP@ = a fresh temp dir, @SRC@ = the source
 // tree.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -32,10 +29,10 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "protocol/protocol.hpp"
+#include "tests/support/child_process.hpp"
 
 namespace topolab {
 namespace {
@@ -91,55 +88,14 @@ std::string read_all(const fs::path& p) {
   return out.str();
 }
 
-struct Outcome {
-  bool timed_out = false;
-  int signal = 0;  // non-zero: killed by this signal
-  int exit_code = -1;
-  std::string out, err;
-};
-
-// fork/exec with an argv vector: no shell. stdin is /dev/null, stdout/stderr go to files (no
-// pipe to fill up). The child is killed when it outlives the deadline.
-Outcome run_cli(const std::vector<std::string>& args, const fs::path& tmp,
-                std::chrono::seconds timeout) {
-  std::vector<std::string> argv_s{TOPOLAB_CLI};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const fs::path out_path = tmp / "stdout", err_path = tmp / "stderr";
-  pid_t pid = fork();
-  if (pid == 0) {
-    int in = open("/dev/null", O_RDONLY);
-    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (in < 0 || out < 0 || err < 0) _exit(126);
-    dup2(in, 0);
-    dup2(out, 1);
-    dup2(err, 2);
-    chdir(tmp.c_str());  // relative outputs land in the temp dir
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  Outcome o;
-  int status = 0;
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (true) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      o.timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (WIFSIGNALED(status)) o.signal = WTERMSIG(status);
-  if (WIFEXITED(status)) o.exit_code = WEXITSTATUS(status);
-  o.out = read_all(out_path);
-  o.err = read_all(err_path);
-  return o;
+// fork/exec with an argv vector: no shell. stdin is /dev/null; relative outputs land in the
+// temp dir. The child is killed when it outlives the deadline.
+testing::CliRun run_cli(const std::vector<std::string>& args, const fs::path& tmp,
+                        std::chrono::seconds timeout) {
+  testing::ChildOptions options;
+  options.cwd = tmp;
+  options.null_stdin = true;
+  return testing::run_cli(args, options, timeout);
 }
 
 // Steps that cannot live in git: FIFOs, unreadable modes, trees copied so they can be altered.
@@ -244,9 +200,10 @@ TEST_P(BadInput, IsRefusedCleanly) {
   } else {
     std::vector<std::string> args;
     for (const auto& a : spec.at("argv")) args.push_back(substitute(a.get<std::string>(), tmp));
-    Outcome o = run_cli(args, tmp, std::chrono::seconds(spec.value("timeout_s", 30)));
+    auto o = run_cli(args, tmp, std::chrono::seconds(spec.value("timeout_s", 30)));
     ASSERT_FALSE(o.timed_out) << c.name << ": topolab did not finish in time";
-    ASSERT_EQ(o.signal, 0) << c.name << ": topolab died of signal " << o.signal << "\n" << o.err;
+    ASSERT_EQ(o.term_signal, 0) << c.name << ": topolab died of signal " << o.term_signal << "\n"
+                                << o.err;
     EXPECT_EQ(o.exit_code, spec.at("exit").get<int>()) << "stderr:\n" << o.err;
     expect_no_crash_marks(o.err);
     EXPECT_FALSE(o.err.empty()) << "no reason printed";

@@ -23,7 +23,7 @@ TEST(HostCli, SysfsFixtureAsJson) {
   TempDir tmp;
   fs::path root = testing::unpack_fixture(kHwloc / "32intel64-2p8co2t+8ve.tar.bz2", tmp.path());
   auto r = run_process({TOPOLAB_CLI, "host", "--sysfs", root.string(), "--json"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.status(), 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j.at("cpus").size(), 32u);
   EXPECT_EQ(j.at("cpus").at(0).at("siblings"), "0,16");
@@ -42,14 +42,14 @@ TEST(HostCli, SysfsFixtureAsJson) {
 TEST(HostCli, CapsFileAsTree) {
   auto r = run_process({TOPOLAB_CLI, "host", "--caps",
                         std::string(TOPOLAB_TESTS_DIR) + "/host/data/caps-sparse-cells.xml"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.status(), 0) << r.err;
   EXPECT_NE(r.out.find("package 1: CPU 4-5"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("node 2: CPU 4-5"), std::string::npos) << r.out;
 }
 
 TEST(HostCli, MissingRootFailsWithOneLine) {
   auto r = run_process({TOPOLAB_CLI, "host", "--sysfs", "/nonexistent/topolab", "--json"});
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.status(), 0);
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("/nonexistent/topolab"), std::string::npos) << r.err;
@@ -60,7 +60,7 @@ TEST(HostCli, GarbledFileFailsNamingIt) {
   fs::path file = tmp.path() / "sys/devices/system/cpu/cpu0/topology/physical_package_id";
   testing::write_text(file, "garbage\n");
   auto r = run_process({TOPOLAB_CLI, "host", "--sysfs", tmp.path().string()});
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.status(), 0);
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find(file.string()), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("garbage"), std::string::npos) << r.err;
@@ -71,7 +71,7 @@ TEST(HostCli, InvalidXmlFailsNamingTheFile) {
   fs::path file = tmp.path() / "caps.xml";
   testing::write_text(file, "<capabilities><host>");
   auto r = run_process({TOPOLAB_CLI, "host", "--caps", file.string()});
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.status(), 0);
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find(file.string()), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("invalid XML"), std::string::npos) << r.err;
@@ -79,13 +79,13 @@ TEST(HostCli, InvalidXmlFailsNamingTheFile) {
 
 TEST(HostCli, MissingCapsFile) {
   auto r = run_process({TOPOLAB_CLI, "host", "--caps", "/nonexistent/caps.xml"});
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.status(), 0);
   EXPECT_NE(r.err.find("/nonexistent/caps.xml"), std::string::npos) << r.err;
 }
 
 TEST(HostCli, SeveralSourcesAreRefused) {
   auto r = run_process({TOPOLAB_CLI, "host", "--sysfs", "/", "--caps", "x.xml"});
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.status(), 0);
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_NE(r.err.find("excludes"), std::string::npos) << r.err;
 }

@@ -1,9 +1,5 @@
 #include "tests/host/test_support.hpp"
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -33,35 +29,6 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv) {
-  TempDir io;
-  fs::path out = io.path() / "stdout", err = io.path() / "stderr";
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int n = ::open("/dev/null", O_RDONLY);
-    if (o < 0 || e < 0 || n < 0) ::_exit(126);
-    ::dup2(n, 0);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-  }
-  ProcessResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_text(out);
-  r.err = read_text(err);
-  return r;
-}
-
 fs::path unpack_fixture(const fs::path& archive, const fs::path& dir) {
   std::string name = archive.filename().string();
   std::string flag = name.ends_with(".tar.bz2")  ? "-xjf"
@@ -73,8 +40,7 @@ fs::path unpack_fixture(const fs::path& archive, const fs::path& dir) {
       run_process({"/bin/tar", flag, archive.string(), "-C", dir.string(), "--exclude=cpufreq",
                    "--exclude=cpuidle", "--exclude=power", "--exclude=hotplug", "--exclude=pci*",
                    "--exclude=bus", "--exclude=class", "--exclude=firmware", "--exclude=virtual"});
-  if (r.exit_code != 0)
-    throw std::runtime_error("tar failed on " + archive.string() + ": " + r.err);
+  if (r.status() != 0) throw std::runtime_error("tar failed on " + archive.string() + ": " + r.err);
   std::vector<fs::path> tops;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.is_directory()) tops.push_back(e.path());

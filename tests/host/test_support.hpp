@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for host tests: temporary directories, fork/exec of child processes (never a shell),
+// Helpers for host tests: temporary directories, child processes (tests/support/child_process.hpp),
 // and unpacking the real-machine fixtures in ../shared/fixtures.
 #include <filesystem>
 #include <ostream>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/cpu_list.hpp"
+#include "tests/support/child_process.hpp"  // run_process
 
 namespace topolab {
 // gtest prints CpuList in list syntax instead of raw bytes.
@@ -28,14 +29,6 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
-
-struct ProcessResult {
-  int exit_code = -1;  // 128+signal when killed by a signal
-  std::string out, err;
-};
-
-// Runs argv[0] (a path) with argv, stdout/stderr captured through files in a temp dir.
-ProcessResult run_process(const std::vector<std::string>& argv);
 
 // Unpacks a fixture archive (tar, by extension) into dir and returns the fs root: the single
 // top folder, or its fsroot/ subfolder when there is one.

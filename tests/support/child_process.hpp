@@ -10,7 +10,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "orchestrator/virt/domain_lifecycle.hpp"
@@ -27,25 +30,47 @@ struct CliRun {
   int status() const { return term_signal ? 128 + term_signal : exit_code; }
 };
 
+// How a child starts, beyond its argv.
+struct ChildOptions {
+  bool search_path = false;    // look argv[0] up in PATH
+  std::filesystem::path cwd;   // empty: the test's working directory
+  bool null_stdin = false;     // stdin from /dev/null instead of the test's
+  bool capture_output = true;  // false: the child writes to the test's stdout/stderr (for
+                               // long-running servers whose output nobody pumps)
+};
+
 class ChildProcess {
  public:
   // argv[0] is the program's path (no PATH search unless `search_path`).
-  explicit ChildProcess(std::vector<std::string> argv, bool search_path = false) {
-    int out[2], err[2];
-    if (argv.empty() || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return;
+  explicit ChildProcess(std::vector<std::string> argv, bool search_path = false)
+      : ChildProcess(std::move(argv), path_search(search_path)) {}
+
+  ChildProcess(std::vector<std::string> argv, const ChildOptions& options) {
+    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    if (argv.empty()) return;
+    if (options.capture_output && (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0))
+      return;
+    std::vector<char*> args;  // built before fork: the child only calls async-signal-safe code
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
     pid_ = fork();
     if (pid_ == 0) {
-      dup2(out[1], 1);
-      dup2(err[1], 2);
-      std::vector<char*> args;
-      for (auto& a : argv) args.push_back(a.data());
-      args.push_back(nullptr);
-      if (search_path)
+      if (options.capture_output) {
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+      }
+      if (options.null_stdin) {
+        int in = open("/dev/null", O_RDONLY);
+        if (in < 0 || dup2(in, 0) < 0) _exit(126);
+      }
+      if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(126);
+      if (options.search_path)
         execvp(args[0], args.data());
       else
         execv(args[0], args.data());
       _exit(127);
     }
+    if (!options.capture_output) return;
     close(out[1]);
     close(err[1]);
     out_fd_ = out[0];
@@ -96,6 +121,7 @@ class ChildProcess {
 
   // Reads output until the child exits or `timeout` passes (then SIGKILL).
   CliRun wait(std::chrono::milliseconds timeout) {
+    if (pid_ <= 0) return run_;  // never started: exit_code -1
     auto deadline = std::chrono::steady_clock::now() + timeout;
     while (out_fd_ >= 0 || err_fd_ >= 0) {
       if (std::chrono::steady_clock::now() >= deadline) {
@@ -105,15 +131,61 @@ class ChildProcess {
       }
       pump(std::chrono::milliseconds(500));
     }
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    reaped_ = true;
-    if (WIFEXITED(status)) run_.exit_code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) run_.term_signal = WTERMSIG(status);
+    // Output not captured, or closed while the child runs on: the deadline still holds.
+    if (!run_.timed_out && !reap_by(deadline)) {
+      run_.timed_out = true;
+      kill(pid_, SIGKILL);
+    }
+    if (!reaped_) {
+      int status = 0;
+      waitpid(pid_, &status, 0);
+      record_exit(status);
+    }
+    return run_;
+  }
+
+  // Waits up to `timeout` for the child to exit, collecting its output; a child still running
+  // then is left alone (nullopt).
+  std::optional<CliRun> try_wait(std::chrono::milliseconds timeout) {
+    if (pid_ <= 0) return run_;  // never started: exit_code -1
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!reaped_) {
+      if (out_fd_ >= 0 || err_fd_ >= 0) pump(std::chrono::milliseconds(20));
+      if (reap_by(std::chrono::steady_clock::now())) break;
+      if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+      if (out_fd_ < 0 && err_fd_ < 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    // The exited child's last output is already in the pipes.
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pump(std::max(left, std::chrono::milliseconds(100)));
     return run_;
   }
 
  private:
+  static ChildOptions path_search(bool search_path) {
+    ChildOptions options;
+    options.search_path = search_path;
+    return options;
+  }
+  // Reaps the child if it exits by `deadline` (polls; output is not read meanwhile).
+  bool reap_by(std::chrono::steady_clock::time_point deadline) {
+    while (!reaped_) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        record_exit(status);
+        break;
+      }
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return true;
+  }
+  void record_exit(int status) {
+    reaped_ = true;
+    if (WIFEXITED(status)) run_.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) run_.term_signal = WTERMSIG(status);
+  }
   static void drain(int& fd, short revents, std::string& into) {
     if (fd < 0 || !(revents & (POLLIN | POLLHUP | POLLERR))) return;
     char buf[65536];
@@ -137,11 +209,19 @@ inline CliRun run_process(std::vector<std::string> argv,
   return child.wait(timeout);
 }
 
+inline CliRun run_process(std::vector<std::string> argv, const ChildOptions& options,
+                          std::chrono::milliseconds timeout = std::chrono::minutes(5)) {
+  ChildProcess child(std::move(argv), options);
+  return child.wait(timeout);
+}
+
 #ifdef TOPOLAB_CLI
 // The built `topolab` with `args`.
 class CliChild : public ChildProcess {
  public:
   explicit CliChild(const std::vector<std::string>& args) : ChildProcess(with_cli(args)) {}
+  CliChild(const std::vector<std::string>& args, const ChildOptions& options)
+      : ChildProcess(with_cli(args), options) {}
 
  private:
   static std::vector<std::string> with_cli(const std::vector<std::string>& args) {
@@ -154,6 +234,12 @@ class CliChild : public ChildProcess {
 inline CliRun run_cli(const std::vector<std::string>& args,
                       std::chrono::milliseconds timeout = std::chrono::minutes(5)) {
   CliChild child(args);
+  return child.wait(timeout);
+}
+
+inline CliRun run_cli(const std::vector<std::string>& args, const ChildOptions& options,
+                      std::chrono::milliseconds timeout = std::chrono::minutes(5)) {
+  CliChild child(args, options);
   return child.wait(timeout);
 }
 #endif

@@ -1,46 +1,16 @@
 // Runs the real `topolab doctor` binary: on fixture roots, and live on this machine, where KVM
 // must be reported as not usable (nested virtualization, guests hang; TCG is used).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "tests/support/child_process.hpp"
+
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-};
-
-CliRun run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), TOPOLAB_CLI);
-  int pipefd[2];
-  if (::pipe(pipefd) != 0) return {};
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(pipefd[1], 1);
-    ::close(pipefd[0]);
-    ::close(pipefd[1]);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::close(pipefd[1]);
-  CliRun run;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) run.out.append(buf, static_cast<size_t>(n));
-  ::close(pipefd[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
+using topolab::testing::run_cli;
 
 const nlohmann::json* find_check(const nlohmann::json& report, const std::string& name) {
   for (const auto& c : report.at("checks")) {

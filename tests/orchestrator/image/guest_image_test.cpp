@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -11,6 +10,7 @@
 #include "common/file_io.hpp"
 #include "orchestrator/image/cpio.hpp"
 #include "orchestrator/image/module_resolver.hpp"
+#include "tests/support/child_process.hpp"
 
 namespace topolab {
 namespace {
@@ -59,14 +59,10 @@ fs::path make_modules_dir(const fs::path& root) {
   }
   const fs::path plain = dir / "kernel/drivers/char/virtio_console.ko";
   write(plain, "MODULE virtio_console");
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::execlp("xz", "xz", "-f", plain.c_str(), nullptr);
-    _exit(127);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "xz failed";
+  topolab::testing::ChildOptions search_path;
+  search_path.search_path = true;
+  const auto xz = topolab::testing::run_process({"xz", "-f", plain.string()}, search_path);
+  EXPECT_EQ(xz.status(), 0) << "xz failed: " << xz.err;
   return dir;
 }
 

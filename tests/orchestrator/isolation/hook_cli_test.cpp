@@ -1,45 +1,15 @@
 // The real `topolab hook` binary, dry-run on a fixture tree (which it must not change).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "tests/support/child_process.hpp"
+
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-};
-
-CliRun run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), TOPOLAB_CLI);
-  int pipefd[2];
-  if (::pipe(pipefd) != 0) return {};
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(pipefd[1], 1);
-    ::close(pipefd[0]);
-    ::close(pipefd[1]);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::close(pipefd[1]);
-  CliRun run;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) run.out.append(buf, static_cast<size_t>(n));
-  ::close(pipefd[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
+using topolab::testing::run_cli;
 
 const std::string kRoot =
     std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/isolation/data/cgroup2-host";

@@ -1,9 +1,6 @@
 #pragma once
 // The real-machine captures in ../shared/fixtures, unpacked once per test process into a temp
 // dir and read with the sysfs reader; plus hand-made hosts.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,21 +12,16 @@
 #include "host/sysfs_reader.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/placement/synthetic_host.hpp"
+#include "tests/support/child_process.hpp"
 
 namespace topolab::testing {
 
+// Runs a PATH-searched tool (tar, virt-xml-validate); its output goes to the test's log.
 inline int run_argv(std::vector<std::string> args) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
-    _exit(127);
-  }
-  int st = 0;
-  waitpid(pid, &st, 0);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  ChildOptions options;
+  options.search_path = true;
+  options.capture_output = false;
+  return run_process(std::move(args), options).status();
 }
 
 // The folder holding sys/devices/system/cpu below `dir` (the capture's fs root).

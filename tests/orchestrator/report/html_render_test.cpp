@@ -1,46 +1,20 @@
 // The HTML report must render in a real browser: headless Chromium (Debian's chromium,
 // installed by scripts/setup.sh) screenshots the golden report and a blank page; the report's
 // screenshot must be a PNG carrying far more picture than the blank one.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "tests/support/child_process.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// Runs argv without a shell; kills it after the deadline. Returns the exit status or -1.
-int run_bounded(const std::vector<std::string>& argv, std::chrono::seconds deadline) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
-    dup2(devnull, 2);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  const auto end = std::chrono::steady_clock::now() + deadline;
-  int status = 0;
-  while (std::chrono::steady_clock::now() < end) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
-}
 
 std::uintmax_t screenshot(const fs::path& html, const fs::path& png, const fs::path& profile) {
   const std::vector<std::string> argv = {"/usr/bin/chromium",
@@ -56,7 +30,10 @@ std::uintmax_t screenshot(const fs::path& html, const fs::path& png, const fs::p
                                          "--user-data-dir=" + profile.string(),
                                          "--screenshot=" + png.string(),
                                          "file://" + html.string()};
-  EXPECT_EQ(run_bounded(argv, std::chrono::seconds(90)), 0) << "chromium failed on " << html;
+  const auto run = topolab::testing::run_process(argv, std::chrono::seconds(90));
+  EXPECT_EQ(run.status(), 0) << "chromium failed on " << html
+                             << (run.timed_out ? " (timed out)" : "") << ":\n"
+                             << run.err;
   if (!fs::exists(png)) return 0;
   std::ifstream in(png, std::ios::binary);
   char sig[8] = {};

@@ -1,11 +1,10 @@
 #include "orchestrator/virt/stale_domains.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "orchestrator/virt/domain_lifecycle.hpp"
 #include "tests/orchestrator/virt/test_domain.hpp"
+#include "tests/support/child_process.hpp"
 
 namespace topolab::virt {
 namespace {
@@ -16,11 +15,9 @@ using testing::test_domain_xml;
 
 // The PID of a process that has exited (and been reaped), so it is certainly dead.
 long dead_pid() {
-  pid_t pid = fork();
-  if (pid == 0) _exit(0);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return pid;
+  topolab::testing::ChildProcess child({"/bin/true"});
+  child.wait(std::chrono::seconds(30));
+  return child.pid();
 }
 
 class Stale : public testing::TestDriver {

@@ -1,0 +1,30 @@
+#pragma once
+// The sequence plan/xml/apply/boot share: the layout (with CLI overrides), the host topology it
+// goes on, and the placement of its vCPUs there. One place, so the error messages stay the same
+// across commands.
+#include <utility>
+
+#include "orchestrator/cli/layout_override_options.hpp"
+#include "orchestrator/hostsource/host_source.hpp"
+#include "orchestrator/placement/placement_plan.hpp"
+
+namespace topolab::cli {
+
+struct PlacedLayout {
+  Layout layout;
+  HostTopology host;
+  PlacementPlan plan;
+};
+
+inline Result<PlacedLayout> load_placed_layout(const LayoutArgs& args,
+                                               const TopologySource& source) {
+  auto layout = load_layout_with_overrides(args);
+  if (!layout) return layout.error();
+  auto host = load_host_topology(source);
+  if (!host) return host.error();
+  auto plan = plan_placement(*layout, *host);
+  if (!plan) return plan.error().context("layout " + layout->name);
+  return PlacedLayout{std::move(*layout), std::move(*host), std::move(*plan)};
+}
+
+}  // namespace topolab::cli
