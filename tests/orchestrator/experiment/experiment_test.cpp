@@ -3,43 +3,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/orchestrator/experiment/designs.hpp"
+
 namespace topolab::experiment {
 namespace {
 
 using ::testing::HasSubstr;
-
-constexpr const char* kGood = R"(
-name = "ccx-exposure"
-layout = "../layouts/two.toml"
-repetitions = 5
-seed = 7
-backend = "guest"
-[factors]
-expose = ["flat", "sockets", "dies"]
-policy = ["l3-aligned", "unpinned"]
-"cmdline.nohz" = ["on", "off"]
-"param.sqrt.threads" = [1, 2]
-[[benchmark]]
-name = "sqrt"
-params = { threads = 1, n = 20000000 }
-[[benchmark]]
-name = "c2c-latency"
-[[exclude]]
-expose = "dies"
-policy = "unpinned"
-[baseline]
-expose = "flat"
-[adaptive]
-cv_threshold = 0.1
-max_repetitions = 9
-)";
 
 Result<Experiment> parse(const std::string& text) {
   return parse_experiment(text, "exp.toml", "/base/dir");
 }
 
 TEST(ExperimentParse, ReadsEveryField) {
-  auto e = parse(kGood);
+  auto e = parse(kCcxDesign);
   ASSERT_TRUE(e.ok()) << e.error().message;
   EXPECT_EQ(e->name, "ccx-exposure");
   EXPECT_EQ(e->layout_path, std::filesystem::path("/base/layouts/two.toml"));
@@ -48,12 +24,12 @@ TEST(ExperimentParse, ReadsEveryField) {
   ASSERT_EQ(e->factors.size(), 4u);
   EXPECT_EQ(e->factors[0].key, "expose");
   EXPECT_EQ(e->factors[0].kind, FactorKind::kLayout);
-  EXPECT_EQ(e->factors[2].key, "cmdline.nohz");
-  EXPECT_EQ(e->factors[2].kind, FactorKind::kCmdline);
-  EXPECT_EQ(e->factors[3].kind, FactorKind::kParam);
-  EXPECT_EQ(e->factors[3].levels[1], 2);
+  EXPECT_EQ(e->factors[2].kind, FactorKind::kParam);
+  EXPECT_EQ(e->factors[2].levels[1], 2);
+  EXPECT_EQ(e->factors[3].key, "cmdline.nohz");
+  EXPECT_EQ(e->factors[3].kind, FactorKind::kCmdline);
   ASSERT_EQ(e->benchmarks.size(), 2u);
-  EXPECT_EQ(e->benchmarks[0].params["n"], 20000000);
+  EXPECT_EQ(e->benchmarks[0].params["n"], 1000);
   EXPECT_TRUE(e->benchmarks[1].params.empty());
   ASSERT_EQ(e->excludes.size(), 1u);
   EXPECT_EQ(e->excludes[0].match.at("policy"), "unpinned");
@@ -143,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "exp.toml:1:", "must be >= repetitions"}));
 
 TEST(ExperimentJson, RoundTripsTheDesign) {
-  auto e = parse(kGood);
+  auto e = parse(kCcxDesign);
   ASSERT_TRUE(e.ok());
   auto j = experiment_to_json(*e);
   EXPECT_EQ(j["baseline"]["expose"], "flat");

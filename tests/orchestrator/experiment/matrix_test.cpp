@@ -5,32 +5,13 @@
 #include <algorithm>
 #include <set>
 
+#include "tests/orchestrator/experiment/designs.hpp"
+
 namespace topolab::experiment {
 namespace {
 
 Experiment design() {
-  auto e = parse_experiment(R"(
-name = "m"
-layout = "l.toml"
-repetitions = 3
-seed = 11
-[factors]
-expose = ["flat", "sockets", "dies"]
-policy = ["l3-aligned", "unpinned"]
-"param.sqrt.threads" = [1, 2]
-"cmdline.nohz" = ["off", true]
-[[benchmark]]
-name = "sqrt"
-params = { n = 1000, threads = 4 }
-[[benchmark]]
-name = "c2c-latency"
-[[exclude]]
-expose = "dies"
-policy = "unpinned"
-[baseline]
-expose = "flat"
-)",
-                            "m.toml", "/");
+  auto e = parse_experiment(kCcxDesign, "m.toml", "/");
   if (!e) throw std::runtime_error(e.error().message);
   return *e;
 }
