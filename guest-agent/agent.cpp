@@ -8,6 +8,34 @@ namespace topolab::agent {
 namespace proto = protocol;
 using nlohmann::json;
 
+std::string apply_cmdline_faults(std::string_view cmdline, AgentOptions& options) {
+  constexpr std::string_view kKey = "topolab.fault=";
+  std::string problems;
+  std::size_t pos = 0;
+  while (pos < cmdline.size()) {
+    std::size_t end = cmdline.find_first_of(" \t\n", pos);
+    if (end == std::string_view::npos) end = cmdline.size();
+    std::string_view word = cmdline.substr(pos, end - pos);
+    pos = end + 1;
+    if (word.substr(0, kKey.size()) != kKey) continue;
+    std::string_view v = word.substr(kKey.size());
+    constexpr std::string_view kHang = "hang-after:";
+    if (v == "garbage") {
+      options.garbage = true;
+    } else if (v == "none") {
+      // an experiment's control level
+    } else if (v.substr(0, kHang.size()) == kHang && v.size() > kHang.size() &&
+               v.size() - kHang.size() <= 9 &&
+               v.find_first_not_of("0123456789", kHang.size()) == std::string_view::npos) {
+      options.hang_after = std::stoi(std::string(v.substr(kHang.size())));
+    } else {
+      problems += (problems.empty() ? "" : "; ") + std::string("topolab.fault: expected ") +
+                  "none, garbage or hang-after:N, got '" + std::string(v.substr(0, 64)) + "'";
+    }
+  }
+  return problems;
+}
+
 Agent::Agent(Platform& platform, AgentOptions options, std::ostream& log)
     : platform_(platform), options_(options), log_(log) {}
 

@@ -20,6 +20,12 @@ struct AgentOptions {
   bool garbage = false;
 };
 
+// The same faults for the built-in image, where the agent is PID 1 and has no argv: the host
+// puts `topolab.fault=hang-after:N` or `topolab.fault=garbage` on the kernel command line (an
+// experiment's `cmdline.topolab.fault` factor). Returns "" or what was wrong with the value;
+// other words of the command line are ignored.
+std::string apply_cmdline_faults(std::string_view cmdline, AgentOptions& options);
+
 class Agent {
  public:
   Agent(Platform& platform, AgentOptions options, std::ostream& log);

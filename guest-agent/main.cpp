@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -21,9 +22,8 @@
 #include "guest-agent/benchmarks.hpp"
 #include "guest-agent/platform.hpp"
 #include "guest-agent/transport.hpp"
-#include "protocol/protocol.hpp"
-
 #include "host/topology_printer.hpp"
+#include "protocol/protocol.hpp"
 
 namespace {
 
@@ -133,6 +133,15 @@ int topology_command(int argc, char** argv, Platform& platform) {
 [[noreturn]] void run_as_init(Platform& platform) {
   platform.early_init(kModulesOrder, std::cerr);
   ServeArgs a;
+  std::ifstream cmdline_file("/proc/cmdline");
+  std::string cmdline;
+  std::getline(cmdline_file, cmdline);
+  std::string bad = apply_cmdline_faults(cmdline, a.options);
+  if (!bad.empty()) std::cerr << "topolab-agent: ignoring " << bad << "\n";
+  if (a.options.garbage || a.options.hang_after >= 0) {
+    std::cerr << "topolab-agent: test faults on: garbage=" << a.options.garbage
+              << " hang_after=" << a.options.hang_after << "\n";
+  }
   for (;;) {
     int rc = serve(a, platform, /*as_init=*/true);
     std::cerr << "topolab-agent: serving ended (" << rc << "), powering off\n";

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The full test suite, as CI runs it: setup, release build + all tests (unit and real-guest
-# integration), then an ASan+UBSan build of the unit tests.
+# integration), then an ASan+UBSan build of the unit tests, a ThreadSanitizer build of the
+# threaded code and its tests (scripts/tsan.sh), and the bounded fuzz runs.
 # Usage: bash scripts/test.sh [--quick]   (--quick: release build and unit tests only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +32,9 @@ ninja -C build-asan -j"$JOBS"
 stage "unit tests under ASan+UBSan"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest -L unit -j"$JOBS" --output-on-failure)
+
+stage "ThreadSanitizer build (threaded code only) + its unit tests"
+JOBS="$JOBS" bash scripts/tsan.sh
 
 if [[ -x scripts/fuzz.sh ]]; then
   stage "fuzz targets (bounded)"

@@ -1,3 +1,4 @@
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
@@ -6,6 +7,10 @@
 
 int main(int argc, char** argv) {
   using namespace topolab::cli;
+  // A closed socket must come back as a failed write, not kill the run: libvirt's client
+  // writes to libvirtd's socket, which a libvirtd restart closes (found by the fault tests:
+  // the run died of SIGPIPE and left its domain running).
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"topolab: VM CPU-topology experiments", "topolab"};
   app.set_version_flag("--version", TOPOLAB_VERSION);
   app.require_subcommand(1);

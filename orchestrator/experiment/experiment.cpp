@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "common/file_io.hpp"
@@ -193,10 +194,53 @@ Result<void> check_params_factors(const Ctx& c, const Experiment& e) {
   return {};
 }
 
+std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
+  if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a)
+    return std::numeric_limits<std::uint64_t>::max();
+  return a * b;
+}
+
+std::string count_text(std::uint64_t n) {
+  if (n == std::numeric_limits<std::uint64_t>::max()) return "more than " + std::to_string(n);
+  return std::to_string(n);
+}
+
+// "3 × 2 × 4", at most 12 terms.
+std::string factor_product_text(const Experiment& e) {
+  std::string out;
+  for (std::size_t i = 0; i < e.factors.size(); ++i) {
+    if (i == 12) return out + " × ... (" + std::to_string(e.factors.size()) + " factors)";
+    out += (i ? " × " : "") + std::to_string(e.factors[i].levels.size());
+  }
+  return out;
+}
+
+Result<void> check_size_limits(const Ctx& c, int factors_line, const Experiment& e) {
+  const std::uint64_t cells = full_factorial_cells(e);
+  if (cells > kMaxCells)
+    return c.at_line(factors_line, "[factors]: the matrix has " + count_text(cells) + " cells (" +
+                                       factor_product_text(e) + "), more than the limit " +
+                                       std::to_string(kMaxCells) +
+                                       "; remove factors or levels, or split the experiment");
+  const auto reps = static_cast<std::uint64_t>(
+      e.adaptive ? std::max(e.repetitions, e.adaptive->max_repetitions) : e.repetitions);
+  const std::uint64_t runs = saturating_mul(saturating_mul(cells, e.benchmarks.size()), reps);
+  if (runs > kMaxRuns)
+    return c.at_line(factors_line,
+                     "[factors]: the experiment has up to " + count_text(runs) + " runs (" +
+                         std::to_string(cells) + " cells × " + std::to_string(e.benchmarks.size()) +
+                         " benchmarks × " + std::to_string(reps) +
+                         (e.adaptive ? " adaptive.max_repetitions" : " repetitions") +
+                         "), more than the limit " + std::to_string(kMaxRuns) +
+                         "; remove levels, benchmarks or repetitions, or split the experiment");
+  return {};
+}
+
 Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesystem::path& base,
                         Experiment& e) {
   const toml::node* exclude_node = nullptr;
   const toml::node* baseline_node = nullptr;
+  int factors_line = 1;
   for (const auto& [k, v] : root) {
     std::string key(k.str());
     if (key == "name" || key == "description" || key == "layout" || key == "backend") {
@@ -228,6 +272,7 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
     } else if (key == "factors") {
       auto t = v.as_table();
       if (!t) return c.at(v, "'factors': expected a table");
+      factors_line = line_of(v);
       TL_TRY(collect_factors(c, *t, "", e.factors));
       // toml++ tables iterate in key order; the file order is the order people expect.
       std::stable_sort(e.factors.begin(), e.factors.end(),
@@ -274,7 +319,7 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
     return c.at_line(1, "'adaptive.max_repetitions' (" +
                             std::to_string(e.adaptive->max_repetitions) +
                             ") must be >= repetitions (" + std::to_string(e.repetitions) + ")");
-  return {};
+  return check_size_limits(c, factors_line, e);
 }
 
 }  // namespace
@@ -285,6 +330,12 @@ const Factor* Experiment::factor(std::string_view key) const {
   for (const auto& f : factors)
     if (f.key == key) return &f;
   return nullptr;
+}
+
+std::uint64_t full_factorial_cells(const Experiment& e) {
+  std::uint64_t cells = 1;
+  for (const auto& f : e.factors) cells = saturating_mul(cells, f.levels.size());
+  return cells;
 }
 
 std::string level_text(const nlohmann::json& level) {

@@ -64,6 +64,14 @@ struct Experiment {
   const Factor* factor(std::string_view key) const;
 };
 
+// Bounds checked when the file is parsed: the full factorial expansion (before [[exclude]]) is
+// what expand_cells walks, and the runs are what the runner plans and stores. Without them a
+// few lines of TOML (20 factors x 10 levels) ask for 10^20 cells and exhaust memory.
+inline constexpr std::uint64_t kMaxCells = 100000;
+inline constexpr std::uint64_t kMaxRuns = 1000000;
+// Product of the factors' level counts (1 without factors), saturating at UINT64_MAX.
+std::uint64_t full_factorial_cells(const Experiment&);
+
 // Display form of a level: strings as is, numbers/bools as TOML writes them.
 std::string level_text(const nlohmann::json& level);
 

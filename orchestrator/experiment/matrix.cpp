@@ -1,5 +1,7 @@
 #include "orchestrator/experiment/matrix.hpp"
 
+#include <unordered_map>
+
 namespace topolab::experiment {
 namespace {
 
@@ -79,19 +81,18 @@ std::vector<Cell> expand_cells(const Experiment& e) {
 std::vector<Configuration> group_by_configuration(const Experiment& e,
                                                   const std::vector<Cell>& cells) {
   std::vector<Configuration> configs;
+  // Indexed by key: a linear search per cell was quadratic (10^10 compares at kMaxCells).
+  std::unordered_map<std::string, std::size_t> index;
   for (const auto& c : cells) {
-    Configuration* found = nullptr;
-    for (auto& g : configs)
-      if (g.key == c.config_key) found = &g;
-    if (!found) {
+    auto [it, added] = index.try_emplace(c.config_key, configs.size());
+    if (added) {
       Configuration g;
       g.key = c.config_key;
       for (const auto& l : c.levels)
         if (is_config_factor(e, l.first)) g.levels.push_back(l);
       configs.push_back(std::move(g));
-      found = &configs.back();
     }
-    found->cells.push_back(c.index);
+    configs[it->second].cells.push_back(c.index);
   }
   return configs;
 }

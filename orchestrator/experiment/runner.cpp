@@ -119,14 +119,22 @@ class ExperimentRun {
     bool alive = true;
     for (const auto& r : runs) TL_TRY(execute(t, r, *boot_id, alive));
     TL_TRY(adaptive_runs(t, config, *boot_id, alive));
-    auto down = t.shutdown();
-    if (!down) progress_.message("shutdown " + config.label() + ": " + down.error().message);
+    if (alive) {
+      auto down = t.shutdown();
+      if (!down) progress_.message("shutdown " + config.label() + ": " + down.error().message);
+    } else {
+      // An agent that stopped answering will not ack a shutdown either: destroy at once
+      // instead of waiting out the shutdown timeouts.
+      progress_.message("stopping " + config.label() + ": the agent stopped answering");
+    }
     target->reset();  // destroys the domain / agent on every path
 
     for (int c : config.cells) {
       bool complete = missing_runs(c) == 0;
       std::string status = complete ? "done" : "failed";
       std::string error = complete ? "" : state_[c].error;
+      if (!complete && state_[c].failed_runs > 1)
+        error += " (" + std::to_string(state_[c].failed_runs - 1) + " later run(s) failed too)";
       TL_TRY(store_.set_cell_status(state_[c].id, status, error, mismatches, *boot_id));
       if (complete)
         ++summary_.cells_done;
@@ -157,7 +165,9 @@ class ExperimentRun {
     if (!result) {
       ++summary_.runs_failed;
       ++st.failed_runs;
-      st.error = bench.name + " #" + std::to_string(r.repetition) + ": " + result.error().message;
+      // The first failure is the cause; later ones of the boot only say it stopped answering.
+      if (st.error.empty())
+        st.error = bench.name + " #" + std::to_string(r.repetition) + ": " + result.error().message;
       TL_TRY(store_.add_failure(st.id, boot_id, r.benchmark, r.repetition, result.error().message));
       progress_.run_failed(cell.label(), bench.name, r.repetition, result.error().message);
       if (alive && !t.ping()) alive = false;

@@ -1,12 +1,14 @@
 #include "orchestrator/virt/domain_registry.hpp"
 
 #include <fcntl.h>
+#include <libvirt/virterror.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "orchestrator/virt/domain_lifecycle.hpp"
@@ -48,7 +50,35 @@ void watch_signals() {
   }
 }
 
+// How long cleanup waits for a restarting libvirtd before it reports the domain as leaked.
+constexpr std::chrono::seconds kReconnectWindow{30};
+
+// Looks the domain up; nullopt when libvirt says it does not exist. Any other failure (a dead
+// connection after a libvirtd restart says "client socket is closed") is an error, never
+// "gone": treating it as gone would leak the domain silently.
+Result<std::optional<DomainPtr>> find_domain(virConnectPtr conn, const std::string& uuid) {
+  virDomainPtr d = virDomainLookupByUUIDString(conn, uuid.c_str());
+  if (d) return std::optional<DomainPtr>(DomainPtr(d));
+  if (virGetLastErrorCode() == VIR_ERR_NO_DOMAIN) return std::optional<DomainPtr>();
+  return last_libvirt_error("lookup of domain " + uuid);
+}
+
 }  // namespace
+
+Result<void> DomainRegistry::remove_entry(Entry& e) {
+  auto dom = find_domain(e.conn.get(), e.uuid);
+  if (!dom) {
+    // The connection may have died with a libvirtd restart: reconnect once and retry.
+    auto fresh = open_connection_retrying(e.uri, kReconnectWindow);
+    if (!fresh)
+      return dom.error().context(e.name + " (reconnect failed: " + fresh.error().message + ")");
+    e.conn = std::move(fresh).value();
+    dom = find_domain(e.conn.get(), e.uuid);
+    if (!dom) return dom.error().context(e.name);
+  }
+  if (!*dom) return {};  // already gone
+  return destroy_and_undefine((*dom)->get());
+}
 
 DomainRegistry& DomainRegistry::instance() {
   static DomainRegistry* reg = new DomainRegistry();  // never destroyed: used by the watcher
@@ -68,8 +98,9 @@ Result<DomainPtr> DomainRegistry::define(virConnectPtr conn, const std::string& 
     (void)destroy_and_undefine(dom->get());
     return uuid.error();
   }
+  LibvirtString uri(virConnectGetURI(conn));
   virConnectRef(conn);
-  entries_.push_back(Entry{ConnectPtr(conn), *uuid, domain_name(dom->get())});
+  entries_.push_back(Entry{ConnectPtr(conn), uri ? uri.get() : "", *uuid, domain_name(dom->get())});
   return std::move(dom).value();
 }
 
@@ -80,9 +111,7 @@ Result<void> DomainRegistry::remove(const std::string& uuid) {
   if (it == entries_.end()) return {};
   Entry e = std::move(*it);
   entries_.erase(it);
-  auto dom = lookup_domain_by_uuid(e.conn.get(), e.uuid);
-  if (!dom) return {};  // already gone
-  return destroy_and_undefine(dom->get());
+  return remove_entry(e);
 }
 
 void DomainRegistry::release(const std::string& uuid) {
@@ -93,11 +122,7 @@ void DomainRegistry::release(const std::string& uuid) {
 std::vector<std::string> DomainRegistry::cleanup_locked() {
   std::vector<std::string> failures;
   for (auto& e : entries_) {
-    auto dom = lookup_domain_by_uuid(e.conn.get(), e.uuid);
-    if (!dom) continue;
-    if (auto r = destroy_and_undefine(dom->get()); !r) {
-      failures.push_back(e.name + ": " + r.error().message);
-    }
+    if (auto r = remove_entry(e); !r) failures.push_back(e.name + ": " + r.error().message);
   }
   entries_.clear();
   return failures;

@@ -44,9 +44,12 @@ class DomainRegistry {
  private:
   struct Entry {
     ConnectPtr conn;
+    std::string uri;  // to reconnect when libvirtd was restarted since the define
     std::string uuid, name;
   };
   std::vector<std::string> cleanup_locked();
+  // Destroys + undefines the entry's domain; a domain libvirt says does not exist is done.
+  static Result<void> remove_entry(Entry& e);
 
   mutable std::mutex mu_;
   std::vector<Entry> entries_;

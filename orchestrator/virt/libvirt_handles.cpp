@@ -2,6 +2,8 @@
 
 #include <libvirt/virterror.h>
 
+#include <thread>
+
 namespace topolab::virt {
 namespace {
 
@@ -22,6 +24,16 @@ Result<ConnectPtr> open_connection(const std::string& uri) {
   virConnectPtr c = virConnectOpen(target.c_str());
   if (!c) return last_libvirt_error("cannot connect to " + target);
   return ConnectPtr(c);
+}
+
+Result<ConnectPtr> open_connection_retrying(const std::string& uri,
+                                            std::chrono::milliseconds window) {
+  auto deadline = std::chrono::steady_clock::now() + window;
+  for (;;) {
+    auto conn = open_connection(uri);
+    if (conn || std::chrono::steady_clock::now() >= deadline) return conn;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
 }
 
 Result<std::string> get_capabilities(virConnectPtr conn) {

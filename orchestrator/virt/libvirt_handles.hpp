@@ -3,6 +3,7 @@
 // into our Error. All libvirt calls in topolab go through these.
 #include <libvirt/libvirt.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,9 @@ Error last_libvirt_error(const std::string& what);
 
 // Opens a read-write connection; uri empty means qemu:///system, as virsh.
 Result<ConnectPtr> open_connection(const std::string& uri);
+// The same, retried for up to `window` while libvirtd is not accepting (it is being restarted).
+Result<ConnectPtr> open_connection_retrying(const std::string& uri,
+                                            std::chrono::milliseconds window);
 Result<std::string> get_capabilities(virConnectPtr conn);
 Result<std::string> get_domain_capabilities(virConnectPtr conn, const std::string& virttype);
 

@@ -1,0 +1,44 @@
+// The built-in image's agent takes its test-only faults from the kernel command line.
+#include <gtest/gtest.h>
+
+#include "guest-agent/agent.hpp"
+
+namespace topolab::agent {
+namespace {
+
+TEST(CmdlineFaults, NoneByDefault) {
+  AgentOptions o;
+  EXPECT_EQ(apply_cmdline_faults("console=ttyS0 quiet topolab.x=1", o), "");
+  EXPECT_EQ(o.hang_after, -1);
+  EXPECT_FALSE(o.garbage);
+}
+
+TEST(CmdlineFaults, HangAfterAndGarbage) {
+  AgentOptions o;
+  EXPECT_EQ(apply_cmdline_faults("console=ttyS0 topolab.fault=hang-after:3\n", o), "");
+  EXPECT_EQ(o.hang_after, 3);
+  EXPECT_FALSE(o.garbage);
+  AgentOptions g;
+  EXPECT_EQ(apply_cmdline_faults("topolab.fault=garbage quiet", g), "");
+  EXPECT_TRUE(g.garbage);
+  EXPECT_EQ(g.hang_after, -1);
+  AgentOptions n;
+  EXPECT_EQ(apply_cmdline_faults("topolab.fault=none", n), "");
+  EXPECT_EQ(n.hang_after, -1);
+  EXPECT_FALSE(n.garbage);
+}
+
+TEST(CmdlineFaults, BadValuesAreReportedAndIgnored) {
+  for (const char* bad :
+       {"topolab.fault=hang-after:", "topolab.fault=hang-after:-1",
+        "topolab.fault=hang-after:99999999999", "topolab.fault=crash", "topolab.fault="}) {
+    AgentOptions o;
+    std::string err = apply_cmdline_faults(bad, o);
+    EXPECT_NE(err.find("expected none, garbage or hang-after:N"), std::string::npos) << bad;
+    EXPECT_EQ(o.hang_after, -1) << bad;
+    EXPECT_FALSE(o.garbage) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace topolab::agent

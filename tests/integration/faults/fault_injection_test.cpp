@@ -1,0 +1,295 @@
+// Fault injection against real libvirt + TCG guests, driven through `topolab run` as a child
+// process (docs/reliability.md's fault table). Every case asserts: no completed result lost,
+// no topolab-faults-* domain left, the affected cell failed with its reason (or the run ends by
+// the signal), and the rest of the experiment continues or a rerun completes it.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "orchestrator/store/result_store.hpp"
+#include "tests/support/child_process.hpp"
+
+namespace topolab {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using testing::CliChild;
+using testing::CliRun;
+
+const fs::path kData = fs::path(TOPOLAB_TESTS_DIR) / "integration/faults/data";
+const std::string kLongSqrt = (kData / "long-sqrt.toml").string();        // 2 configs x 2 reps
+const std::string kAgentFaults = (kData / "agent-faults.toml").string();  // garbage, hang
+constexpr const char* kDomainPrefix = "topolab-faults-";
+
+std::vector<std::string> our_domains() { return testing::topolab_domains_with(kDomainPrefix); }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Cells of the store's only experiment by label, and the number of stored runs.
+struct StoreView {
+  std::map<std::string, store::StoredCell> cells;
+  std::map<std::string, int> runs;
+  std::map<std::string, std::vector<std::string>> failures;
+  std::vector<store::StoredBoot> boots;
+  int total_runs = 0;
+};
+
+StoreView read_store(const fs::path& db) {
+  StoreView v;
+  auto s = store::ResultStore::open_read_only(db);
+  if (!s) return v;
+  auto exps = (*s)->experiments();
+  if (!exps || exps->empty()) return v;
+  auto cells = (*s)->cells((*exps)[0].id);
+  if (!cells) return v;
+  for (const auto& c : *cells) {
+    v.cells[c.cell.label] = c;
+    auto runs = (*s)->runs(c.id);
+    v.runs[c.cell.label] = runs ? static_cast<int>(runs->size()) : -1;
+    v.total_runs += runs ? static_cast<int>(runs->size()) : 0;
+    auto f = (*s)->failures(c.id);
+    if (f) v.failures[c.cell.label] = *f;
+  }
+  auto boots = (*s)->boots((*exps)[0].id);
+  if (boots) v.boots = *boots;
+  return v;
+}
+
+nlohmann::json summary_of(const CliRun& r) {
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  if (j.is_discarded()) ADD_FAILURE() << "no JSON summary; stderr:\n" << r.err;
+  return j;
+}
+
+// `topolab run FILE --store DB --accel tcg --json` (progress lines on stderr).
+std::vector<std::string> run_args(const std::string& file, const fs::path& db) {
+  return {"run", file, "--store", db.string(), "--accel", "tcg", "--json"};
+}
+
+pid_t qemu_pid(const std::string& domain) {
+  std::string text = slurp("/run/libvirt/qemu/" + domain + ".pid");
+  return text.empty() ? -1 : static_cast<pid_t>(std::stol(text));
+}
+
+// The one running domain of this suite, waited for (a run boots one at a time).
+std::string wait_for_our_domain() {
+  for (int i = 0; i < 100; ++i) {
+    auto d = our_domains();
+    if (d.size() == 1) return d[0];
+    std::this_thread::sleep_for(100ms);
+  }
+  return "";
+}
+
+mode_t mode_of(const fs::path& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0;
+}
+
+bool libvirtd_answers() {
+  return testing::run_process({"/usr/bin/virsh", "-c", "qemu:///system", "version"}, 30s)
+             .exit_code == 0;
+}
+
+void start_libvirtd() {
+  testing::run_process({"/usr/sbin/libvirtd", "-d"}, 30s);
+  for (int i = 0; i < 100 && !libvirtd_answers(); ++i) std::this_thread::sleep_for(100ms);
+}
+
+// SIGTERM to libvirtd, wait until it is gone, start it again: what `systemctl restart
+// libvirtd` does on a workstation. Running guests keep running; their clients' connections die.
+bool restart_libvirtd() {
+  std::string pid_text = slurp("/run/libvirtd.pid");
+  if (pid_text.empty()) return false;
+  pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+  if (kill(pid, SIGTERM) != 0) return false;
+  for (int i = 0; i < 150 && kill(pid, 0) == 0; ++i) std::this_thread::sleep_for(100ms);
+  start_libvirtd();
+  return libvirtd_answers();
+}
+
+class Faults : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    char tmpl[] = "/tmp/topolab-it-faults-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  void SetUp() override {
+    if (!libvirtd_answers()) start_libvirtd();
+    ASSERT_TRUE(our_domains().empty()) << "a domain of an earlier case is left";
+  }
+  void TearDown() override {
+    if (!libvirtd_answers()) start_libvirtd();  // whatever the case did, leave libvirtd up
+    EXPECT_TRUE(our_domains().empty()) << "topolab-faults-* domain left behind";
+  }
+  static fs::path dir_;
+};
+fs::path Faults::dir_;
+
+TEST_F(Faults, QemuKilledMidBenchmarkFailsOnlyThatCellAndRerunCompletesIt) {
+  fs::path db = dir_ / "qemu-kill.db";
+  CliChild run(run_args(kLongSqrt, db));
+  ASSERT_TRUE(run.wait_for_output("ready in", 120s)) << run.err();
+  std::string domain = wait_for_our_domain();
+  ASSERT_FALSE(domain.empty());
+
+  // While it runs: the run folder is 0700 and the agent socket 0600 (only root talks to it).
+  fs::path run_dir = fs::path("/var/lib/topolab/runs") / domain.substr(strlen(kDomainPrefix));
+  EXPECT_EQ(mode_of(run_dir), 0700u) << run_dir;
+  EXPECT_EQ(mode_of(run_dir / "agent.sock"), 0600u);
+  EXPECT_EQ(mode_of(run_dir / "domain.xml"), 0600u);
+
+  std::this_thread::sleep_for(1500ms);  // inside the first ~3.5 s sqrt run
+  pid_t qemu = qemu_pid(domain);
+  ASSERT_GT(qemu, 1);
+  ASSERT_EQ(kill(qemu, SIGKILL), 0);
+  CliRun r = run.wait(5min);
+  ASSERT_EQ(r.exit_code, 3) << "cells failed => exit 3\n" << r.err;  // not a crash
+  auto summary = summary_of(r);
+  EXPECT_EQ(summary["boots"], 2) << summary.dump();
+  EXPECT_EQ(summary["cells_failed"], 1);
+  EXPECT_EQ(summary["cells_done"], 1);  // the other configuration went on
+  EXPECT_EQ(summary["runs_executed"], 2);
+
+  StoreView v = read_store(db);
+  ASSERT_EQ(v.cells.size(), 2u);
+  int failed = 0;
+  for (const auto& [label, cell] : v.cells) {
+    if (cell.status == "failed") {
+      ++failed;
+      EXPECT_EQ(v.runs[label], 0);
+      EXPECT_NE(cell.error.find("sqrt #"), std::string::npos) << cell.error;
+      EXPECT_NE(cell.error.find("closed"), std::string::npos) << "reason: " << cell.error;
+      EXPECT_FALSE(v.failures[label].empty());
+    } else {
+      EXPECT_EQ(cell.status, "done");
+      EXPECT_EQ(v.runs[label], 2);
+    }
+  }
+  EXPECT_EQ(failed, 1);
+  EXPECT_TRUE(our_domains().empty()) << "the killed guest's domain is still defined";
+
+  CliChild again(run_args(kLongSqrt, db));
+  CliRun r2 = again.wait(5min);
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  auto s2 = summary_of(r2);
+  EXPECT_EQ(s2["boots"], 1);  // only the failed configuration
+  EXPECT_EQ(s2["runs_skipped"], 2);
+  EXPECT_EQ(s2["runs_executed"], 2);
+  EXPECT_EQ(read_store(db).total_runs, 4);
+}
+
+TEST_F(Faults, AgentGarbageIsSkippedAndAHangingAgentFailsOnlyItsCell) {
+  fs::path db = dir_ / "agent.db";
+  CliChild run(run_args(kAgentFaults, db));
+  CliRun r = run.wait(5min);
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  auto summary = summary_of(r);
+  EXPECT_EQ(summary["boots"], 2) << summary.dump();
+  EXPECT_EQ(summary["runs_executed"], 5);  // 3 garbage + 2 before the hang
+  EXPECT_EQ(summary["runs_failed"], 1);
+
+  StoreView v = read_store(db);
+  const std::string garbage = "cmdline.topolab.fault=garbage";
+  const std::string hang = "cmdline.topolab.fault=hang-after:3";
+  ASSERT_TRUE(v.cells.count(garbage) && v.cells.count(hang)) << r.err;
+  EXPECT_EQ(v.cells[garbage].status, "done");
+  EXPECT_EQ(v.runs[garbage], 3);
+  EXPECT_EQ(v.cells[hang].status, "failed");
+  EXPECT_EQ(v.runs[hang], 2);  // answered before the hang: kept
+  EXPECT_NE(v.cells[hang].error.find("timed out"), std::string::npos) << v.cells[hang].error;
+  EXPECT_NE(r.err.find("the agent stopped answering"), std::string::npos) << r.err;
+
+  // The garbage really crossed the channel: the host's transcript of that boot has it.
+  bool garbage_seen = false;
+  for (const auto& b : v.boots) {
+    std::string run_id = b.boot.versions.value("run_id", "");
+    if (run_id.empty()) continue;
+    for (const auto& entry : fs::recursive_directory_iterator("/var/lib/topolab/runs/" + run_id))
+      if (entry.path().filename() == "agent.log" &&
+          slurp(entry.path()).find("garbage") != std::string::npos)
+        garbage_seen = true;
+  }
+  EXPECT_TRUE(garbage_seen) << "no garbage line in any agent.log of this run";
+}
+
+TEST_F(Faults, LibvirtdRestartedDuringABenchmarkLosesNothing) {
+  fs::path db = dir_ / "libvirtd.db";
+  CliChild run(run_args(kLongSqrt, db));
+  ASSERT_TRUE(run.wait_for_output("ready in", 120s)) << run.err();
+  std::this_thread::sleep_for(1500ms);
+  ASSERT_TRUE(restart_libvirtd());
+  CliRun r = run.wait(5min);
+  // The benchmark's channel is QEMU's, not libvirtd's: the runs go on; cleanup reconnects.
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.term_signal, 0) << "killed by a signal (SIGPIPE on the dead libvirt socket?)";
+  auto summary = summary_of(r);
+  EXPECT_EQ(summary["boots"], 2);
+  EXPECT_EQ(summary["runs_executed"], 4);
+  EXPECT_EQ(summary["cells_done"], 2);
+  EXPECT_EQ(read_store(db).total_runs, 4);
+}
+
+// SIGINT or SIGTERM: the run ends by that signal, its domain is destroyed and undefined
+// before it exits, stored results stay, and the rerun does only what is missing.
+void interrupt_then_resume(const fs::path& db, int sig, bool after_first_config) {
+  CliChild run(run_args(kLongSqrt, db));
+  ASSERT_TRUE(run.wait_for_output("ready in", 120s)) << run.err();
+  if (after_first_config) {
+    ASSERT_TRUE(run.wait_for_output("[2/4]", 120s)) << run.err();
+    auto second_ready = [&] {
+      std::size_t first = run.err().find("ready in");
+      return first != std::string::npos &&
+             run.err().find("ready in", first + 1) != std::string::npos;
+    };
+    for (int i = 0; i < 600 && !second_ready(); ++i) run.pump(200ms);
+    ASSERT_TRUE(second_ready()) << run.err();
+  }
+  std::this_thread::sleep_for(1500ms);
+  int stored_before = read_store(db).total_runs;
+  ASSERT_EQ(kill(run.pid(), sig), 0);
+  CliRun r = run.wait(2min);
+  EXPECT_EQ(r.term_signal, sig) << "exit " << r.exit_code << "\n" << r.err;
+  EXPECT_NE(r.err.find("interrupted by"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("removed 1 domain(s)"), std::string::npos) << r.err;
+  EXPECT_TRUE(our_domains().empty());
+  int stored = read_store(db).total_runs;
+  EXPECT_EQ(stored, stored_before) << "a completed result was lost";
+  EXPECT_EQ(stored, after_first_config ? 2 : 0);
+
+  CliChild again(run_args(kLongSqrt, db));
+  CliRun r2 = again.wait(5min);
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  auto s2 = summary_of(r2);
+  EXPECT_EQ(s2["runs_skipped"], stored);
+  EXPECT_EQ(s2["runs_executed"], 4 - stored);
+  EXPECT_EQ(read_store(db).total_runs, 4);
+}
+
+TEST_F(Faults, SigtermDuringTheFirstBenchmarkThenRerun) {
+  interrupt_then_resume(dir_ / "sigterm.db", SIGTERM, /*after_first_config=*/false);
+}
+
+TEST_F(Faults, SigintDuringTheSecondConfigurationKeepsTheFirstsResults) {
+  interrupt_then_resume(dir_ / "sigint.db", SIGINT, /*after_first_config=*/true);
+}
+
+}  // namespace
+}  // namespace topolab

@@ -1,0 +1,45 @@
+// The signal-watcher thread of DomainRegistry::install_signal_handlers runs concurrently with
+// the thread that defines domains. A SIGTERM while the main thread keeps defining must clean up
+// every registered domain and end the process with the signal. It kills the process, so it is a
+// death test; under TSan (scripts/tsan.sh) it puts the watcher thread and the registry lock
+// under the race detector.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "orchestrator/virt/domain_registry.hpp"
+#include "tests/orchestrator/virt/test_domain.hpp"
+
+namespace topolab::virt {
+namespace {
+
+[[noreturn]] void define_until_interrupted() {
+  auto conn = open_connection("test:///default");
+  if (!conn) _exit(2);
+  DomainRegistry::install_signal_handlers();
+  std::vector<OwnedDomain> owned;
+  for (int i = 0; i < 100000; ++i) {
+    auto dom = OwnedDomain::define(conn->get(),
+                                   testing::test_domain_xml("topolab-sig-" + std::to_string(i)));
+    if (!dom) {
+      // Refused: the watcher has cleaned up and is about to re-raise the signal.
+      for (;;) pause();
+    }
+    owned.push_back(std::move(dom).value());
+    if (i == 3) kill(getpid(), SIGTERM);
+  }
+  _exit(3);  // the watcher never stopped the defines
+}
+
+TEST(SignalWatcherDeathTest, SigtermWhileTheMainThreadDefinesCleansUpAndDies) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(define_until_interrupted(), ::testing::KilledBySignal(SIGTERM),
+              "interrupted by SIGTERM: removed [0-9]+ domain\\(s\\)\n");
+}
+
+}  // namespace
+}  // namespace topolab::virt
