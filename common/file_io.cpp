@@ -34,15 +34,18 @@ Result<std::string> read_file(const std::filesystem::path& path, std::size_t max
   return out;
 }
 
-Result<std::string> read_attribute(const std::filesystem::path& path) {
-  auto text = read_file(path, 1u << 20);
-  if (!text) return text.error();
-  std::string& s = *text;
+void strip_attribute_tail(std::string& s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t' ||
                         s.back() == '\r' || s.back() == '\0')) {
     s.pop_back();
   }
-  return std::move(s);
+}
+
+Result<std::string> read_attribute(const std::filesystem::path& path) {
+  auto text = read_file(path, 1u << 20);
+  if (!text) return text.error();
+  strip_attribute_tail(*text);
+  return text;
 }
 
 Result<void> write_file_atomic(const std::filesystem::path& path, const std::string& content,

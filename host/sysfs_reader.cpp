@@ -49,12 +49,8 @@ Result<std::string> read_regular_file(const fs::path& path, std::size_t max_byte
 Result<std::string> read_text(const fs::path& path) {
   auto text = read_regular_file(path, kMaxAttributeBytes);
   if (!text) return text.error();
-  std::string& s = *text;
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t' ||
-                        s.back() == '\r' || s.back() == '\0')) {
-    s.pop_back();
-  }
-  return std::move(s);
+  strip_attribute_tail(*text);
+  return text;
 }
 
 // Parses "digits" (optionally negative: some arches print -1 for unknown ids).

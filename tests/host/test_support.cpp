@@ -9,26 +9,6 @@ namespace topolab::testing {
 
 namespace fs = std::filesystem;
 
-TempDir::TempDir() {
-  // tmpfs when there is one: the fixtures unpack to thousands of small files.
-  std::error_code ec;
-  fs::path base =
-      fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
-  std::string tmpl = (base / "topolab-host-test-XXXXXX").string();
-  if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  path_ = tmpl;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  // Tests make files unreadable or read-only; give permissions back before removing.
-  for (auto it = fs::recursive_directory_iterator(path_, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-  }
-  fs::remove_all(path_, ec);
-}
-
 fs::path unpack_fixture(const fs::path& archive, const fs::path& dir) {
   std::string name = archive.filename().string();
   std::string flag = name.ends_with(".tar.bz2")  ? "-xjf"

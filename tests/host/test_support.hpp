@@ -8,6 +8,7 @@
 
 #include "common/cpu_list.hpp"
 #include "tests/support/child_process.hpp"  // run_process
+#include "tests/support/temp_dir.hpp"       // TempDir
 
 namespace topolab {
 // gtest prints CpuList in list syntax instead of raw bytes.
@@ -17,18 +18,6 @@ inline void PrintTo(const CpuList& list, std::ostream* os) {
 }  // namespace topolab
 
 namespace topolab::testing {
-
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 // Unpacks a fixture archive (tar, by extension) into dir and returns the fs root: the single
 // top folder, or its fsroot/ subfolder when there is one.

@@ -12,26 +12,14 @@
 #include "orchestrator/domain/intended_topology.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 #include "tests/orchestrator/placement/fixture_hosts.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace topolab {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() : path_(fs::temp_directory_path() / ("topolab-domain-" + std::to_string(getpid()))) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using testing::TempDir;
 
 bool validates(const std::string& xml, const fs::path& dir, const std::string& name) {
   auto file = dir / (name + ".xml");
