@@ -6,6 +6,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <set>
@@ -82,8 +83,14 @@ Result<std::unique_ptr<AgentClient>> AgentClient::connect_unix(const std::filesy
 }
 
 void AgentClient::log(std::string_view prefix, std::string_view line) {
-  if (transcript_ == nullptr) return;
+  if (transcript_ == nullptr || transcript_bytes_ > kMaxTranscriptBytes) return;
   constexpr std::size_t kMaxLogged = 64 * 1024;
+  transcript_bytes_ += prefix.size() + std::min(line.size(), kMaxLogged) + 1;
+  if (transcript_bytes_ > kMaxTranscriptBytes) {
+    *transcript_ << "[transcript stops here: more than " << kMaxTranscriptBytes << " bytes]\n";
+    transcript_->flush();
+    return;
+  }
   *transcript_ << prefix << line.substr(0, kMaxLogged);
   if (line.size() > kMaxLogged) *transcript_ << " [... " << line.size() << " bytes]";
   *transcript_ << '\n';
@@ -156,6 +163,11 @@ Result<proto::Message> AgentClient::read_message(Clock::time_point deadline,
       return msg;
     }
     if (closed_) return make_error("agent closed the connection while waiting for " + waiting);
+    if (skipped_lines_ - skip_mark_ > kMaxSkippedPerWait) {
+      return make_error("gave up waiting for " + waiting + ": the agent sent more than " +
+                        std::to_string(kMaxSkippedPerWait) +
+                        " unreadable lines (last: " + last_skip_reason_ + ")");
+    }
     int ms = remaining_ms(deadline);
     if (ms == 0) {
       std::string text = "timed out waiting for " + waiting;
@@ -186,6 +198,7 @@ Result<proto::Message> AgentClient::read_message(Clock::time_point deadline,
 }
 
 Result<void> AgentClient::resync(milliseconds timeout) {
+  skip_mark_ = skipped_lines_;
   const auto deadline = Clock::now() + timeout;
   // The agent may not be running yet (guest still booting), and bytes sent before it opened its
   // port can be lost: resend with a fresh id every second and accept any id we sent.
@@ -218,6 +231,7 @@ Result<void> AgentClient::resync(milliseconds timeout) {
 }
 
 Result<json> AgentClient::wait_hello(milliseconds timeout) {
+  skip_mark_ = skipped_lines_;
   const auto deadline = Clock::now() + timeout;
   for (;;) {
     if (hello_) return *hello_;
@@ -233,6 +247,7 @@ Result<json> AgentClient::wait_hello(milliseconds timeout) {
 
 Result<proto::Message> AgentClient::wait_reply(std::uint64_t id, std::string_view expected_type,
                                                milliseconds timeout) {
+  skip_mark_ = skipped_lines_;
   const auto deadline = Clock::now() + timeout;
   const std::string waiting =
       "'" + std::string(expected_type) + "' reply to request " + std::to_string(id);

@@ -50,6 +50,11 @@ class AgentClient {
   std::uint64_t skipped_lines() const { return skipped_lines_; }
   const std::string& last_skip_reason() const { return last_skip_reason_; }
 
+  // A guest that floods junk must not keep a wait (up to a benchmark's timeout) or the
+  // transcript busy: a wait gives up after this many unreadable lines, and the transcript
+  // stops after this many bytes.
+  static constexpr std::uint64_t kMaxSkippedPerWait = 10000;
+  static constexpr std::uint64_t kMaxTranscriptBytes = 32u << 20;
   static constexpr std::chrono::milliseconds kWriteTimeout{5000};
   static constexpr std::chrono::milliseconds kShutdownTimeout{10000};
 
@@ -76,6 +81,8 @@ class AgentClient {
   std::optional<Error> hello_error_;
   std::ostream* transcript_ = nullptr;
   std::uint64_t skipped_lines_ = 0;
+  std::uint64_t skip_mark_ = 0;  // skipped_lines_ when the current wait began
+  std::uint64_t transcript_bytes_ = 0;
   std::string last_skip_reason_;
   bool closed_ = false;
 };

@@ -1,12 +1,11 @@
 #include "orchestrator/domain/domain_patcher.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
-#include <ctime>
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "common/utc_time.hpp"
 #include "orchestrator/domain/domain_sections.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 
@@ -189,21 +188,12 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
 
 namespace {
 
-std::string utc_timestamp() {
-  auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return buf;
-}
-
 Result<std::filesystem::path> write_backup(const std::filesystem::path& dir,
                                            const std::string& domain, const std::string& xml) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return make_error("backup dir " + dir.string() + ": " + ec.message());
-  const std::string stamp = utc_timestamp();
+  const std::string stamp = utc_now("%Y%m%dT%H%M%SZ");
   auto path = dir / (domain + "." + stamp + ".xml");
   for (int n = 1; std::filesystem::exists(path); ++n) {
     path = dir / (domain + "." + stamp + "-" + std::to_string(n) + ".xml");

@@ -3,7 +3,8 @@
 #include <sqlite3.h>
 
 #include <cmath>
-#include <ctime>
+
+#include "common/utc_time.hpp"
 
 namespace topolab::store {
 namespace {
@@ -33,15 +34,6 @@ CREATE TABLE IF NOT EXISTS failures(
   id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
   benchmark_index INTEGER, repetition INTEGER, error TEXT NOT NULL, at TEXT NOT NULL);
 )SQL";
-
-std::string now_utc() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // One prepared statement; binds by position starting at 1.
 class Stmt {
@@ -160,7 +152,7 @@ Result<std::int64_t> ResultStore::begin_experiment(const std::string& name,
                                                    const nlohmann::json& spec,
                                                    const nlohmann::json& host_topology,
                                                    const nlohmann::json& versions) {
-  std::string now = now_utc();
+  std::string now = utc_now();
   Stmt s(db_,
          "INSERT INTO experiments(name, spec, host_topology, versions, created, updated) "
          "VALUES(?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT(name) DO UPDATE SET spec=?2, "
@@ -211,7 +203,7 @@ Result<std::int64_t> ResultStore::add_boot(const BootRecord& b) {
   if (!s.prepared()) return db_error("prepare boot");
   s.bind(1, b.experiment_id).bind(2, b.config_key).bind(3, std::to_string(b.order_seed));
   s.bind_json(4, b.intended).bind_json(5, b.seen).bind_json(6, b.mismatches);
-  s.bind_json(7, b.timings).bind_json(8, b.versions).bind(9, now_utc());
+  s.bind_json(7, b.timings).bind_json(8, b.versions).bind(9, utc_now());
   if (s.step() != SQLITE_DONE) return db_error("record boot");
   return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
 }
@@ -239,7 +231,7 @@ Result<void> ResultStore::add_run(const RunRecord& r) {
   s.bind(5, r.repetition).bind_json(6, r.params).bind_json(7, field("samples"));
   s.bind_json(8, field("summary")).bind(9, r.result.dump()).bind(10, result_value(r.result));
   s.bind(11, field("unit").is_string() ? field("unit").get<std::string>() : std::string());
-  s.bind(12, r.duration_ms).bind(13, now_utc());
+  s.bind(12, r.duration_ms).bind(13, utc_now());
   if (s.step() != SQLITE_DONE) return db_error("record result of " + r.benchmark);
   return {};
 }
@@ -252,7 +244,7 @@ Result<void> ResultStore::add_failure(std::int64_t cell_id, std::int64_t boot_id
          "VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
   if (!s.prepared()) return db_error("prepare failure");
   s.bind(1, cell_id).bind(2, boot_id).bind(3, benchmark_index).bind(4, repetition);
-  s.bind(5, error).bind(6, now_utc());
+  s.bind(5, error).bind(6, utc_now());
   if (s.step() != SQLITE_DONE) return db_error("record failure");
   return {};
 }

@@ -2,10 +2,10 @@
 
 #include <sys/utsname.h>
 
-#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.hpp"
+#include "common/utc_time.hpp"
 
 namespace topolab::virt {
 namespace {
@@ -13,15 +13,6 @@ namespace {
 std::string version_string(unsigned long v) {
   return std::to_string(v / 1000000) + "." + std::to_string(v / 1000 % 1000) + "." +
          std::to_string(v % 1000);
-}
-
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 nlohmann::json read_cache_json(const std::filesystem::path& cache) {

@@ -3,13 +3,13 @@
 #include <unistd.h>
 
 #include <charconv>
-#include <ctime>
 #include <iomanip>
 #include <pugixml.hpp>
 #include <random>
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "common/utc_time.hpp"
 
 namespace topolab::virt {
 namespace {
@@ -48,14 +48,10 @@ pugi::xml_node find_run_element(const pugi::xml_node& root) {
 }  // namespace
 
 std::string make_run_id() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &tm);
   std::random_device rd;
   std::ostringstream os;
-  os << stamp << '-' << std::hex << std::setw(6) << std::setfill('0') << (rd() & 0xffffffu);
+  os << utc_now("%Y%m%dT%H%M%S") << '-' << std::hex << std::setw(6) << std::setfill('0')
+     << (rd() & 0xffffffu);
   return os.str();
 }
 

@@ -225,5 +225,46 @@ TEST(AgentClient, AgentClosingIsReportedAtOnce) {
   EXPECT_LT(Clock::now() - start, 3s) << "EOF must not wait for the deadline";
 }
 
+TEST(AgentClient, AFloodOfJunkLinesEndsTheWaitLongBeforeItsDeadline) {
+  FakeAgent agent([](FakeAgent& a) {
+    a.answer_sync();
+    a.next();  // the ping: never answered, junk instead
+    std::string junk;
+    for (int i = 0; i < 1000; ++i) junk += "\x01junk {not json\n";
+    for (std::uint64_t sent = 0; sent <= AgentClient::kMaxSkippedPerWait + 2000; sent += 1000)
+      a.send(junk);
+    a.idle();
+  });
+  auto c = AgentClient::connect_unix(agent.path(), 5s);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto p = (*c)->ping(600s);  // only the junk limit can end this wait in time
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("gave up waiting for 'pong'"), std::string::npos)
+      << p.error().message;
+  EXPECT_NE(p.error().message.find("more than 10000 unreadable lines"), std::string::npos);
+  EXPECT_GT((*c)->skipped_lines(), AgentClient::kMaxSkippedPerWait);
+}
+
+TEST(AgentClient, TheTranscriptOfAFloodingGuestIsBounded) {
+  const std::string big(60 * 1024, 'x');  // a valid-length line of junk, logged up to 64 KiB
+  const int lines = static_cast<int>(AgentClient::kMaxTranscriptBytes / big.size()) + 50;
+  FakeAgent agent([&](FakeAgent& a) {
+    a.answer_sync();
+    json ping = a.next();
+    for (int i = 0; i < lines; ++i) a.send(big + "\n");
+    a.send_json(protocol::pong_message(ping["id"]));
+    a.idle();
+  });
+  std::ostringstream transcript;
+  auto c = AgentClient::connect_unix(agent.path(), 5s);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  (*c)->set_transcript(&transcript);
+  auto p = (*c)->ping(60s);
+  ASSERT_TRUE(p.ok()) << p.error().message;  // the answer still arrives after the junk
+  const std::string t = transcript.str();
+  EXPECT_LE(t.size(), AgentClient::kMaxTranscriptBytes + 70 * 1024);
+  EXPECT_NE(t.find("[transcript stops here"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace topolab
