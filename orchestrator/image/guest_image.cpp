@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.hpp"
 #include "orchestrator/image/cpio.hpp"
+#include "orchestrator/image/elf_probe.hpp"
 #include "orchestrator/image/module_resolver.hpp"
 
 #ifndef TOPOLAB_AGENT_BINARY
@@ -114,7 +116,12 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
     }
     modules_dir = fs::path("/lib/modules") / img.kernel_version;
   }
-  fs::path agent = opts.agent_binary.empty() ? fs::path(TOPOLAB_AGENT_BINARY) : opts.agent_binary;
+  fs::path agent = opts.agent_binary;
+  // The environment can point at another static agent: a sanitizer build's own agent is
+  // dynamic and cannot be /init, so its real-guest tests use the release agent.
+  if (const char* env = std::getenv("TOPOLAB_AGENT_BINARY"); agent.empty() && env && *env)
+    agent = env;
+  if (agent.empty()) agent = TOPOLAB_AGENT_BINARY;
   if (agent.empty()) return make_error("no agent binary given and TOPOLAB_AGENT_BINARY is unset");
 
   auto kernel_bytes = read_file(kernel, 256u << 20);
@@ -125,6 +132,12 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
                                                       "\x7f"
                                                       "ELF") != 0) {
     return make_error("agent binary " + agent.string() + " is not an ELF executable");
+  }
+  if (auto interp = image::elf_interpreter(*agent_bytes); !interp.empty()) {
+    // As /init of our initramfs there is no dynamic loader: the kernel would panic with
+    // "Failed to execute /init (error -2)".
+    return make_error("agent binary " + agent.string() + " is dynamically linked (interpreter " +
+                      interp + "); the guest image needs a static agent (a release build's)");
   }
   auto modules = image::resolve_modules(modules_dir, required_guest_modules());
   if (!modules) return modules.error();

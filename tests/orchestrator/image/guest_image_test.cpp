@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "common/file_io.hpp"
 #include "orchestrator/image/cpio.hpp"
+#include "orchestrator/image/elf_probe.hpp"
 #include "orchestrator/image/module_resolver.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -102,6 +104,13 @@ TEST(Cpio, RoundTripsAndIsBlockAligned) {
   EXPECT_FALSE(image::read_cpio("garbage").ok());
 }
 
+// This tree's agent, or (sanitizer trees, whose agent is dynamic) the static one that
+// scripts/test.sh names in TOPOLAB_AGENT_BINARY.
+fs::path static_agent() {
+  const char* env = std::getenv("TOPOLAB_AGENT_BINARY");
+  return env && *env ? fs::path(env) : fs::path(TOPOLAB_AGENT);
+}
+
 class GuestImageTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -111,7 +120,7 @@ class GuestImageTest : public ::testing::Test {
     opts_.output_dir = tmp_.path() / "out";
     opts_.kernel = kernel_;
     opts_.modules_dir = modules_;
-    opts_.agent_binary = TOPOLAB_AGENT;
+    opts_.agent_binary = static_agent();
   }
   TempDir tmp_;
   fs::path modules_, kernel_;
@@ -137,9 +146,9 @@ TEST_F(GuestImageTest, InitramfsHoldsTheAgentAsInitAndModulesInLoadOrder) {
   const auto& init = by_name["init"];
   EXPECT_TRUE(S_ISREG(init.mode));
   EXPECT_EQ(init.mode & 0111, 0111u) << "init must be executable";
-  auto agent = read_file(TOPOLAB_AGENT, 512u << 20);
+  auto agent = read_file(static_agent(), 512u << 20);
   ASSERT_TRUE(agent.ok());
-  EXPECT_EQ(init.data, *agent) << "init is the static agent, byte for byte";
+  EXPECT_TRUE(init.data == *agent) << "init is the static agent, byte for byte";
   ASSERT_TRUE(by_name.count("dev/console"));
   EXPECT_TRUE(S_ISCHR(by_name["dev/console"].mode));
   for (const char* d : {"dev", "proc", "sys"}) EXPECT_TRUE(S_ISDIR(by_name[d].mode)) << d;
@@ -191,12 +200,38 @@ TEST_F(GuestImageTest, BadInputsAreErrors) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("not an ELF"), std::string::npos) << r.error().message;
   bad = opts_;
+  bad.agent_binary = "/bin/true";  // dynamically linked: cannot be /init
+  r = build_guest_image(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(
+      r.error().message.find("is dynamically linked (interpreter /lib64/ld-linux-x86-64.so.2)"),
+      std::string::npos)
+      << r.error().message;
+  bad = opts_;
   bad.kernel = tmp_.path() / "boot/bzImage";
   write(bad.kernel, "k");
   bad.modules_dir.clear();
   r = build_guest_image(bad);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("vmlinuz-VERSION"), std::string::npos) << r.error().message;
+}
+
+TEST(ElfProbe, StaticAgentHasNoInterpreterDynamicBinariesDo) {
+  auto agent = read_file(static_agent(), 64u << 20);
+  ASSERT_TRUE(agent.ok()) << agent.error().message;
+  EXPECT_EQ(image::elf_interpreter(*agent), "") << "the guest agent must be static";
+  auto dynamic = read_file("/bin/true", 64u << 20);
+  ASSERT_TRUE(dynamic.ok());
+  EXPECT_EQ(image::elf_interpreter(*dynamic), "/lib64/ld-linux-x86-64.so.2");
+  // Truncated or lying headers are not followed out of the buffer.
+  EXPECT_EQ(image::elf_interpreter(dynamic->substr(0, 100)), "");
+  EXPECT_EQ(image::elf_interpreter("\x7f"
+                                   "ELF"),
+            "");
+  std::string lying = *dynamic;
+  lying[32] = '\xff';  // e_phoff far beyond the end
+  lying[39] = '\x7f';
+  EXPECT_EQ(image::elf_interpreter(lying), "");
 }
 
 TEST(NewestKernel, PicksTheHighestVersion) {
