@@ -44,7 +44,9 @@ class ImageCommand : public Command {
                           {"modules", img->modules},
                           {"initrd_bytes", img->initrd_bytes},
                           {"content_hash", img->content_hash},
-                          {"rebuilt", img->rebuilt}};
+                          {"rebuilt", img->rebuilt},
+                          {"boot", img->boot_protocol},
+                          {"pvh_fallback", img->pvh_fallback}};
       std::cout << j.dump(2) << "\n";
       return 0;
     }

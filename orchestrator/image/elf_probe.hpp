@@ -10,4 +10,8 @@ namespace topolab::image {
 // Bounds-checked: headers pointing outside `elf` are ignored.
 std::string elf_interpreter(std::string_view elf);
 
+// True when the ELF64 has a Xen PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY), which QEMU's -kernel
+// uses to enter an uncompressed vmlinux directly.
+bool elf_has_pvh_entry(std::string_view elf);
+
 }  // namespace topolab::image

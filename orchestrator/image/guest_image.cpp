@@ -12,6 +12,7 @@
 #include "orchestrator/image/cpio.hpp"
 #include "orchestrator/image/elf_probe.hpp"
 #include "orchestrator/image/module_resolver.hpp"
+#include "orchestrator/image/pvh_kernel.hpp"
 
 #ifndef TOPOLAB_AGENT_BINARY
 #define TOPOLAB_AGENT_BINARY ""
@@ -24,7 +25,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bump when the image layout changes, so cached images are rebuilt.
-constexpr int kImageFormat = 1;
+constexpr int kImageFormat = 2;  // 2: PVH vmlinux
 constexpr const char* kModulesDirInImage = "lib/modules";
 constexpr const char* kModulesOrderFile = "modules.order";
 
@@ -96,6 +97,29 @@ Result<fs::path> newest_kernel(const fs::path& boot_dir) {
   });
   return kernels.back();
 }
+
+namespace {
+
+// A complete earlier build of the same inputs: its manifest names the kernel file and size.
+bool reuse_cached(const fs::path& manifest, const fs::path& out, std::uint64_t initrd_bytes,
+                  GuestImage& img) {
+  std::error_code ec;
+  if (!fs::exists(manifest, ec) || fs::file_size(img.initrd, ec) != initrd_bytes) return false;
+  auto text = read_file(manifest, 1u << 20);
+  if (!text) return false;
+  auto m = nlohmann::json::parse(*text, nullptr, false);
+  if (!m.is_object() || !m["kernel_file"].is_string() || !m["kernel_bytes"].is_number_unsigned())
+    return false;
+  const std::string file = m["kernel_file"];
+  if (file != "vmlinux" && file != "vmlinuz") return false;
+  if (fs::file_size(out / file, ec) != m["kernel_bytes"].get<std::uint64_t>() || ec) return false;
+  img.kernel = out / file;
+  img.boot_protocol = m.value("boot", "");
+  img.pvh_fallback = m.value("pvh_fallback", "");
+  return true;
+}
+
+}  // namespace
 
 Result<GuestImage> build_guest_image(const ImageOptions& opts) {
   GuestImage img;
@@ -171,21 +195,36 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
 
   const fs::path out_root = opts.output_dir.empty() ? fs::path(kDefaultImageDir) : opts.output_dir;
   const fs::path out = out_root / img.content_hash;
-  img.kernel = out / "vmlinuz";
   img.initrd = out / "initrd.cpio";
   const fs::path manifest = out / "image.json";
-  std::error_code ec;
-  if (fs::exists(manifest, ec) && fs::file_size(img.initrd, ec) == archive.size() &&
-      fs::file_size(img.kernel, ec) == kernel_bytes->size()) {
-    return img;  // identical inputs: reuse
+  if (reuse_cached(manifest, out, archive.size(), img)) return img;  // identical inputs
+
+  std::string boot_kernel;
+  if (auto elf = image::extract_pvh_vmlinux(*kernel_bytes); elf) {
+    boot_kernel = std::move(elf).value();
+    img.boot_protocol = "pvh";
+    img.kernel = out / "vmlinux";
+  } else {
+    boot_kernel = *kernel_bytes;
+    img.boot_protocol = "bzimage";
+    img.pvh_fallback = elf.error().message;
+    img.kernel = out / "vmlinuz";
   }
   TL_TRY(make_world_readable_dirs(out, out_root));
-  TL_TRY(write_file_atomic(img.kernel, *kernel_bytes, 0644));
+  TL_TRY(write_file_atomic(img.kernel, boot_kernel, 0644));
   TL_TRY(write_file_atomic(img.initrd, archive, 0644));
-  nlohmann::json m = {{"kernel_source", kernel.string()}, {"kernel_version", img.kernel_version},
-                      {"agent_source", agent.string()},   {"modules", img.modules},
-                      {"cmdline", img.cmdline},           {"initrd_bytes", img.initrd_bytes},
-                      {"content_hash", img.content_hash}, {"format", kImageFormat}};
+  nlohmann::json m = {{"kernel_source", kernel.string()},
+                      {"kernel_version", img.kernel_version},
+                      {"kernel_file", img.kernel.filename().string()},
+                      {"kernel_bytes", boot_kernel.size()},
+                      {"boot", img.boot_protocol},
+                      {"pvh_fallback", img.pvh_fallback},
+                      {"agent_source", agent.string()},
+                      {"modules", img.modules},
+                      {"cmdline", img.cmdline},
+                      {"initrd_bytes", img.initrd_bytes},
+                      {"content_hash", img.content_hash},
+                      {"format", kImageFormat}};
   TL_TRY(write_file_atomic(manifest, m.dump(2) + "\n", 0644));
   img.rebuilt = true;
   return img;

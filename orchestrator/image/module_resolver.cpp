@@ -105,8 +105,6 @@ Result<std::vector<ModuleFile>> resolve_modules(const fs::path& modules_dir,
   return order;
 }
 
-namespace {
-
 // Runs argv (no shell) and returns its stdout, bounded by max_bytes.
 Result<std::string> capture_output(const std::vector<std::string>& argv, std::size_t max_bytes) {
   int pipefd[2];
@@ -151,8 +149,6 @@ Result<std::string> capture_output(const std::vector<std::string>& argv, std::si
   }
   return out;
 }
-
-}  // namespace
 
 Result<std::string> read_module_bytes(const fs::path& path) {
   const std::string p = path.string();

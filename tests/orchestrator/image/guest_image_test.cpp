@@ -12,6 +12,7 @@
 #include "orchestrator/image/cpio.hpp"
 #include "orchestrator/image/elf_probe.hpp"
 #include "orchestrator/image/module_resolver.hpp"
+#include "orchestrator/image/pvh_kernel.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -185,6 +186,12 @@ TEST_F(GuestImageTest, CachedUntilAnInputChanges) {
   EXPECT_FALSE(again->rebuilt);
   EXPECT_EQ(again->content_hash, first->content_hash);
   EXPECT_EQ(again->initrd, first->initrd);
+  // The fake kernel has no payload: booted as it is, and the reuse says so too.
+  EXPECT_EQ(first->boot_protocol, "bzimage");
+  EXPECT_EQ(first->kernel.filename(), "vmlinuz");
+  EXPECT_EQ(again->kernel, first->kernel);
+  EXPECT_EQ(again->boot_protocol, "bzimage");
+  EXPECT_FALSE(again->pvh_fallback.empty());
 
   write(modules_ / "kernel/drivers/virtio/virtio.ko", "MODULE virtio v2");
   auto changed = build_guest_image(opts_);
@@ -232,6 +239,35 @@ TEST(ElfProbe, StaticAgentHasNoInterpreterDynamicBinariesDo) {
   lying[32] = '\xff';  // e_phoff far beyond the end
   lying[39] = '\x7f';
   EXPECT_EQ(image::elf_interpreter(lying), "");
+}
+
+TEST(PvhKernel, TheInstalledKernelUnpacksToAVmlinuxWithAPvhEntry) {
+  auto kernel = newest_kernel();
+  ASSERT_TRUE(kernel.ok()) << kernel.error().message;
+  auto bz = read_file(*kernel, 256u << 20);
+  ASSERT_TRUE(bz.ok());
+  EXPECT_FALSE(image::elf_has_pvh_entry(*bz)) << "a bzImage is not an ELF";
+  auto elf = image::extract_pvh_vmlinux(*bz);
+  ASSERT_TRUE(elf.ok()) << elf.error().message;
+  EXPECT_GT(elf->size(), bz->size()) << "uncompressed";
+  EXPECT_EQ(elf->compare(0, 4,
+                         "\x7f"
+                         "ELF"),
+            0);
+  EXPECT_TRUE(image::elf_has_pvh_entry(*elf));
+  EXPECT_FALSE(image::elf_has_pvh_entry(elf->substr(0, 4096))) << "notes cut off";
+}
+
+TEST(PvhKernel, AnythingElseIsAReasonToBootTheBzImage) {
+  auto none = image::extract_pvh_vmlinux("not a kernel at all");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("no xz, zstd or gzip payload"), std::string::npos);
+  auto bad = image::extract_pvh_vmlinux(std::string("MZ....\xFD"
+                                                    "7zXZ",
+                                                    11) +
+                                        std::string(1, '\0') + "garbage");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("xz"), std::string::npos) << bad.error().message;
 }
 
 TEST(NewestKernel, PicksTheHighestVersion) {
