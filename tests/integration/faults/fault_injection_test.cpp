@@ -156,7 +156,7 @@ TEST_F(Faults, QemuKilledMidBenchmarkFailsOnlyThatCellAndRerunCompletesIt) {
   EXPECT_EQ(mode_of(run_dir / "agent.sock"), 0600u);
   EXPECT_EQ(mode_of(run_dir / "domain.xml"), 0600u);
 
-  std::this_thread::sleep_for(1500ms);  // inside the first ~3.5 s sqrt run
+  std::this_thread::sleep_for(1500ms);  // inside the first sqrt run (3-9 s here)
   pid_t qemu = qemu_pid(domain);
   ASSERT_GT(qemu, 1);
   ASSERT_EQ(kill(qemu, SIGKILL), 0);
@@ -166,7 +166,10 @@ TEST_F(Faults, QemuKilledMidBenchmarkFailsOnlyThatCellAndRerunCompletesIt) {
   EXPECT_EQ(summary["boots"], 2) << summary.dump();
   EXPECT_EQ(summary["cells_failed"], 1);
   EXPECT_EQ(summary["cells_done"], 1);  // the other configuration went on
-  EXPECT_EQ(summary["runs_executed"], 2);
+  // The other configuration's 2 runs, plus the killed cell's first run if the machine was
+  // fast enough to finish it before the kill.
+  const int killed_cell_runs = summary["runs_executed"].get<int>() - 2;
+  EXPECT_TRUE(killed_cell_runs == 0 || killed_cell_runs == 1) << summary.dump();
 
   StoreView v = read_store(db);
   ASSERT_EQ(v.cells.size(), 2u);
@@ -174,7 +177,7 @@ TEST_F(Faults, QemuKilledMidBenchmarkFailsOnlyThatCellAndRerunCompletesIt) {
   for (const auto& [label, cell] : v.cells) {
     if (cell.status == "failed") {
       ++failed;
-      EXPECT_EQ(v.runs[label], 0);
+      EXPECT_EQ(v.runs[label], killed_cell_runs);
       EXPECT_NE(cell.error.find("sqrt #"), std::string::npos) << cell.error;
       EXPECT_NE(cell.error.find("closed"), std::string::npos) << "reason: " << cell.error;
       EXPECT_FALSE(v.failures[label].empty());
@@ -191,8 +194,8 @@ TEST_F(Faults, QemuKilledMidBenchmarkFailsOnlyThatCellAndRerunCompletesIt) {
   ASSERT_EQ(r2.exit_code, 0) << r2.err;
   auto s2 = summary_of(r2);
   EXPECT_EQ(s2["boots"], 1);  // only the failed configuration
-  EXPECT_EQ(s2["runs_skipped"], 2);
-  EXPECT_EQ(s2["runs_executed"], 2);
+  EXPECT_EQ(s2["runs_skipped"], 2 + killed_cell_runs);
+  EXPECT_EQ(s2["runs_executed"], 2 - killed_cell_runs);
   EXPECT_EQ(read_store(db).total_runs, 4);
 }
 
@@ -274,21 +277,23 @@ int interrupt(const fs::path& db, int sig, bool after_first_config) {
   return stored;
 }
 
-// One store, three runs: SIGTERM during the first benchmark (nothing stored yet), then the
-// rerun gets SIGINT (Ctrl-C) during its second configuration (the first configuration's 2
-// runs stay), then the last rerun does only the 2 missing runs.
+// One store, three runs: SIGTERM during the first configuration, then the rerun gets SIGINT
+// (Ctrl-C) during its second configuration (the first configuration's 2 runs stay), then the
+// last rerun does only the missing runs.
 TEST_F(Faults, SigtermThenSigintThenTheRerunCompletesWithOnlyTheMissingRuns) {
   fs::path db = dir_ / "signals.db";
-  EXPECT_EQ(interrupt(db, SIGTERM, /*after_first_config=*/false), 0);
-  EXPECT_EQ(interrupt(db, SIGINT, /*after_first_config=*/true), 2);
+  const int after_sigterm = interrupt(db, SIGTERM, /*after_first_config=*/false);
+  EXPECT_LT(after_sigterm, 2) << "SIGTERM came after the first configuration";
+  const int after_sigint = interrupt(db, SIGINT, /*after_first_config=*/true);
+  EXPECT_TRUE(after_sigint == 2 || after_sigint == 3) << after_sigint;
 
   CliChild again(run_args(kLongSqrt, db));
   CliRun r = again.wait(5min);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto s = summary_of(r);
   EXPECT_EQ(s["boots"], 1);
-  EXPECT_EQ(s["runs_skipped"], 2);
-  EXPECT_EQ(s["runs_executed"], 2);
+  EXPECT_EQ(s["runs_skipped"], after_sigint);
+  EXPECT_EQ(s["runs_executed"], 4 - after_sigint);
   EXPECT_EQ(read_store(db).total_runs, 4);
 }
 
