@@ -112,6 +112,15 @@ class FakeAgent {
   protocol::LineReader reader_;
 };
 
+// A connected client writing its transcript to `out` (nullptr when connecting failed).
+std::unique_ptr<AgentClient> connect_logged(const FakeAgent& agent, std::ostream& out) {
+  auto c = AgentClient::connect_unix(agent.path(), 5s);
+  EXPECT_TRUE(c.ok()) << c.error().message;
+  if (!c.ok()) return nullptr;
+  (*c)->set_transcript(&out);
+  return std::move(*c);
+}
+
 TEST(AgentClient, StaleLinesBeforeTheSyncReplyAreDiscarded) {
   FakeAgent agent([](FakeAgent& a) {
     // Leftovers of an earlier session: a half line, a stale result, junk.
@@ -124,14 +133,13 @@ TEST(AgentClient, StaleLinesBeforeTheSyncReplyAreDiscarded) {
     a.idle();
   });
   std::ostringstream transcript;
-  auto c = AgentClient::connect_unix(agent.path(), 5s);
-  ASSERT_TRUE(c.ok()) << c.error().message;
-  (*c)->set_transcript(&transcript);
-  auto hello = (*c)->wait_hello(1s);
+  auto c = connect_logged(agent, transcript);
+  ASSERT_NE(c, nullptr);
+  auto hello = c->wait_hello(1s);
   ASSERT_TRUE(hello.ok()) << hello.error().message;
   EXPECT_EQ((*hello)["agent_version"], "fake");
-  ASSERT_TRUE((*c)->ping(2s).ok());
-  EXPECT_GE((*c)->skipped_lines(), 2u);
+  ASSERT_TRUE(c->ping(2s).ok());
+  EXPECT_GE(c->skipped_lines(), 2u);
   EXPECT_NE(transcript.str().find("> {\"id\":"), std::string::npos);
 }
 
@@ -256,10 +264,9 @@ TEST(AgentClient, TheTranscriptOfAFloodingGuestIsBounded) {
     a.idle();
   });
   std::ostringstream transcript;
-  auto c = AgentClient::connect_unix(agent.path(), 5s);
-  ASSERT_TRUE(c.ok()) << c.error().message;
-  (*c)->set_transcript(&transcript);
-  auto p = (*c)->ping(60s);
+  auto c = connect_logged(agent, transcript);
+  ASSERT_NE(c, nullptr);
+  auto p = c->ping(60s);
   ASSERT_TRUE(p.ok()) << p.error().message;  // the answer still arrives after the junk
   const std::string t = transcript.str();
   EXPECT_LE(t.size(), AgentClient::kMaxTranscriptBytes + 70 * 1024);
