@@ -46,7 +46,8 @@ class ImageCommand : public Command {
                           {"content_hash", img->content_hash},
                           {"rebuilt", img->rebuilt},
                           {"boot", img->boot_protocol},
-                          {"pvh_fallback", img->pvh_fallback}};
+                          {"pvh_fallback", img->pvh_fallback},
+                          {"pruned", img->pruned}};
       std::cout << j.dump(2) << "\n";
       return 0;
     }

@@ -100,6 +100,28 @@ Result<fs::path> newest_kernel(const fs::path& boot_dir) {
 
 namespace {
 
+// Every agent or kernel change makes a new image folder (a 66 MB vmlinux each): keep the
+// newest few beside the current one, so a run that built its image a moment ago still finds
+// it, and remove older folders. Only folders that are ours (16 hex digits, image.json) go.
+int prune_old_images(const fs::path& out_root, const fs::path& current) {
+  std::vector<std::pair<fs::file_time_type, fs::path>> ours;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(out_root, ec)) {
+    const std::string name = e.path().filename().string();
+    if (e.path() == current || name.size() != 16 ||
+        name.find_first_not_of("0123456789abcdef") != std::string::npos)
+      continue;
+    auto t = fs::last_write_time(e.path() / "image.json", ec);
+    if (!ec) ours.emplace_back(t, e.path());
+  }
+  std::sort(ours.begin(), ours.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  int removed = 0;
+  for (std::size_t i = kKeptOldImages; i < ours.size(); ++i)
+    if (fs::remove_all(ours[i].second, ec) > 0 && !ec) ++removed;
+  return removed;
+}
+
 // A complete earlier build of the same inputs: its manifest names the kernel file and size.
 bool reuse_cached(const fs::path& manifest, const fs::path& out, std::uint64_t initrd_bytes,
                   GuestImage& img) {
@@ -227,6 +249,7 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
                       {"format", kImageFormat}};
   TL_TRY(write_file_atomic(manifest, m.dump(2) + "\n", 0644));
   img.rebuilt = true;
+  img.pruned = prune_old_images(out_root, out);
   return img;
 }
 

@@ -25,6 +25,7 @@ struct GuestImage {
   // "bzimage": the kernel as installed. pvh_fallback says why PVH was not used.
   std::string boot_protocol;
   std::string pvh_fallback;
+  int pruned = 0;  // older image folders removed after this build (kKeptOldImages are kept)
 };
 
 struct ImageOptions {
@@ -35,6 +36,7 @@ struct ImageOptions {
   std::filesystem::path modules_dir;
 };
 
+inline constexpr std::size_t kKeptOldImages = 3;
 inline constexpr const char* kDefaultImageDir = "/var/cache/topolab/image";
 inline constexpr const char* kDefaultCmdline = "console=ttyS0 quiet panic=-1";
 // Modules the agent needs to reach its virtio-serial port; dependencies are added from

@@ -200,6 +200,35 @@ TEST_F(GuestImageTest, CachedUntilAnInputChanges) {
   EXPECT_NE(changed->content_hash, first->content_hash);
 }
 
+TEST_F(GuestImageTest, OldImageFoldersArePrunedOnlyOursAndOnlyBeyondTheNewest) {
+  const fs::path root = opts_.output_dir;
+  std::vector<fs::path> old;
+  for (int i = 0; i < 5; ++i) {  // older to newer
+    fs::path d = root / ("00000000000000a" + std::to_string(i));
+    write(d / "image.json", "{}");
+    write(d / "vmlinux", "k");
+    fs::last_write_time(d / "image.json",
+                        fs::file_time_type::clock::now() - std::chrono::hours(10 - i));
+    old.push_back(d);
+  }
+  write(root / "notes/image.json", "{}");             // not an image folder name
+  write(root / "0123456789ABCDEF/image.json", "{}");  // upper case: not ours either
+  write(root / "00000000000000ff/other", "x");        // no image.json
+  auto img = build_guest_image(opts_);
+  ASSERT_TRUE(img.ok()) << img.error().message;
+  EXPECT_EQ(img->pruned, 2);
+  EXPECT_FALSE(fs::exists(old[0]));
+  EXPECT_FALSE(fs::exists(old[1]));
+  for (int i = 2; i < 5; ++i) EXPECT_TRUE(fs::exists(old[static_cast<std::size_t>(i)])) << i;
+  EXPECT_TRUE(fs::exists(root / "notes/image.json"));
+  EXPECT_TRUE(fs::exists(root / "0123456789ABCDEF/image.json"));
+  EXPECT_TRUE(fs::exists(root / "00000000000000ff/other"));
+  EXPECT_TRUE(fs::exists(img->kernel));
+  auto again = build_guest_image(opts_);  // reuse: nothing built, nothing pruned
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->pruned, 0);
+}
+
 TEST_F(GuestImageTest, BadInputsAreErrors) {
   ImageOptions bad = opts_;
   bad.agent_binary = kernel_;  // not an ELF file
