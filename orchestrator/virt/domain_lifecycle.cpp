@@ -2,6 +2,7 @@
 
 #include <libvirt/virterror.h>
 
+#include <optional>
 #include <pugixml.hpp>
 #include <thread>
 
@@ -36,10 +37,11 @@ Result<DomainPtr> lookup_domain(virConnectPtr conn, const std::string& name) {
   return DomainPtr(d);
 }
 
-Result<DomainPtr> lookup_domain_by_uuid(virConnectPtr conn, const std::string& uuid) {
+Result<std::optional<DomainPtr>> find_domain_by_uuid(virConnectPtr conn, const std::string& uuid) {
   virDomainPtr d = virDomainLookupByUUIDString(conn, uuid.c_str());
-  if (!d) return last_libvirt_error("no domain with uuid " + uuid);
-  return DomainPtr(d);
+  if (d) return std::optional<DomainPtr>(DomainPtr(d));
+  if (virGetLastErrorCode() == VIR_ERR_NO_DOMAIN) return std::optional<DomainPtr>();
+  return last_libvirt_error("lookup of domain " + uuid);
 }
 
 Result<DomainPtr> define_domain(virConnectPtr conn, const std::string& xml) {

@@ -4,6 +4,7 @@
 // UNIX socket in it. Ownership and cleanup-on-every-path live in domain_registry.hpp.
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,7 +19,10 @@ enum class DomainRunState { kShutoff, kRunning, kPaused, kOther };
 // never redefines (and so takes over) a domain it did not create.
 Result<DomainPtr> define_domain(virConnectPtr conn, const std::string& xml);
 Result<DomainPtr> lookup_domain(virConnectPtr conn, const std::string& name);
-Result<DomainPtr> lookup_domain_by_uuid(virConnectPtr conn, const std::string& uuid);
+// nullopt when libvirt says no such domain exists. Any other failure (a dead connection after a
+// libvirtd restart says "client socket is closed") is an error, never "gone": cleanup code that
+// took it as gone would leak the domain silently.
+Result<std::optional<DomainPtr>> find_domain_by_uuid(virConnectPtr conn, const std::string& uuid);
 
 Result<void> start_domain(virDomainPtr dom);
 // Hard power-off; succeeds when the domain is not running (nothing to do).

@@ -1,14 +1,12 @@
 #include "orchestrator/virt/domain_registry.hpp"
 
 #include <fcntl.h>
-#include <libvirt/virterror.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <optional>
 #include <thread>
 
 #include "orchestrator/virt/domain_lifecycle.hpp"
@@ -53,27 +51,17 @@ void watch_signals() {
 // How long cleanup waits for a restarting libvirtd before it reports the domain as leaked.
 constexpr std::chrono::seconds kReconnectWindow{30};
 
-// Looks the domain up; nullopt when libvirt says it does not exist. Any other failure (a dead
-// connection after a libvirtd restart says "client socket is closed") is an error, never
-// "gone": treating it as gone would leak the domain silently.
-Result<std::optional<DomainPtr>> find_domain(virConnectPtr conn, const std::string& uuid) {
-  virDomainPtr d = virDomainLookupByUUIDString(conn, uuid.c_str());
-  if (d) return std::optional<DomainPtr>(DomainPtr(d));
-  if (virGetLastErrorCode() == VIR_ERR_NO_DOMAIN) return std::optional<DomainPtr>();
-  return last_libvirt_error("lookup of domain " + uuid);
-}
-
 }  // namespace
 
 Result<void> DomainRegistry::remove_entry(Entry& e) {
-  auto dom = find_domain(e.conn.get(), e.uuid);
+  auto dom = find_domain_by_uuid(e.conn.get(), e.uuid);
   if (!dom) {
     // The connection may have died with a libvirtd restart: reconnect once and retry.
     auto fresh = open_connection_retrying(e.uri, kReconnectWindow);
     if (!fresh)
       return dom.error().context(e.name + " (reconnect failed: " + fresh.error().message + ")");
     e.conn = std::move(fresh).value();
-    dom = find_domain(e.conn.get(), e.uuid);
+    dom = find_domain_by_uuid(e.conn.get(), e.uuid);
     if (!dom) return dom.error().context(e.name);
   }
   if (!*dom) return {};  // already gone
