@@ -1,6 +1,6 @@
-// The bad-input catalogue (issue 7): every case in tests/badinput/cases.jsonl is one malformed
-// input run through the real `topolab` CLI (fork/exec, no shell, bounded time) or, for protocol
-// lines that no command reads, through the library. Each case asserts: no crash (no signal, no
+// The bad-input catalogue (issue 7): every case in tests/badinput/cases.jsonl and index/*.jsonl
+// (file names [a-z0-9_]) is one malformed input run through the real `topolab` CLI (fork/exec,
+// no shell, bounded time) or, for protocol lines that no command reads, through the library. Each case asserts: no crash (no signal, no
 // sanitizer report, no "internal error"), the documented exit code, a short reason on stderr
 // that contains the expected substrings (the file, line or field it is about).
 //
@@ -21,6 +21,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
@@ -41,7 +42,20 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 const fs::path kCasesDir = fs::path(TOPOLAB_TESTS_DIR) / "badinput" / "cases";
+// cases.jsonl plus every index/*.jsonl (one file per area keeps parallel work from colliding).
 const fs::path kIndex = fs::path(TOPOLAB_TESTS_DIR) / "badinput" / "cases.jsonl";
+const fs::path kIndexDir = fs::path(TOPOLAB_TESTS_DIR) / "badinput" / "index";
+
+std::vector<fs::path> index_files() {
+  std::vector<fs::path> files{kIndex};
+  std::vector<fs::path> extra;
+  if (fs::is_directory(kIndexDir))
+    for (const auto& e : fs::directory_iterator(kIndexDir))
+      if (e.path().extension() == ".jsonl") extra.push_back(e.path());
+  std::sort(extra.begin(), extra.end());
+  files.insert(files.end(), extra.begin(), extra.end());
+  return files;
+}
 
 struct Case {
   std::string name;
@@ -53,19 +67,22 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 std::vector<Case> load_cases() {
   std::vector<Case> cases;
-  std::ifstream in(kIndex);
-  std::string line;
-  int line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.empty() || line[0] == '#') continue;
-    json spec = json::parse(line, nullptr, false);
-    if (spec.is_discarded() || !spec.contains("name")) {
-      // Surface a broken index as a failing case rather than a silent skip.
-      cases.push_back({"index_line_" + std::to_string(line_no), json{{"broken", line}}});
-      continue;
+  for (const fs::path& file : index_files()) {
+    std::ifstream in(file);
+    std::string line;
+    int line_no = 0;
+    while (std::getline(in, line)) {
+      ++line_no;
+      if (line.empty() || line[0] == '#') continue;
+      json spec = json::parse(line, nullptr, false);
+      if (spec.is_discarded() || !spec.contains("name") || !spec["name"].is_string()) {
+        // Surface a broken index as a failing case rather than a silent skip.
+        cases.push_back({"index_" + file.stem().string() + "_line_" + std::to_string(line_no),
+                         json{{"broken", line}}});
+        continue;
+      }
+      cases.push_back({spec["name"].get<std::string>(), spec});
     }
-    cases.push_back({spec["name"].get<std::string>(), spec});
   }
   return cases;
 }
