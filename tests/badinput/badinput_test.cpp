@@ -1,8 +1,9 @@
 // The bad-input catalogue (issue 7): every case in tests/badinput/cases.jsonl and index/*.jsonl
-// (file names [a-z0-9_]) is one malformed input run through the real `topolab` CLI (fork/exec,
-// no shell, bounded time) or, for protocol lines that no command reads, through the library. Each case asserts: no crash (no signal, no
-// sanitizer report, no "internal error"), the documented exit code, a short reason on stderr
-// that contains the expected substrings (the file, line or field it is about).
+// (file names [a-z0-9_]) is one malformed input run through the real `topolab` CLI (fork/exec, no
+// shell, bounded time) or, for protocol lines that no command reads, through the library. Each case
+// asserts: no crash (no signal, no sanitizer report, no "internal error"), the documented exit
+// code, a short reason on stderr that contains the expected substrings (the file, line or field it
+// is about).
 //
 // Index format, one JSON object per line ('#' lines are comments):
 //   {"name": "caps_cpu_id_not_a_number",     unique, [a-z0-9_]
