@@ -221,19 +221,23 @@ void pin_live(virDomainPtr dom, const PlacementPlan& plan, std::vector<std::stri
     return map;
   };
   int failed = 0;
+  std::string first_error;  // captured at the failing call: later calls reset libvirt's error
+  auto count = [&](int rc) {
+    if (auto e = virt::failed(rc)) {
+      if (failed++ == 0) first_error = e->message;
+    }
+  };
   for (const auto& v : plan.vcpus) {
     auto map = map_of(v.host_cpus);
-    if (virDomainPinVcpuFlags(dom, static_cast<unsigned>(v.vcpu), map.data(), maplen,
-                              VIR_DOMAIN_AFFECT_LIVE) < 0) {
-      ++failed;
-    }
+    count(virDomainPinVcpuFlags(dom, static_cast<unsigned>(v.vcpu), map.data(), maplen,
+                                VIR_DOMAIN_AFFECT_LIVE));
   }
   if (!plan.emulator_cpus.empty()) {
     auto map = map_of(plan.emulator_cpus);
-    if (virDomainPinEmulator(dom, map.data(), maplen, VIR_DOMAIN_AFFECT_LIVE) < 0) ++failed;
+    count(virDomainPinEmulator(dom, map.data(), maplen, VIR_DOMAIN_AFFECT_LIVE));
   }
-  notes.push_back(failed ? "live: " + std::to_string(failed) + " live pin call(s) failed: " +
-                               virt::last_libvirt_error("pin").message
+  notes.push_back(failed ? "live: " + std::to_string(failed) +
+                               " live pin call(s) failed: " + first_error
                          : "live: vCPU and emulator pins applied now; topology and model "
                            "changes take effect at the next boot");
 }
@@ -246,7 +250,7 @@ Result<ApplyResult> apply_layout_to_domain(const ApplyOptions& opts, const Layou
   auto conn = virt::open_connection(opts.connect_uri);
   if (!conn) return conn.error();
   virt::DomainPtr dom(virDomainLookupByName(conn->get(), opts.domain.c_str()));
-  if (!dom) return virt::last_libvirt_error("domain '" + opts.domain + "'");
+  if (!dom) return virt::capture_libvirt_error().context("domain '" + opts.domain + "'");
   if (virDomainIsPersistent(dom.get()) != 1) {
     return make_error("domain '" + opts.domain +
                       "' is transient; apply rewrites persistent definitions only");
@@ -259,7 +263,9 @@ Result<ApplyResult> apply_layout_to_domain(const ApplyOptions& opts, const Layou
   }
   virt::LibvirtString raw(
       virDomainGetXMLDesc(dom.get(), VIR_DOMAIN_XML_INACTIVE | VIR_DOMAIN_XML_SECURE));
-  if (!raw) return virt::last_libvirt_error("reading the XML of '" + opts.domain + "'");
+  if (!raw) {
+    return virt::capture_libvirt_error().context("reading the XML of '" + opts.domain + "'");
+  }
   const std::string before(raw.get());
   DomainSpec spec;
   spec.name = opts.domain;
@@ -285,9 +291,9 @@ Result<ApplyResult> apply_layout_to_domain(const ApplyOptions& opts, const Layou
   virt::DomainPtr defined(
       virDomainDefineXMLFlags(conn->get(), after->c_str(), VIR_DOMAIN_DEFINE_VALIDATE));
   if (!defined) {
-    return virt::last_libvirt_error("defining the patched '" + opts.domain +
-                                    "' (unchanged; previous XML saved in " + backup->string() +
-                                    ")");
+    return virt::capture_libvirt_error().context("defining the patched '" + opts.domain +
+                                                 "' (unchanged; previous XML saved in " +
+                                                 backup->string() + ")");
   }
   if (running) pin_live(dom.get(), plan, result.notes);
   return result;

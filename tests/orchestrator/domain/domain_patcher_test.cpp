@@ -124,7 +124,7 @@ class ApplyLibvirt : public ::testing::Test {
         "<rng model='virtio'><backend model='random'>/dev/urandom</backend></rng>\n"
         "    <controller type='usb' model='none'/>\n    <memballoon model='none'/>");
     dom_ = virDomainDefineXML(conn_, xml.c_str());
-    ASSERT_NE(dom_, nullptr) << virt::last_libvirt_error("define").message;
+    ASSERT_NE(dom_, nullptr) << virt::capture_libvirt_error().message;
     backups_ = fs::temp_directory_path() / (name_ + "-backups");
   }
   void TearDown() override {
