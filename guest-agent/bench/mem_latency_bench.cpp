@@ -3,6 +3,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -69,6 +70,11 @@ Result<BenchOutput> run_mem_latency(const Params& p, const HostTopology*) {
   const std::int64_t loads = p.integer("loads"), repeats = p.integer("repeats");
   TL_TRY(check_work("loads x repeats x sizes",
                     static_cast<double>(loads * repeats) * p.integers("sizes_kib").size(), 2e9));
+  // One buffer at a time, plus the 4-byte-per-node permutation built alongside it.
+  std::int64_t largest_kib = 0;
+  for (std::int64_t kib : p.integers("sizes_kib")) largest_kib = std::max(largest_kib, kib);
+  TL_TRY(check_memory("mem-latency",
+                      static_cast<double>(largest_kib) * 1024.0 * (1.0 + 4.0 / kNodeBytes)));
   BenchOutput out{"load_latency", "ns", true, {}, {}, {}, 1};
   out.cpus = cpu >= 0 ? CpuList{cpu} : allowed_cpus();
   if (touch_cpu >= 0) out.cpus.insert(touch_cpu);
