@@ -167,11 +167,11 @@ BenchmarkDef mem_bandwidth_benchmark() {
                     ParamType::kInt,
                     0,
                     0,
-                    1048576,
+                    std::int64_t{64} << 20,
                     {},
                     64,
-                    "size of each of the 3 arrays; 0 = 4x total L3 (16..256 MiB, <= 1/12 of "
-                    "MemAvailable)"});
+                    "size of each of the 3 arrays, at most 64 GiB, all 3 within MemAvailable "
+                    "less a margin; 0 = 4x total L3 (16..256 MiB, <= 1/12 of MemAvailable)"});
   params.push_back(repeats_param(3, 20));
   return {"mem-bandwidth",
           "STREAM-like copy/scale/add/triad; aggregate GB/s = bytes / (last end - first "

@@ -27,6 +27,8 @@ std::vector<std::uint32_t> sattolo_cycle(std::uint32_t n, std::uint64_t seed) {
 namespace {
 
 constexpr std::size_t kNodeBytes = 64;
+// 64 GiB: 2^30 nodes, still indexable with 32 bits; what fits is checked against MemAvailable.
+constexpr std::int64_t kMaxBufferKib = std::int64_t{64} << 20;
 
 struct Mapping {  // anonymous memory, unmapped on scope exit
   void* addr = MAP_FAILED;
@@ -126,10 +128,11 @@ BenchmarkDef mem_latency_benchmark() {
                ParamType::kIntList,
                nlohmann::json::array({16, 64, 256, 1024, 4096, 16384, 65536}),
                4,
-               1048576,
+               kMaxBufferKib,
                {},
                32,
-               "buffer sizes in KiB, each chased separately"},
+               "buffer sizes in KiB (4 KiB .. 64 GiB, and within MemAvailable less a margin), "
+               "each chased separately"},
               {"loads",
                ParamType::kInt,
                500000,

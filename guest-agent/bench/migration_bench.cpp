@@ -142,10 +142,11 @@ BenchmarkDef migration_benchmark() {
                ParamType::kIntList,
                nlohmann::json::array({256, 1024, 4096, 16384}),
                4,
-               1048576,
+               std::int64_t{64} << 20,
                {},
                32,
-               "working-set sizes in KiB"},
+               "working-set sizes in KiB (4 KiB .. 64 GiB, and within MemAvailable less a "
+               "margin)"},
               repeats_param(7),
           },
           run_migration};
