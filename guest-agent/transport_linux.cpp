@@ -53,7 +53,13 @@ Result<void> write_fd(int fd, std::string_view bytes, bool is_socket, int timeou
         wait_ms = static_cast<int>(left);
       }
       pollfd p{fd, POLLOUT, 0};
-      if (::poll(&p, 1, wait_ms) < 0 && errno != EINTR) return make_error("poll: " + errno_text());
+      int rc = ::poll(&p, 1, wait_ms);
+      if (rc < 0 && errno != EINTR) return make_error("poll: " + errno_text());
+      // A virtio port without a host reports HUP and never POLLOUT: give up now, not spin.
+      if (rc > 0 && !(p.revents & POLLOUT) && (p.revents & (POLLHUP | POLLERR | POLLNVAL))) {
+        return make_error("the host went away with " + std::to_string(bytes.size() - done) +
+                          " bytes unsent");
+      }
       continue;
     }
     return make_error("write: " + (n == 0 ? std::string("nothing written") : errno_text()));

@@ -87,6 +87,9 @@ TEST(AgentBounds, AllocationsLargerThanMemAvailableAreRefusedBeforeAllocating) {
   const long hwm = peak_rss_kib(agent.pid());
   EXPECT_GT(hwm, 0);
   EXPECT_LT(hwm, 64 * 1024) << "agent peak RSS " << hwm << " KiB after refused requests";
+  std::printf(
+      "[ measured ] agent VmHWM %ld KiB after refusing 64 GiB requests (MemAvailable %ld KiB)\n",
+      hwm, avail_kib);
 }
 
 TEST(AgentBounds, SpawnLoopRefusesForeignProgramsAndRunsItself) {
