@@ -126,6 +126,9 @@ TEST(RealQemuStart, QemusOwnReasonReachesTheCaller) {
   EXPECT_NE(msg.find("virDomainCreate(" + name + ")"), std::string::npos) << msg;
   EXPECT_NE(msg.find("-topolab-no-such-option: invalid option"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("unknown libvirt error"), std::string::npos) << msg;
+  // QEMU's log line is appended only when libvirt's message does not quote it already.
+  const auto first = msg.find("invalid option");
+  EXPECT_EQ(msg.find("invalid option", first + 1), std::string::npos) << msg;
 }
 
 constexpr const char* kLiveXml = R"(<domain type='qemu' id='3'><name>topolab-x</name><devices>
