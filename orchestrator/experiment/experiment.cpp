@@ -88,9 +88,12 @@ Result<void> check_unique_key(const Ctx& c, const toml::node& n, const std::stri
                               KeyLines& seen) {
   auto [it, added] = seen.try_emplace(canonical, written, line_of(n));
   if (added) return {};
-  return c.at(n, what + " '" + written + "' repeats '" + it->second.first + "' (line " +
-                     std::to_string(it->second.second) + "): both are " + canonical +
-                     "; write it once");
+  // toml++ iterates keys sorted, not in file order: name the later line as the repetition.
+  std::pair<std::string, int> first = it->second, second{written, line_of(n)};
+  if (second.second < first.second) std::swap(first, second);
+  return c.at_line(second.second, what + " '" + second.first + "' repeats '" + first.first +
+                                      "' (line " + std::to_string(first.second) + "): both are " +
+                                      canonical + "; write it once");
 }
 
 // [factors] may use dotted keys (guest.l3_groups = [...]) which TOML turns into sub-tables.

@@ -4,6 +4,7 @@
 // Read from TOML files (templates/topologies/*.toml), overridable field by field.
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,6 +71,11 @@ const std::vector<std::string>& layout_field_keys();
 // "guest.l3_groups" all give "guest.l3_groups"); nullopt when it names no layout field.
 // Experiment factors use it so that two spellings of one field are one factor.
 std::optional<std::string> layout_field_key(std::string_view key);
+
+// Canonical JSON of everything that shapes the guest (name, description and file left out):
+// equal for two layouts exactly when they build the same guest. Stored per cell so that a
+// resume can refuse results measured with a different layout.
+nlohmann::json layout_to_json(const Layout&);
 
 std::string to_string(Exposure);
 Result<Exposure> parse_exposure(std::string_view);

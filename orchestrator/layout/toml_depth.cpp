@@ -1,5 +1,7 @@
 #include "orchestrator/layout/toml_depth.hpp"
 
+#include <vector>
+
 #include "orchestrator/layout/toml_parse.hpp"
 
 namespace topolab {
@@ -90,7 +92,10 @@ class DepthScanner {
         return mark_content();
       case '\n':
         dots_ = 0;
-        if (brackets_ == 0 && !in_header_) line_start_ = true;
+        if (brackets_ == 0 && !in_header_) {
+          line_start_ = true;
+          key_dots_ = 0;
+        }
         return true;
       case ' ':
       case '\t':
@@ -98,22 +103,21 @@ class DepthScanner {
         return true;
       case '[':
         if (brackets_ == 0 && line_start_ && !in_header_) return open_header();
-        ++brackets_;
-        dots_ = 0;
-        return mark_content();
+        return open_bracket();
       case '{':
-        ++brackets_;
-        dots_ = 0;
-        return mark_content();
+        return open_bracket();
       case ']':
         if (in_header_) return close_header();
         [[fallthrough]];
       case '}':
-        if (brackets_ > 0) --brackets_;
+        close_bracket();
+        return mark_content();
+      case '=':  // the key's segments hold for its whole value
+        key_dots_ = dots_;
         dots_ = 0;
         return mark_content();
-      case '=':
-      case ',':
+      case ',':  // next value or next key of an inline table
+        key_dots_ = 0;
         dots_ = 0;
         return mark_content();
       case '.':
@@ -122,6 +126,24 @@ class DepthScanner {
       default:
         return mark_content();
     }
+  }
+
+  // Inside a bracket the enclosing key's segments still count: saved until it closes.
+  bool open_bracket() {
+    saved_.push_back(key_dots_);
+    saved_sum_ += key_dots_;
+    key_dots_ = dots_ = 0;
+    ++brackets_;
+    return mark_content();
+  }
+
+  void close_bracket() {
+    dots_ = 0;
+    if (brackets_ == 0) return;  // unbalanced: toml++ reports it
+    --brackets_;
+    key_dots_ = saved_.back();
+    saved_sum_ -= key_dots_;
+    saved_.pop_back();
   }
 
   bool open_header() {
@@ -152,7 +174,7 @@ class DepthScanner {
   // open brackets, the dotted-key segments and the key itself.
   int depth() const {
     if (in_header_) return dots_ + 1 + (array_header_ ? 1 : 0);
-    return header_depth_ + brackets_ + dots_ + 1;
+    return header_depth_ + saved_sum_ + brackets_ + key_dots_ + dots_ + 1;
   }
 
   std::string_view t_;
@@ -160,7 +182,9 @@ class DepthScanner {
   std::size_t i_ = 0;
   int line_ = 1;
   Lexeme state_ = Lexeme::kCode;
-  int brackets_ = 0, dots_ = 0, header_depth_ = 0;
+  int brackets_ = 0, dots_ = 0, key_dots_ = 0, header_depth_ = 0;
+  std::vector<int> saved_;  // key_dots_ of each open bracket; at most max + 1 entries
+  int saved_sum_ = 0;
   bool line_start_ = true, in_header_ = false, array_header_ = false;
 };
 
