@@ -173,7 +173,7 @@ class DepthScanner {
   // Inside a header its own segments count; elsewhere the table the last header opened, the
   // open brackets, the dotted-key segments and the key itself.
   int depth() const {
-    if (in_header_) return dots_ + 1 + (array_header_ ? 1 : 0);
+    if (in_header_) return brackets_ + dots_ + 1 + (array_header_ ? 1 : 0);
     return header_depth_ + saved_sum_ + brackets_ + key_dots_ + dots_ + 1;
   }
 
