@@ -122,6 +122,11 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
   return std::unique_ptr<Target>(new GuestTarget(std::move(*session), std::move(intended)));
 }
 
+nlohmann::json GuestBackend::layout_identity(const Configuration& c) const {
+  auto it = prepared_.find(c.key);
+  return it == prepared_.end() ? nlohmann::json() : layout_to_json(it->second.layout);
+}
+
 nlohmann::json GuestBackend::host_topology() const { return topology_to_json(host_); }
 nlohmann::json GuestBackend::versions() const { return versions_; }
 
