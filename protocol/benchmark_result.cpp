@@ -12,7 +12,9 @@ namespace {
 
 // "number 5", "string \"ab...\"": what came, short and with control bytes made visible.
 std::string describe(const json& v) {
-  std::string text = v.is_discarded() ? "unreadable JSON" : v.type_name();
+  std::string text = v.is_discarded()
+                         ? "unreadable JSON (not JSON, over the size limit or nested too deep)"
+                         : v.type_name();
   if (v.is_primitive() && !v.is_null() && !v.is_discarded()) {
     std::string dump = v.dump(-1, ' ', false, json::error_handler_t::replace);
     if (dump.size() > 40) dump = dump.substr(0, 40) + "...";

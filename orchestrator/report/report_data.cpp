@@ -21,7 +21,7 @@ nlohmann::json baseline_factors(const nlohmann::json& factors, const nlohmann::j
 }
 
 bool is_baseline_row(const nlohmann::json& factors, const nlohmann::json& baseline) {
-  if (!baseline.is_object() || baseline.empty()) return false;
+  if (!baseline.is_object() || baseline.empty() || !factors.is_object()) return false;
   return baseline_factors(factors, baseline) == factors;
 }
 

@@ -41,9 +41,12 @@ std::string csv_quoted(const std::string& s) {
   return out + "\"";
 }
 
-// Text that may come from a guest, a stored row or the experiment file: formula prefixes are
-// neutralised (OWASP CSV injection) before quoting.
-std::string csv_field(const std::string& s) { return csv_quoted(csv_formula_safe(s)); }
+// Text that may come from a guest, a stored row or the experiment file: control characters made
+// visible (the CSV goes to stdout, often a terminal), formula prefixes neutralised (OWASP CSV
+// injection), then quoted.
+std::string csv_field(const std::string& s) {
+  return csv_quoted(csv_formula_safe(terminal_safe(s)));
+}
 
 // Every text cell of the console table goes through terminal_safe (class 8).
 std::string tt(const std::string& s) { return terminal_safe(s); }
