@@ -217,6 +217,48 @@ TEST(AgentClient, ErrorRepliesAndWrongReplyTypesBecomeErrors) {
   EXPECT_NE(r2.error().message.find("'result' must be an object"), std::string::npos);
 }
 
+// Issue 12, class 1: the result is validated at receipt; a bad one fails only its request.
+TEST(AgentClient, AMalformedResultIsAnErrorOfThatRunOnly) {
+  const json valid = json::parse(R"({"benchmark":"sqrt","params":{},"metric":"time","unit":"s",
+      "lower_is_better":true,"samples":[2.0],"summary":{"n":1,"median":2.0},"environment":{},
+      "details":null})");
+  FakeAgent agent([&](FakeAgent& a) {
+    a.answer_sync();
+    json bad = valid;
+    bad["unit"] = 5;
+    a.send_json(protocol::result_message(a.next()["id"], bad));
+    a.send_json(protocol::result_message(a.next()["id"], valid));
+    a.idle();
+  });
+  auto c = AgentClient::connect_unix(agent.path(), 5s);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto r = (*c)->run("sqrt", json::object(), 2s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "run sqrt: guest result: field 'unit': expected a string, got number 5");
+  auto again = (*c)->run("sqrt", json::object(), 2s);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->unit, "s");
+  EXPECT_DOUBLE_EQ(protocol::result_value(*again), 2.0);
+}
+
+TEST(AgentClient, AHelloWithAWrongFieldTypeIsRefused) {
+  FakeAgent agent([](FakeAgent& a) {
+    json hello = FakeAgent::hello();
+    hello["topology_error"] = 12;
+    a.send_json(hello);
+    a.answer_sync();
+    a.idle();
+  });
+  auto c = AgentClient::connect_unix(agent.path(), 5s);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto hello = (*c)->wait_hello(1s);
+  ASSERT_FALSE(hello.ok());
+  EXPECT_NE(hello.error().message.find("field 'topology_error' must be a string, got number"),
+            std::string::npos)
+      << hello.error().message;
+}
+
 TEST(AgentClient, AgentClosingIsReportedAtOnce) {
   FakeAgent agent([](FakeAgent& a) {
     a.answer_sync();
