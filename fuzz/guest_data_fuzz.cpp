@@ -61,8 +61,7 @@ void report_everything(store::ResultStore& st) {
     auto reporter = topolab::report::make_reporter(format, out);
     if (!reporter.ok()) std::abort();
     (*reporter)->report(*data);
-    if (std::string(format) == "table" && out.str().find('\x1b') != std::string::npos)
-      std::abort();
+    if (std::string(format) == "table" && out.str().find('\x1b') != std::string::npos) std::abort();
   }
 }
 
@@ -102,8 +101,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
     const json* raw = msg.ok() && msg->body.contains("result") ? &msg->body["result"] : nullptr;
-    store_raw(raw ? raw->dump(-1, ' ', false, json::error_handler_t::replace) : line,
-              ++repetition);
+    store_raw(raw ? raw->dump(-1, ' ', false, json::error_handler_t::replace) : line, ++repetition);
   }
   report_everything(**st);
   st->reset();

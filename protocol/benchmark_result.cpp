@@ -84,8 +84,8 @@ Result<void> check_node(const json& v, const std::string& where, int depth) {
   if (v.is_number_float() && !std::isfinite(v.get<double>()))
     return bad(where, "a finite number", &v);
   if (v.is_string() && v.get_ref<const std::string&>().size() > kMaxTextBytes)
-    return make_error("field '" + where + "': string longer than " +
-                      std::to_string(kMaxTextBytes) + " bytes");
+    return make_error("field '" + where + "': string longer than " + std::to_string(kMaxTextBytes) +
+                      " bytes");
   if (v.is_array()) {
     if (v.size() > kMaxArrayItems)
       return make_error("field '" + where + "': " + std::to_string(v.size()) +
@@ -123,8 +123,8 @@ Result<void> check_pairs(const json& pairs) {
       if (!cpu) return cpu.error();
       ids.insert(*cpu);
       if (ids.size() > kMaxC2cCpus)
-        return make_error("field 'details.pairs': names more than " +
-                          std::to_string(kMaxC2cCpus) + " distinct CPUs (the limit)");
+        return make_error("field 'details.pairs': names more than " + std::to_string(kMaxC2cCpus) +
+                          " distinct CPUs (the limit)");
     }
     for (const char* k : {"ns", "median_ns", "min_ns"}) {
       auto n = optional_number(p, k, where + "." + k);
@@ -142,8 +142,7 @@ Result<void> check_matrix(const json& rows, const std::string& where) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string row = where + "[" + std::to_string(i) + "]";
     if (!rows[i].is_array() || rows[i].size() > kMaxC2cCpus)
-      return bad(row, "an array of at most " + std::to_string(kMaxC2cCpus) + " numbers",
-                 &rows[i]);
+      return bad(row, "an array of at most " + std::to_string(kMaxC2cCpus) + " numbers", &rows[i]);
     for (std::size_t j = 0; j < rows[i].size(); ++j)
       if (!rows[i][j].is_null() && !is_finite_number(rows[i][j]))
         return bad(row + "[" + std::to_string(j) + "]", "a finite number or null", &rows[i][j]);
@@ -294,10 +293,14 @@ json result_to_json(const BenchmarkResult& r) {
       {"max", &r.summary.max},
       {"cv", &r.summary.cv}};
   for (const auto& [name, v] : stats) summary[name] = *v ? json(**v) : json();
-  return {{"benchmark", r.benchmark},     {"params", r.params},
-          {"metric", r.metric},           {"unit", r.unit},
-          {"lower_is_better", r.lower_is_better}, {"samples", r.samples},
-          {"summary", summary},           {"environment", r.environment},
+  return {{"benchmark", r.benchmark},
+          {"params", r.params},
+          {"metric", r.metric},
+          {"unit", r.unit},
+          {"lower_is_better", r.lower_is_better},
+          {"samples", r.samples},
+          {"summary", summary},
+          {"environment", r.environment},
           {"details", r.details}};
 }
 

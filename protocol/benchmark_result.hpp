@@ -20,11 +20,11 @@
 namespace topolab::protocol {
 
 // Limits of a result (docs/reliability.md, "Limits"). A real result is far below each.
-inline constexpr std::size_t kMaxNameBytes = 64;      // benchmark, metric
-inline constexpr std::size_t kMaxUnitBytes = 32;      // unit
-inline constexpr std::size_t kMaxTextBytes = 4096;    // any other string, object keys included
-inline constexpr std::size_t kMaxSamples = 100000;    // samples[]
-inline constexpr std::size_t kMaxArrayItems = 100000;  // any array
+inline constexpr std::size_t kMaxNameBytes = 64;        // benchmark, metric
+inline constexpr std::size_t kMaxUnitBytes = 32;        // unit
+inline constexpr std::size_t kMaxTextBytes = 4096;      // any other string, object keys included
+inline constexpr std::size_t kMaxSamples = 100000;      // samples[]
+inline constexpr std::size_t kMaxArrayItems = 100000;   // any array
 inline constexpr std::size_t kMaxObjectMembers = 4096;  // any object
 inline constexpr int kMaxResultDepth = 16;              // nesting below the result object
 inline constexpr std::int64_t kMaxCpuId = 65535;        // a CPU id named in a result

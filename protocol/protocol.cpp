@@ -136,8 +136,8 @@ Result<std::string> string_field(const Message& m, std::string_view name,
   const json* v = find_field(m.body, name);
   if (v == nullptr || !v->is_string()) return field_error(m, name, "a string", v);
   if (v->get_ref<const std::string&>().size() > max_bytes) {
-    return make_error("'" + m.type + "' message: field '" + std::string(name) + "' is longer than " +
-                      std::to_string(max_bytes) + " bytes");
+    return make_error("'" + m.type + "' message: field '" + std::string(name) +
+                      "' is longer than " + std::to_string(max_bytes) + " bytes");
   }
   return v->get<std::string>();
 }

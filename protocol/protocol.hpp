@@ -54,7 +54,8 @@ std::string encode(const nlohmann::json& message);
 Result<Message> decode(std::string_view line);
 // Any JSON text from outside (a stored row): the same bounds as decode() (size, UTF-8, NUL,
 // nesting depth), then parsed without exceptions; the value may be of any type.
-Result<nlohmann::json> parse_json_text(std::string_view text, std::size_t max_bytes = kMaxLineBytes);
+Result<nlohmann::json> parse_json_text(std::string_view text,
+                                       std::size_t max_bytes = kMaxLineBytes);
 // Returns the byte offset of the first invalid UTF-8 sequence, or nullopt when valid.
 std::optional<std::size_t> find_invalid_utf8(std::string_view text);
 
@@ -101,7 +102,7 @@ Result<Hello> parse_hello(const Message&);
 Result<RunRequest> parse_run(const Message&);
 // The "result" object, validated by validate_result (benchmark_result.hpp).
 Result<BenchmarkResult> parse_result(const Message&);
-Result<std::string> parse_error(const Message&);      // the "message" text
+Result<std::string> parse_error(const Message&);  // the "message" text
 Result<std::vector<VcpuMapping>> parse_placement(const Message&);
 nlohmann::json placement_to_json(const std::vector<VcpuMapping>&);
 // Requires the message to carry an id (ping, pong, shutdown, ack, sync).

@@ -20,8 +20,7 @@ class GuestTarget : public Target {
     for (const auto& m : compare_topologies(intended_, session_->seen_topology()))
       mismatches_.push_back({{"level", m.level}, {"intended", m.intended}, {"seen", m.seen}});
   }
-  Result<protocol::BenchmarkResult> run(const std::string& benchmark,
-                                        const nlohmann::json& params,
+  Result<protocol::BenchmarkResult> run(const std::string& benchmark, const nlohmann::json& params,
                                         std::chrono::milliseconds timeout) override {
     return session_->agent().run(benchmark, params, timeout);
   }

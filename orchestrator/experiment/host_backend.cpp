@@ -67,8 +67,7 @@ class HostTarget : public Target {
     std::filesystem::remove_all(dir_, ec);
   }
 
-  Result<protocol::BenchmarkResult> run(const std::string& benchmark,
-                                        const nlohmann::json& params,
+  Result<protocol::BenchmarkResult> run(const std::string& benchmark, const nlohmann::json& params,
                                         std::chrono::milliseconds timeout) override {
     return client_->run(benchmark, params, timeout);
   }

@@ -174,10 +174,14 @@ class ExperimentRun {
       if (alive && !t.ping()) alive = false;
       return {};
     }
-    store::RunRecord rec{st.id,        boot_id,
-                         r.benchmark,  bench.name,
-                         r.repetition, benchmark_params(e_, cell, r.benchmark),
-                         protocol::result_to_json(*result), ms};
+    store::RunRecord rec{st.id,
+                         boot_id,
+                         r.benchmark,
+                         bench.name,
+                         r.repetition,
+                         benchmark_params(e_, cell, r.benchmark),
+                         protocol::result_to_json(*result),
+                         ms};
     TL_TRY(store_.add_run(rec));
     st.done.insert({r.benchmark, r.repetition});
     ++summary_.runs_executed;

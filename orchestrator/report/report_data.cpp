@@ -30,7 +30,8 @@ using protocol::kMaxCpuId;
 
 bool is_cpu_id(const nlohmann::json& v) {
   if (!v.is_number_integer()) return false;
-  if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxCpuId);
+  if (v.is_number_unsigned())
+    return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxCpuId);
   return v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= kMaxCpuId;
 }
 

@@ -112,9 +112,9 @@ void CsvReporter::report(const ReportData& data) {
       const auto& v = r.factors.contains(k) ? r.factors[k] : nlohmann::json();
       // A number level is written as the number; only text can be a formula.
       out_ << ","
-           << (v.is_string() ? csv_field(v.get<std::string>())
-                             : csv_quoted(v.dump(-1, ' ', false,
-                                                 nlohmann::json::error_handler_t::replace)));
+           << (v.is_string()
+                   ? csv_field(v.get<std::string>())
+                   : csv_quoted(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     }
     out_ << "," << csv_field(r.benchmark) << "," << csv_field(r.unit) << "," << r.values.size()
          << "," << format_number(r.median) << "," << format_number(r.min) << ","

@@ -94,7 +94,6 @@ class Stmt {
   int rc_;
 };
 
-
 }  // namespace
 
 Error ResultStore::db_error(const std::string& what) const {
@@ -227,8 +226,9 @@ Result<void> ResultStore::add_run(const RunRecord& r) {
   if (!s.prepared()) return db_error("prepare run");
   // The store keeps only validated results (issue 12): the same validator as at receipt.
   auto valid = protocol::validate_result(r.result);
-  if (!valid) return make_error("store: not recording a result of " + r.benchmark + ": " +
-                                valid.error().message);
+  if (!valid)
+    return make_error("store: not recording a result of " + r.benchmark + ": " +
+                      valid.error().message);
   const nlohmann::json result = protocol::result_to_json(*valid);
   s.bind(1, r.cell_id).bind(2, r.boot_id).bind(3, r.benchmark_index).bind(4, r.benchmark);
   s.bind(5, r.repetition).bind_json(6, r.params).bind_json(7, result["samples"]);

@@ -193,10 +193,10 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   timings_["hello_ms"] = ms_between(t_started, t_hello);
   timings_["guest_uptime_at_hello_ms"] = hello_.uptime_ms;
   if (hello_.topology.is_null()) {
-    return make_error("the agent's hello has no topology (" +
-                      (hello_.topology_error.empty() ? std::string("no reason given")
-                                                     : hello_.topology_error) +
-                      ")");
+    return make_error(
+        "the agent's hello has no topology (" +
+        (hello_.topology_error.empty() ? std::string("no reason given") : hello_.topology_error) +
+        ")");
   }
   auto seen = topology_from_json(hello_.topology);
   if (!seen) return seen.error().context("guest topology in hello");
@@ -206,8 +206,8 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   TL_TRY(agent_->send_placement(placement_message(req.plan)));
   timings_["placement_ms"] = ms_between(t_place, Clock::now());
   (void)write_file_atomic(run_dir_ / "hello.json",
-                          protocol::hello_message(hello_).dump(2, ' ', false,
-                                                               nlohmann::json::error_handler_t::replace) +
+                          protocol::hello_message(hello_).dump(
+                              2, ' ', false, nlohmann::json::error_handler_t::replace) +
                               "\n",
                           0600);
   return {};

@@ -13,7 +13,9 @@ TEST(TerminalSafe, EscapesControlCharactersAndKeepsText) {
   EXPECT_EQ(terminal_safe(std::string("nul\0x", 5)), "nul\\x00x");
   EXPECT_EQ(terminal_safe("del\x7f"), "del\\x7f");
   // C1 controls as UTF-8 (U+009B is a one-character CSI on some terminals).
-  EXPECT_EQ(terminal_safe("\xc2\x9b" "31m"), "\\u009b31m");
+  EXPECT_EQ(terminal_safe("\xc2\x9b"
+                          "31m"),
+            "\\u009b31m");
   EXPECT_EQ(terminal_safe("\xc2\x85"), "\\u0085");
   // Valid UTF-8 text passes unchanged.
   EXPECT_EQ(terminal_safe("µs – Größe ✓ 😀"), "µs – Größe ✓ 😀");

@@ -151,9 +151,8 @@ TEST(ValidateResult, C2cCpuIdsAreBoundedBeforeAnyMatrix) {
 }
 
 TEST(ValidateResult, TheAgentsOwnResultsPass) {
-  for (const auto& [name, params] :
-       std::vector<std::pair<std::string, json>>{{"sqrt", {{"n", 1000}, {"repeats", 2}}},
-                                                 {"topology", json::object()}}) {
+  for (const auto& [name, params] : std::vector<std::pair<std::string, json>>{
+           {"sqrt", {{"n", 1000}, {"repeats", 2}}}, {"topology", json::object()}}) {
     auto r = bench::run_benchmark(name, params, {});
     ASSERT_TRUE(r.ok()) << name << ": " << r.error().message;
     auto v = validate_result(*r);
@@ -167,7 +166,9 @@ TEST(ParseHello, BoundsAndTypesEveryField) {
   h.kernel = "Linux";
   h.cpu_model = "x";
   h.topology = nullptr;
-  auto parse = [](const json& j) { return parse_hello(*decode(encode(j).substr(0, encode(j).size() - 1))); };
+  auto parse = [](const json& j) {
+    return parse_hello(*decode(encode(j).substr(0, encode(j).size() - 1)));
+  };
   json ok = hello_message(h);
   EXPECT_TRUE(parse(ok).ok());
   json bad = ok;

@@ -116,7 +116,9 @@ TEST(ConsoleReporter, GuestTextIsMadeVisibleNotInterpreted) {
   ReportRow r;
   r.cell = "c";
   r.benchmark = "b";
-  r.unit = "\xc2\x9b" "31m";
+  r.unit =
+      "\xc2\x9b"
+      "31m";
   r.status = "failed";
   r.error = "line1\nline2\x1b[A";
   d.rows.push_back(r);
