@@ -21,8 +21,8 @@ class GuestTarget : public Target {
     for (const auto& m : compare_topologies(intended_, session_->seen_topology()))
       mismatches_.push_back({{"level", m.level}, {"intended", m.intended}, {"seen", m.seen}});
   }
-  Result<nlohmann::json> run(const std::string& benchmark, const nlohmann::json& params,
-                             std::chrono::milliseconds timeout) override {
+  Result<protocol::BenchmarkResult> run(const std::string& benchmark, const nlohmann::json& params,
+                                        std::chrono::milliseconds timeout) override {
     return session_->agent().run(benchmark, params, timeout);
   }
   Result<void> ping() override { return session_->agent().ping(10s); }
@@ -33,9 +33,9 @@ class GuestTarget : public Target {
   nlohmann::json timings() const override { return session_->timings(); }
   nlohmann::json versions() const override {
     const auto& h = session_->hello();
-    return {{"agent", h.value("agent_version", "")},
-            {"guest_kernel", h.value("kernel", "")},
-            {"guest_cpu_model", h.value("cpu_model", "")},
+    return {{"agent", h.agent_version},
+            {"guest_kernel", h.kernel},
+            {"guest_cpu_model", h.cpu_model},
             {"domain", session_->domain_name()},
             {"run_id", session_->run_id()},
             {"kvm", session_->uses_kvm()},
@@ -120,6 +120,11 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
       req.layout, (*session)->uses_kvm() ? Accelerator::kKvm : Accelerator::kTcg, host_.vendor);
   HostTopology intended = intended_guest_topology(req.layout, req.plan, model.style);
   return std::unique_ptr<Target>(new GuestTarget(std::move(*session), std::move(intended)));
+}
+
+nlohmann::json GuestBackend::layout_identity(const Configuration& c) const {
+  auto it = prepared_.find(c.key);
+  return it == prepared_.end() ? nlohmann::json() : layout_to_json(it->second.layout);
 }
 
 nlohmann::json GuestBackend::host_topology() const { return topology_to_json(host_); }

@@ -395,6 +395,13 @@ const std::vector<std::string>& layout_field_keys() {
   return keys;
 }
 
+std::optional<std::string> layout_field_key(std::string_view key) {
+  std::string k = canonical_key(key);
+  const auto& keys = layout_field_keys();
+  if (std::find(keys.begin(), keys.end(), k) == keys.end()) return std::nullopt;
+  return k;
+}
+
 Result<Layout> load_layout_file(const std::filesystem::path& path) {
   auto text = read_file(path, 1u << 20);
   if (!text) return text.error();
