@@ -25,6 +25,8 @@ std::string apply_cmdline_faults(std::string_view cmdline, AgentOptions& options
     constexpr std::string_view kHang = "hang-after:";
     if (v == "garbage") {
       options.garbage = true;
+    } else if (v == "hang-boot") {
+      options.hang_boot = true;
     } else if (v == "none") {
       // an experiment's control level
     } else if (v.substr(0, kHang.size()) == kHang && v.size() > kHang.size() &&
@@ -33,7 +35,8 @@ std::string apply_cmdline_faults(std::string_view cmdline, AgentOptions& options
       options.hang_after = std::stoi(std::string(v.substr(kHang.size())));
     } else {
       problems += (problems.empty() ? "" : "; ") + std::string("topolab.fault: expected ") +
-                  "none, garbage or hang-after:N, got '" + std::string(v.substr(0, 64)) + "'";
+                  "none, garbage, hang-boot or hang-after:N, got '" + std::string(v.substr(0, 64)) +
+                  "'";
     }
   }
   return problems;

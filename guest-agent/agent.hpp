@@ -18,6 +18,9 @@ struct AgentOptions {
   // host can connect and then see its requests time out); a garbage line before each reply.
   int hang_after = -1;
   bool garbage = false;
+  // As PID 1 only: never start serving (no hello) and print nothing more, like a guest kernel
+  // hung at boot; what the host's boot watchdog is tested with (topolab.fault=hang-boot).
+  bool hang_boot = false;
   // Per-client bounds (issue 12): a reply the host does not take within write_timeout_ms, or a
   // line begun and not finished within line_timeout_ms, ends the session; idle_timeout_ms (-1:
   // none) ends a session with no request for that long, so a silent UNIX-socket client cannot
@@ -28,7 +31,7 @@ struct AgentOptions {
 };
 
 // The same faults for the built-in image, where the agent is PID 1 and has no argv: the host
-// puts `topolab.fault=hang-after:N` or `topolab.fault=garbage` on the kernel command line (an
+// puts `topolab.fault=hang-after:N`, `=garbage` or `=hang-boot` on the kernel command line (an
 // experiment's `cmdline.topolab.fault` factor). Returns "" or what was wrong with the value;
 // other words of the command line are ignored.
 std::string apply_cmdline_faults(std::string_view cmdline, AgentOptions& options);

@@ -2,6 +2,7 @@
 //   [--image DIR | --kernel PATH] [--keep] [--json]`: boots the layout's guest, prints the
 // intended topology beside the one the guest sees, exits 0 only when they match (3 on a
 // mismatch, 1 on errors).
+#include <charconv>
 #include <iostream>
 
 #include "orchestrator/cli/command.hpp"
@@ -40,6 +41,7 @@ class BootCommand : public Command {
         ->default_val(180000)
         ->check(CLI::Range(100, 3600000));
     cmd->add_option("--run-id", run_id_, "run id (default: a new one)");
+    add_watchdog_options(cmd);
     cmd->add_flag("--keep", keep_, "leave the guest running and defined");
     cmd->add_flag("--json", json_, "print {intended, seen, match, mismatches, timings} as JSON");
     return cmd;
@@ -61,6 +63,8 @@ class BootCommand : public Command {
     req.run_id = run_id_;
     req.hello_timeout = std::chrono::milliseconds(hello_timeout_ms_);
     req.keep = keep_;
+    req.boot_retries = boot_retries_;
+    req.watchdog = std::chrono::milliseconds(watchdog_ms_);
     req.host_vendor = host.vendor;
     auto v = boot_and_verify(req);
     if (!v) return fail(v.error());
@@ -77,6 +81,24 @@ class BootCommand : public Command {
   }
 
  private:
+  // Boot watchdog (docs/lifecycle.md): console silent before hello -> destroyed, booted again.
+  void add_watchdog_options(CLI::App* cmd) {
+    cmd->add_option("--boot-retries", boot_retries_,
+                    "boots of a hung guest retried (boot watchdog; default 1)")
+        ->check(CLI::Range(0, 5));
+    cmd->add_option("--boot-watchdog", watchdog_ms_,
+                    "ms of console silence before hello that count as a hang (0: derived "
+                    "from vCPUs and accelerator; -1: off)")
+        ->check(CLI::Validator(
+            [](std::string& v) -> std::string {
+              long long ms = 0;
+              auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), ms);
+              const bool whole = ec == std::errc() && end == v.data() + v.size();
+              if (whole && (ms == -1 || ms == 0 || (ms >= 1000 && ms <= 3600000))) return "";
+              return "expected -1 (off), 0 (derived) or 1000..3600000 ms, got " + v;
+            },
+            "-1|0|1000..3600000"));
+  }
   static void print_text(const Layout& layout, const BootVerification& v) {
     std::cout << "layout " << layout.name << " (expose " << to_string(layout.expose)
               << ") booted as " << v.domain_name << "\n"
@@ -89,6 +111,11 @@ class BootCommand : public Command {
               << t.value("start_ms", 0) << " ms, hello " << t.value("hello_ms", 0)
               << " ms after start (guest uptime " << t.value("guest_uptime_at_hello_ms", 0)
               << " ms), total " << t.value("total_ms", 0) << " ms\n";
+    if (t.value("boot_attempts", 1) > 1) {
+      std::cout << "boot attempts: " << t.value("boot_attempts", 1)
+                << " (earlier ones hung; their consoles are console.attempt-N.log in the run "
+                   "folder)\n";
+    }
     if (v.match()) {
       std::cout << "result: MATCH - the guest sees the intended topology\n";
       return;
@@ -112,6 +139,8 @@ class BootCommand : public Command {
   std::string accel_ = "auto";
   std::string run_id_;
   int hello_timeout_ms_ = 180000;
+  int boot_retries_ = 1;
+  int watchdog_ms_ = 0;
   bool keep_ = false;
   bool json_ = false;
 };

@@ -13,6 +13,7 @@ struct BackendOptions {
   std::string accel = "auto";          // guest backend: auto | kvm | tcg
   std::filesystem::path agent_binary;  // empty: the agent built with topolab
   int hello_timeout_ms = 180000;  // guest backend: TCG boots on a loaded 2-core host take ~60 s
+  int boot_retries = 1;           // guest backend: boots of a hung guest retried (boot watchdog)
 };
 
 Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const BackendOptions& options);

@@ -113,6 +113,7 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
   req.image = image_;
   req.host_vendor = host_.vendor;
   req.hello_timeout = std::chrono::milliseconds(options_.hello_timeout_ms);
+  req.boot_retries = options_.boot_retries;
   (void)e;
   auto session = GuestSession::boot(req);
   if (!session) return session.error();

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <deque>
 #include <sstream>
 
 #include "common/file_io.hpp"
@@ -45,24 +44,6 @@ Result<std::filesystem::path> make_run_folder(const std::filesystem::path& dir) 
   return chosen;
 }
 
-// The last lines of the console log, to say why a guest never said hello.
-std::string console_tail(const std::filesystem::path& log, std::size_t lines) {
-  auto text = read_file(log, 16u << 20);
-  if (!text || text->empty()) return "(console log empty)";
-  std::deque<std::string> tail;
-  std::istringstream in(*text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.size() > 200) line = line.substr(0, 200) + "...";
-    tail.push_back(line);
-    if (tail.size() > lines) tail.pop_front();
-  }
-  std::string out;
-  for (const auto& l : tail) out += (out.empty() ? "" : " / ") + l;
-  return out;
-}
-
 // QEMU's own warnings for this domain (libvirt's per-domain log), distinct, timestamps cut.
 std::vector<std::string> qemu_log_warnings(const std::string& domain) {
   std::vector<std::string> out;
@@ -88,15 +69,6 @@ nlohmann::json placement_message(const PlacementPlan& plan) {
 }
 
 }  // namespace
-
-Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req) {
-  std::unique_ptr<GuestSession> s(new GuestSession());
-  if (auto r = s->boot_steps(req); !r) {
-    // `s` goes away here: its domain (if any) is destroyed and undefined.
-    return r.error().context("boot " + (s->name_.empty() ? req.layout.name : s->name_));
-  }
-  return s;
-}
 
 Result<void> GuestSession::boot_steps(const BootRequest& req) {
   virt::DomainRegistry::install_signal_handlers();
@@ -140,7 +112,9 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   spec.plan = &req.plan;
   spec.accel = accel_.use_kvm ? Accelerator::kKvm : Accelerator::kTcg;
   spec.host_vendor = req.host_vendor;
-  spec.boot = BootSpec{req.image.kernel, req.image.initrd, req.image.cmdline};
+  spec.boot =
+      BootSpec{req.image.kernel, req.image.initrd,
+               req.verbose_console ? virt::verbose_cmdline(req.image.cmdline) : req.image.cmdline};
   ChannelSpec channel;
   channel.name = req.image.agent_port_name;
   auto socket = run_dir_ / "agent.sock";
@@ -163,6 +137,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   TL_TRY(virt::start_domain(domain_->get()));
   auto t_started = Clock::now();
   timings_["start_ms"] = ms_between(t_start, t_started);
+  start_watchdog(req);  // a silent console before hello: destroyed, retried by boot()
   auto deadline = t_started + req.hello_timeout;
   auto remaining = [&] {
     return std::max(milliseconds(1),
@@ -184,10 +159,11 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
 
   auto hello = agent_->wait_hello(remaining());
   auto t_hello = Clock::now();
+  if (watchdog_) watchdog_->stop();
   if (!hello) {
     return make_error("no hello from the agent within " +
                       std::to_string(req.hello_timeout.count()) + " ms (" + hello.error().message +
-                      "); console: " + console_tail(run_dir_ / "console.log", 5));
+                      "); console: " + virt::console_tail(run_dir_ / "console.log", 5));
   }
   hello_ = *hello;
   timings_["hello_ms"] = ms_between(t_started, t_hello);
@@ -214,6 +190,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
 }
 
 GuestSession::~GuestSession() {
+  watchdog_.reset();  // its on_hang uses domain_
   if (domain_ && keep_ && !shut_down_) {
     domain_->release();
     std::fprintf(stderr,

@@ -22,6 +22,7 @@
 #include "orchestrator/layout/layout.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 #include "orchestrator/virt/accelerator.hpp"
+#include "orchestrator/virt/boot_watchdog.hpp"
 #include "orchestrator/virt/domain_registry.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 
@@ -43,6 +44,13 @@ struct BootRequest {
   std::string host_vendor;  // host CPU vendor, for the writer's default CPU model
   std::chrono::milliseconds shutdown_timeout{15000};  // agent shutdown -> shut off
   std::filesystem::path accel_cache = virt::kDefaultAccelCache;
+  // Boot watchdog (boot_watchdog.hpp): a guest whose console stays silent this long before its
+  // hello is destroyed and booted again, at most boot_retries more times; every failed
+  // attempt's console is kept as console.attempt-N.log. 0: derived from the layout
+  // (derived_watchdog_bound); negative: no watchdog.
+  std::chrono::milliseconds watchdog{0};
+  int boot_retries = 1;
+  bool verbose_console = true;  // boot without `quiet`: the console is the watchdog's progress
 };
 
 class GuestSession {  // owns one booted topolab- domain; the destructor destroys + undefines it
@@ -56,7 +64,8 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   const HostTopology& seen_topology() const;
   AgentClient& agent();
   // define_ms, start_ms, hello_ms (start returned -> hello received), guest_uptime_at_hello_ms,
-  // plus accel_ms, xml_ms, connect_ms, placement_ms.
+  // plus accel_ms, xml_ms, connect_ms, placement_ms; boot_attempts, watchdog_ms and
+  // boot_retries ([{attempt, reason, console}], one per hung attempt that was retried).
   nlohmann::json timings() const;
   Result<void> shutdown();  // agent shutdown, wait for stop (bounded), then destroy; undefine
 
@@ -73,6 +82,11 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
  private:
   GuestSession() = default;
   Result<void> boot_steps(const BootRequest& req);
+  // Boot watchdog and retries (guest_session_retry.cpp).
+  void start_watchdog(const BootRequest& req);
+  bool hung() const { return watchdog_ && watchdog_->fired(); }
+  Error hang_error() const;
+  nlohmann::json discard_hung_attempt(int attempt, const std::string& reason);
 
   virt::ConnectPtr conn_;
   std::optional<virt::OwnedDomain> domain_;
@@ -88,6 +102,7 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   bool keep_ = false;
   std::chrono::milliseconds shutdown_timeout_{15000};
   bool shut_down_ = false;
+  std::unique_ptr<virt::BootWatchdog> watchdog_;  // declared after domain_: stopped before it
 };
 
 }  // namespace topolab

@@ -28,15 +28,29 @@ TEST(CmdlineFaults, HangAfterAndGarbage) {
   EXPECT_FALSE(n.garbage);
 }
 
+// The boot watchdog's test fault: the agent (PID 1) never serves, so no hello ever comes.
+TEST(CmdlineFaults, HangBootIsOnlyThatFault) {
+  AgentOptions o;
+  EXPECT_EQ(apply_cmdline_faults("console=ttyS0 topolab.fault=hang-boot panic=-1", o), "");
+  EXPECT_TRUE(o.hang_boot);
+  EXPECT_EQ(o.hang_after, -1);
+  EXPECT_FALSE(o.garbage);
+  AgentOptions prefix;
+  EXPECT_NE(apply_cmdline_faults("topolab.fault=hang-bootx", prefix), "");
+  EXPECT_FALSE(prefix.hang_boot);
+}
+
 TEST(CmdlineFaults, BadValuesAreReportedAndIgnored) {
   for (const char* bad :
        {"topolab.fault=hang-after:", "topolab.fault=hang-after:-1",
         "topolab.fault=hang-after:99999999999", "topolab.fault=crash", "topolab.fault="}) {
     AgentOptions o;
     std::string err = apply_cmdline_faults(bad, o);
-    EXPECT_NE(err.find("expected none, garbage or hang-after:N"), std::string::npos) << bad;
+    EXPECT_NE(err.find("expected none, garbage, hang-boot or hang-after:N"), std::string::npos)
+        << bad;
     EXPECT_EQ(o.hang_after, -1) << bad;
     EXPECT_FALSE(o.garbage) << bad;
+    EXPECT_FALSE(o.hang_boot) << bad;
   }
 }
 

@@ -1,0 +1,98 @@
+#include "orchestrator/virt/boot_watchdog.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <sstream>
+
+#include "common/file_io.hpp"
+
+namespace topolab::virt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+std::uintmax_t file_size_or_zero(const std::filesystem::path& p) {
+  std::error_code ec;
+  auto n = std::filesystem::file_size(p, ec);
+  return ec ? 0 : n;
+}
+
+}  // namespace
+
+milliseconds derived_watchdog_bound(int vcpus, bool kvm) {
+  const long long n = std::max(1, vcpus);
+  return kvm ? milliseconds(10000 + 250 * n) : milliseconds(20000 + 1500 * n);
+}
+
+std::string verbose_cmdline(const std::string& cmdline) {
+  std::istringstream in(cmdline);
+  std::string word, out;
+  while (in >> word) {
+    if (word != "quiet") out += (out.empty() ? "" : " ") + word;
+  }
+  return out;
+}
+
+std::string console_tail(const std::filesystem::path& log, std::size_t lines) {
+  auto text = read_file(log, 16u << 20);
+  if (!text || text->empty()) return "(console log empty)";
+  std::deque<std::string> tail;
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.size() > 200) line = line.substr(0, 200) + "...";
+    tail.push_back(line);
+    if (tail.size() > lines) tail.pop_front();
+  }
+  std::string out;
+  for (const auto& l : tail) out += (out.empty() ? "" : " / ") + l;
+  return out;
+}
+
+BootWatchdog::BootWatchdog(std::filesystem::path console, milliseconds bound,
+                           std::function<void()> on_hang)
+    : console_(std::move(console)), bound_(bound), on_hang_(std::move(on_hang)) {
+  thread_ = std::thread([this] { watch(); });
+}
+
+BootWatchdog::~BootWatchdog() { stop(); }
+
+void BootWatchdog::stop() {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+// Polls the file size: the console is written by QEMU (or virtlogd), not by us, so there is no
+// event to wait on; 100 ms polls are far below any bound.
+void BootWatchdog::watch() {
+  const auto start = Clock::now();
+  auto last_growth = start;
+  std::uintmax_t size = file_size_or_zero(console_);
+  std::unique_lock<std::mutex> lock(m_);
+  while (!stopping_) {
+    cv_.wait_for(lock, milliseconds(100));
+    if (stopping_) return;
+    const auto now_size = file_size_or_zero(console_);
+    const auto now = Clock::now();
+    if (now_size != size) {
+      size = now_size;
+      last_growth = now;
+      continue;
+    }
+    if (now - last_growth < bound_) continue;
+    fired_after_ = std::chrono::duration_cast<milliseconds>(now - start);
+    console_bytes_ = size;
+    fired_ = true;
+    lock.unlock();
+    on_hang_();
+    return;
+  }
+}
+
+}  // namespace topolab::virt

@@ -1,0 +1,70 @@
+#pragma once
+// The boot watchdog (issue 17): about one 16-vCPU TCG boot in ten hangs early in the guest
+// kernel, and the console then stays silent. Waiting out the whole hello timeout (180 s) for
+// that loses the cell; instead a guest whose serial console has not grown for a bound derived
+// from its layout, and which has not said hello, is destroyed (by this watchdog) and booted
+// again by GuestSession (BootRequest::boot_retries). See docs/lifecycle.md "Boot watchdog".
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace topolab::virt {
+
+// Longest console silence a healthy boot shows, with margin (docs/lifecycle.md):
+//   TCG: 20 s + 1.5 s per vCPU;  KVM: 10 s + 0.25 s per vCPU.
+// The base covers QEMU start to the first kernel line (decompression under TCG) and the agent's
+// module loading before hello on a loaded 2-core host; the per-vCPU term covers SMP bring-up,
+// printed as one line ("x86: Booting SMP configuration: ... #1 #2 ...") that reaches the console
+// only when every CPU is up, with per-CPU delay-loop calibration slow under TCG.
+std::chrono::milliseconds derived_watchdog_bound(int vcpus, bool kvm);
+
+// The kernel command line without `quiet`: a verbose console is what the watchdog watches for
+// progress, and what tells why a failed boot stopped (kept in the run folder).
+std::string verbose_cmdline(const std::string& cmdline);
+
+// The last `lines` lines of a console log joined by " / " (each cut at 200 characters), to say
+// why a guest never said hello; "(console log empty)" when there is nothing.
+std::string console_tail(const std::filesystem::path& log, std::size_t lines);
+
+// Watches one file (the serial console log) from its own thread; when the file has not grown for
+// `bound`, calls on_hang() once (from that thread) and stops. stop() (and the destructor) ends
+// the watch without firing; both return only after the thread ended, so on_hang never runs
+// after stop() returned.
+class BootWatchdog {
+ public:
+  BootWatchdog(std::filesystem::path console, std::chrono::milliseconds bound,
+               std::function<void()> on_hang);
+  ~BootWatchdog();
+  BootWatchdog(const BootWatchdog&) = delete;
+  BootWatchdog& operator=(const BootWatchdog&) = delete;
+
+  void stop();
+  bool fired() const { return fired_.load(); }
+  std::chrono::milliseconds bound() const { return bound_; }
+  // How long after the start it fired (0 if it did not).
+  std::chrono::milliseconds fired_after() const { return fired_after_; }
+  // Console bytes seen when it fired.
+  std::uintmax_t console_bytes() const { return console_bytes_; }
+
+ private:
+  void watch();
+
+  std::filesystem::path console_;
+  std::chrono::milliseconds bound_;
+  std::function<void()> on_hang_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::atomic<bool> fired_{false};
+  std::chrono::milliseconds fired_after_{0};
+  std::uintmax_t console_bytes_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace topolab::virt

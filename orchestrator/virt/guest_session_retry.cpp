@@ -1,0 +1,99 @@
+// GuestSession::boot with the boot watchdog's retries (issue 17): each attempt is a fresh
+// session in the same run folder; a hung attempt is destroyed, its console, agent transcript
+// and domain XML kept as *.attempt-N.*, and the layout booted again, up to
+// BootRequest::boot_retries times. Any other failure, or a hang on the last attempt, fails the
+// boot with the console tail in the error.
+#include <algorithm>
+#include <cstdio>
+
+#include "orchestrator/virt/domain_lifecycle.hpp"
+#include "orchestrator/virt/guest_session.hpp"
+
+namespace topolab {
+namespace {
+
+// Renames run/NAME.EXT to run/NAME.attempt-N.EXT if present; returns the new file name.
+std::string keep_as_attempt(const std::filesystem::path& dir, const std::string& stem,
+                            const std::string& ext, int attempt) {
+  const auto kept = stem + ".attempt-" + std::to_string(attempt) + ext;
+  std::error_code ec;
+  std::filesystem::rename(dir / (stem + ext), dir / kept, ec);
+  return ec ? "" : kept;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req) {
+  BootRequest next = req;
+  nlohmann::json retries = nlohmann::json::array();
+  const int attempts = 1 + std::max(0, req.boot_retries);
+  for (int attempt = 1;; ++attempt) {
+    std::unique_ptr<GuestSession> s(new GuestSession());
+    auto r = s->boot_steps(next);
+    if (r) {
+      s->timings_["boot_attempts"] = attempt;
+      s->timings_["boot_retries"] = std::move(retries);
+      return s;
+    }
+    const std::string what = "boot " + (s->name_.empty() ? req.layout.name : s->name_);
+    if (!s->hung()) return r.error().context(what);  // `s` destroys and undefines its domain
+    Error hang = s->hang_error();
+    if (attempt >= attempts) {
+      std::string earlier;
+      for (const auto& e : retries) {
+        earlier += (earlier.empty() ? " (" : "; ") + std::string("attempt ") +
+                   std::to_string(e["attempt"].get<int>()) + " hung too, console kept in " +
+                   (s->run_dir_ / e["console"].get<std::string>()).string();
+      }
+      return hang.context(what + ": attempt " + std::to_string(attempt) + " of " +
+                          std::to_string(attempts) + (earlier.empty() ? "" : earlier + ")"));
+    }
+    std::fprintf(stderr, "topolab: %s: attempt %d of %d hung (%s); booting it again\n",
+                 what.c_str(), attempt, attempts, hang.message.substr(0, 200).c_str());
+    retries.push_back(s->discard_hung_attempt(attempt, hang.message));
+    next.run_id = s->run_id_;
+    next.run_dir = s->run_dir_;  // domain.xml was moved aside: the same folder is reused
+  }
+}
+
+void GuestSession::start_watchdog(const BootRequest& req) {
+  if (req.watchdog.count() < 0) return;
+  const auto bound = req.watchdog.count() > 0
+                         ? req.watchdog
+                         : virt::derived_watchdog_bound(req.layout.vcpu_count(), accel_.use_kvm);
+  timings_["watchdog_ms"] = bound.count();
+  virDomainPtr dom = domain_->get();
+  // Destroying the domain closes the agent channel, so a connect or hello wait ends at once.
+  watchdog_ = std::make_unique<virt::BootWatchdog>(run_dir_ / "console.log", bound,
+                                                   [dom] { (void)virt::destroy_domain(dom); });
+}
+
+Error GuestSession::hang_error() const {
+  return Error{"guest hung: no console output for " + std::to_string(watchdog_->bound().count()) +
+               " ms and no hello (boot watchdog fired " +
+               std::to_string(watchdog_->fired_after().count()) + " ms after start, console " +
+               std::to_string(watchdog_->console_bytes()) +
+               " bytes); console: " + virt::console_tail(run_dir_ / "console.log", 10)};
+}
+
+// Destroys and undefines this attempt's domain (the name is reused by the next attempt) and
+// moves its files aside so the next attempt starts a clean folder.
+nlohmann::json GuestSession::discard_hung_attempt(int attempt, const std::string& reason) {
+  watchdog_.reset();
+  agent_.reset();
+  if (transcript_.is_open()) transcript_.close();
+  if (domain_) {
+    if (auto r = domain_->remove(); !r) {
+      std::fprintf(stderr, "topolab: warning: %s\n", r.error().message.c_str());
+    }
+    domain_.reset();
+  }
+  nlohmann::json entry = {{"attempt", attempt},
+                          {"reason", reason.substr(0, 2000)},
+                          {"console", keep_as_attempt(run_dir_, "console", ".log", attempt)}};
+  keep_as_attempt(run_dir_, "agent", ".log", attempt);
+  keep_as_attempt(run_dir_, "domain", ".xml", attempt);
+  return entry;
+}
+
+}  // namespace topolab
