@@ -22,7 +22,7 @@ std::uintmax_t file_size_or_zero(const std::filesystem::path& p) {
 
 milliseconds derived_watchdog_bound(int vcpus, bool kvm) {
   const long long n = std::max(1, vcpus);
-  return kvm ? milliseconds(10000 + 250 * n) : milliseconds(20000 + 1500 * n);
+  return kvm ? milliseconds(10000 + 250 * n) : milliseconds(30000 + 1500 * n);
 }
 
 std::string verbose_cmdline(const std::string& cmdline) {
@@ -74,19 +74,25 @@ void BootWatchdog::watch() {
   const auto start = Clock::now();
   auto last_growth = start;
   std::uintmax_t size = file_size_or_zero(console_);
+  if (size > 0) first_output_ms_ = 0;  // written before the watch began
+  auto ms = [](Clock::duration d) -> long long {
+    return std::chrono::duration_cast<milliseconds>(d).count();
+  };
   std::unique_lock<std::mutex> lock(m_);
   while (!stopping_) {
     cv_.wait_for(lock, milliseconds(100));
+    const auto now = Clock::now();
+    max_silence_ms_ = std::max(max_silence_ms_, ms(now - last_growth));
     if (stopping_) return;
     const auto now_size = file_size_or_zero(console_);
-    const auto now = Clock::now();
     if (now_size != size) {
+      if (first_output_ms_ < 0) first_output_ms_ = ms(now - start);
       size = now_size;
       last_growth = now;
       continue;
     }
     if (now - last_growth < bound_) continue;
-    fired_after_ = std::chrono::duration_cast<milliseconds>(now - start);
+    fired_after_ = milliseconds(ms(now - start));
     console_bytes_ = size;
     fired_ = true;
     lock.unlock();

@@ -17,7 +17,7 @@
 namespace topolab::virt {
 
 // Longest console silence a healthy boot shows, with margin (docs/lifecycle.md):
-//   TCG: 20 s + 1.5 s per vCPU;  KVM: 10 s + 0.25 s per vCPU.
+//   TCG: 30 s + 1.5 s per vCPU;  KVM: 10 s + 0.25 s per vCPU.
 // The base covers QEMU start to the first kernel line (decompression under TCG) and the agent's
 // module loading before hello on a loaded 2-core host; the per-vCPU term covers SMP bring-up,
 // printed as one line ("x86: Booting SMP configuration: ... #1 #2 ...") that reaches the console
@@ -51,6 +51,11 @@ class BootWatchdog {
   std::chrono::milliseconds fired_after() const { return fired_after_; }
   // Console bytes seen when it fired.
   std::uintmax_t console_bytes() const { return console_bytes_; }
+  // After stop(): ms from the start to the console's first byte (-1: none), and the longest
+  // silence seen (the start counts as the beginning of the first one). Recorded with every
+  // boot, so the bound's margin can be checked against real boots.
+  long long first_output_ms() const { return first_output_ms_; }
+  long long max_silence_ms() const { return max_silence_ms_; }
 
  private:
   void watch();
@@ -64,6 +69,8 @@ class BootWatchdog {
   std::atomic<bool> fired_{false};
   std::chrono::milliseconds fired_after_{0};
   std::uintmax_t console_bytes_ = 0;
+  long long first_output_ms_ = -1;
+  long long max_silence_ms_ = 0;
   std::thread thread_;
 };
 

@@ -65,7 +65,8 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   AgentClient& agent();
   // define_ms, start_ms, hello_ms (start returned -> hello received), guest_uptime_at_hello_ms,
   // plus accel_ms, xml_ms, connect_ms, placement_ms; boot_attempts, watchdog_ms and
-  // boot_retries ([{attempt, reason, console}], one per hung attempt that was retried).
+  // boot_retries ([{attempt, reason, console}], one per hung attempt that was retried),
+  // console_first_output_ms and console_max_silence_ms (the watchdog's view of this boot).
   nlohmann::json timings() const;
   Result<void> shutdown();  // agent shutdown, wait for stop (bounded), then destroy; undefine
 

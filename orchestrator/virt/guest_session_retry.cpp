@@ -33,6 +33,10 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
     if (r) {
       s->timings_["boot_attempts"] = attempt;
       s->timings_["boot_retries"] = std::move(retries);
+      if (s->watchdog_) {  // stopped at hello: how close this boot came to the bound
+        s->timings_["console_first_output_ms"] = s->watchdog_->first_output_ms();
+        s->timings_["console_max_silence_ms"] = s->watchdog_->max_silence_ms();
+      }
       return s;
     }
     const std::string what = "boot " + (s->name_.empty() ? req.layout.name : s->name_);

@@ -73,6 +73,12 @@ TEST_F(RealBoot, RyzenDiesExposureIsSeenByTheGuest) {
     EXPECT_TRUE(j["timings"].contains(k)) << k;
   }
   EXPECT_GT(j["timings"]["guest_uptime_at_hello_ms"].get<long>(), 0);
+  // The boot watchdog watched this boot (16 vCPUs, TCG: 30 s + 16 x 1.5 s) and did not fire.
+  EXPECT_EQ(j["timings"].value("watchdog_ms", 0), 54000);
+  EXPECT_EQ(j["timings"].value("boot_attempts", 0), 1);
+  EXPECT_EQ(j["timings"].value("boot_retries", nlohmann::json()), nlohmann::json::array());
+  EXPECT_GT(j["timings"].value("console_first_output_ms", -1), 0);
+  EXPECT_LT(j["timings"].value("console_max_silence_ms", 1000000), 54000);
 }
 
 TEST_F(RealBoot, TwoSocketExposureIsSeenByTheGuest) {

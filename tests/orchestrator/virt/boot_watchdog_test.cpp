@@ -22,8 +22,8 @@ fs::path temp_dir() {
 }
 
 TEST(BootWatchdogBound, GrowsWithVcpusAndIsLongerUnderTcg) {
-  EXPECT_EQ(derived_watchdog_bound(2, false), 23000ms);
-  EXPECT_EQ(derived_watchdog_bound(16, false), 44000ms);
+  EXPECT_EQ(derived_watchdog_bound(2, false), 33000ms);
+  EXPECT_EQ(derived_watchdog_bound(16, false), 54000ms);
   EXPECT_EQ(derived_watchdog_bound(16, true), 14000ms);
   EXPECT_EQ(derived_watchdog_bound(0, false), derived_watchdog_bound(1, false));
 }
@@ -66,6 +66,10 @@ TEST(BootWatchdog, DoesNotFireWhileTheConsoleGrowsThenFiresWithinItsBound) {
   EXPECT_LE(fired_at_ms.load(), silent_from + 600 + 700);  // 100 ms polls, a loaded host
   EXPECT_EQ(w.console_bytes(), fs::file_size(dir / "console.log"));
   w.stop();
+  EXPECT_GE(w.first_output_ms(), 0);
+  EXPECT_LE(w.first_output_ms(), 1000);  // first poll, on a loaded host
+  EXPECT_GE(w.max_silence_ms(), 600);    // the silence that fired it
+
   fs::remove_all(dir);
 }
 
@@ -78,6 +82,7 @@ TEST(BootWatchdog, StopEndsTheWatchWithoutFiring) {
     w.stop();
     std::this_thread::sleep_for(400ms);
     EXPECT_FALSE(w.fired());
+    EXPECT_EQ(w.first_output_ms(), -1);
   }
   EXPECT_EQ(calls.load(), 0);
   fs::remove_all(dir);
