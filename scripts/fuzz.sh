@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (fuzz/, clang, ASan+UBSan) and runs each for a bounded time.
 # Usage: bash scripts/fuzz.sh [--seconds N] [--only NAME] [--build-dir DIR] [--no-build]
 #   --seconds N   run each target N seconds (default 20)
-#   --only NAME   run only fuzz_NAME (repeatable)
+#   --only NAME   run only fuzz_NAME (repeatable), e.g. guest_data (guest line -> store -> report)
 # Prints executions and findings per target; exits non-zero when any target found a crash,
 # leak, timeout or out-of-memory. New corpus entries go to a temp dir (the repo corpus stays
 # hand-made); findings are kept in $FUZZ_OUT (default build-fuzz/findings/<target>/).

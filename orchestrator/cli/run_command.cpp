@@ -62,7 +62,7 @@ class RunCommand : public Command {
 
  private:
   static int fail(const std::string& msg) {
-    std::fprintf(stderr, "topolab run: %s\n", msg.c_str());
+    print_error("run", msg);
     return 1;
   }
   std::string file_, store_;

@@ -161,7 +161,8 @@ class ExperimentRun {
     const auto& bench = e_.benchmarks[r.benchmark];
     CellState& st = state_[r.cell];
     progress_.run_start(cell.label(), bench.name, r.repetition);
-    Result<nlohmann::json> result = make_error("target stopped answering earlier in this boot");
+    Result<protocol::BenchmarkResult> result =
+        make_error("target stopped answering earlier in this boot");
     auto t0 = Clock::now();
     double ms = 0;
     if (alive) {
@@ -180,20 +181,20 @@ class ExperimentRun {
       if (alive && !t.ping()) alive = false;
       return {};
     }
-    store::RunRecord rec{st.id,        boot_id,
-                         r.benchmark,  bench.name,
-                         r.repetition, benchmark_params(e_, cell, r.benchmark),
-                         *result,      ms};
+    store::RunRecord rec{st.id,
+                         boot_id,
+                         r.benchmark,
+                         bench.name,
+                         r.repetition,
+                         benchmark_params(e_, cell, r.benchmark),
+                         protocol::result_to_json(*result),
+                         ms};
     TL_TRY(store_.add_run(rec));
     st.done.insert({r.benchmark, r.repetition});
     ++summary_.runs_executed;
     summary_.benchmark_ms += ms;
-    double value = std::nan("");
-    if (result->contains("summary") && (*result)["summary"].contains("median") &&
-        (*result)["summary"]["median"].is_number())
-      value = (*result)["summary"]["median"].get<double>();
-    progress_.run_done(cell.label(), bench.name, r.repetition, value,
-                       result->value("unit", std::string()), ms);
+    progress_.run_done(cell.label(), bench.name, r.repetition, protocol::result_value(*result),
+                       result->unit, ms);
     return {};
   }
 

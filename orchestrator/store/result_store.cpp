@@ -2,10 +2,12 @@
 
 #include <sqlite3.h>
 
+#include <charconv>
 #include <cmath>
 
 #include "common/file_io.hpp"
 #include "common/utc_time.hpp"
+#include "protocol/protocol.hpp"
 
 namespace topolab::store {
 namespace {
@@ -75,10 +77,15 @@ class Stmt {
     auto p = sqlite3_column_text(stmt_, col);
     return p ? reinterpret_cast<const char*>(p) : "";
   }
+  // A stored value may come from an older or hostile build: bounded like a guest line
+  // (size, UTF-8, nesting) and never thrown; unreadable text reads as a discarded value, which
+  // every typed reader refuses.
   nlohmann::json json(int col) const {
     if (sqlite3_column_type(stmt_, col) == SQLITE_NULL) return nullptr;
-    return nlohmann::json::parse(text(col), nullptr, false);
+    auto value = protocol::parse_json_text(text(col), kMaxStoredJsonBytes);
+    return value ? std::move(*value) : nlohmann::json(nlohmann::json::value_t::discarded);
   }
+  static constexpr std::size_t kMaxStoredJsonBytes = 4 * protocol::kMaxLineBytes;
   std::int64_t i64(int col) const { return sqlite3_column_int64(stmt_, col); }
   bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   double real(int col) const {
@@ -91,13 +98,6 @@ class Stmt {
   sqlite3_stmt* stmt_ = nullptr;
   int rc_;
 };
-
-double result_value(const nlohmann::json& result) {
-  const auto& s = result.contains("summary") ? result["summary"] : nlohmann::json();
-  if (s.is_object() && s.contains("median") && s["median"].is_number())
-    return s["median"].get<double>();
-  return std::nan("");
-}
 
 }  // namespace
 
@@ -278,13 +278,16 @@ Result<void> ResultStore::add_run(const RunRecord& r) {
          "params, samples, summary, result, value, unit, duration_ms, started) "
          "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   if (!s.prepared()) return db_error("prepare run");
-  auto field = [&](const char* k) {
-    return r.result.is_object() && r.result.contains(k) ? r.result[k] : nlohmann::json();
-  };
+  // The store keeps only validated results (issue 12): the same validator as at receipt.
+  auto valid = protocol::validate_result(r.result);
+  if (!valid)
+    return make_error("store: not recording a result of " + r.benchmark + ": " +
+                      valid.error().message);
+  const nlohmann::json result = protocol::result_to_json(*valid);
   s.bind(1, r.cell_id).bind(2, r.boot_id).bind(3, r.benchmark_index).bind(4, r.benchmark);
-  s.bind(5, r.repetition).bind_json(6, r.params).bind_json(7, field("samples"));
-  s.bind_json(8, field("summary")).bind(9, r.result.dump()).bind(10, result_value(r.result));
-  s.bind(11, field("unit").is_string() ? field("unit").get<std::string>() : std::string());
+  s.bind(5, r.repetition).bind_json(6, r.params).bind_json(7, result["samples"]);
+  s.bind_json(8, result["summary"]).bind(9, result.dump()).bind(10, protocol::result_value(*valid));
+  s.bind(11, valid->unit);
   s.bind(12, r.duration_ms).bind(13, utc_now());
   if (s.step() != SQLITE_DONE) return db_error("record result of " + r.benchmark);
   return {};
@@ -366,7 +369,10 @@ StoredBoot boot_from_row(const Stmt& q) {
   b.id = q.i64(0);
   b.boot.experiment_id = q.i64(1);
   b.boot.config_key = q.text(2);
-  b.boot.order_seed = std::stoull(q.text(3).empty() ? "0" : q.text(3));
+  // from_chars, not stoull: a stored seed that is not a number must not throw in a report.
+  const std::string seed = q.text(3);
+  b.boot.order_seed = 0;
+  std::from_chars(seed.data(), seed.data() + seed.size(), b.boot.order_seed);
   b.boot.intended = q.json(4);
   b.boot.seen = q.json(5);
   b.boot.mismatches = q.json(6);

@@ -45,7 +45,9 @@ class StoreTest : public ::testing::Test {
     r.repetition = rep;
     r.params = {{"n", 1000}};
     r.result = {{"benchmark", "sqrt"},
+                {"metric", "time"},
                 {"unit", "s"},
+                {"lower_is_better", true},
                 {"samples", {median, median}},
                 {"summary", {{"n", 2}, {"median", median}}}};
     r.duration_ms = 12.5;
