@@ -20,6 +20,18 @@ std::string apply_cmdline_faults(std::string_view cmdline, AgentOptions& options
     if (end == std::string_view::npos) end = cmdline.size();
     std::string_view word = cmdline.substr(pos, end - pos);
     pos = end + 1;
+    constexpr std::string_view kAttempt = "topolab.boot_attempt=";
+    if (word.substr(0, kAttempt.size()) == kAttempt) {
+      std::string_view n = word.substr(kAttempt.size());
+      if (n.size() == 1 && n[0] >= '1' && n[0] <= '9') {
+        options.boot_attempt = n[0] - '0';
+      } else {
+        problems += (problems.empty() ? "" : "; ") +
+                    std::string("topolab.boot_attempt: expected 1..9, got '") +
+                    std::string(n.substr(0, 16)) + "'";
+      }
+      continue;
+    }
     if (word.substr(0, kKey.size()) != kKey) continue;
     std::string_view v = word.substr(kKey.size());
     constexpr std::string_view kHang = "hang-after:";
@@ -27,6 +39,8 @@ std::string apply_cmdline_faults(std::string_view cmdline, AgentOptions& options
       options.garbage = true;
     } else if (v == "hang-boot") {
       options.hang_boot = true;
+    } else if (v == "hang-boot-first") {
+      options.hang_boot_first = true;
     } else if (v == "none") {
       // an experiment's control level
     } else if (v.substr(0, kHang.size()) == kHang && v.size() > kHang.size() &&
@@ -35,8 +49,8 @@ std::string apply_cmdline_faults(std::string_view cmdline, AgentOptions& options
       options.hang_after = std::stoi(std::string(v.substr(kHang.size())));
     } else {
       problems += (problems.empty() ? "" : "; ") + std::string("topolab.fault: expected ") +
-                  "none, garbage, hang-boot or hang-after:N, got '" + std::string(v.substr(0, 64)) +
-                  "'";
+                  "none, garbage, hang-boot[-first] or hang-after:N, got '" +
+                  std::string(v.substr(0, 64)) + "'";
     }
   }
   return problems;

@@ -21,6 +21,12 @@ struct AgentOptions {
   // As PID 1 only: never start serving (no hello) and print nothing more, like a guest kernel
   // hung at boot; what the host's boot watchdog is tested with (topolab.fault=hang-boot).
   bool hang_boot = false;
+  // topolab.fault=hang-boot-first: the same, on the first boot attempt only; the host puts
+  // topolab.boot_attempt=N (N >= 2) on the command line of a retried boot, so a test sees the
+  // watchdog retry a hung boot and the retry succeed.
+  bool hang_boot_first = false;
+  int boot_attempt = 1;
+  bool hangs_at_boot() const { return hang_boot || (hang_boot_first && boot_attempt == 1); }
   // Per-client bounds (issue 12): a reply the host does not take within write_timeout_ms, or a
   // line begun and not finished within line_timeout_ms, ends the session; idle_timeout_ms (-1:
   // none) ends a session with no request for that long, so a silent UNIX-socket client cannot

@@ -174,7 +174,7 @@ int topology_command(int argc, char** argv, Platform& platform) {
     std::cerr << "topolab-agent: test faults on: garbage=" << a.options.garbage
               << " hang_after=" << a.options.hang_after << "\n";
   }
-  if (a.options.hang_boot) {
+  if (a.options.hangs_at_boot()) {
     std::cerr << "topolab-agent: test fault hang-boot: no hello, silent from here\n";
     for (;;) ::pause();  // PID 1 must not exit; nothing more reaches the console
   }

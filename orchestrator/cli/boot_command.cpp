@@ -2,12 +2,12 @@
 //   [--image DIR | --kernel PATH] [--keep] [--json]`: boots the layout's guest, prints the
 // intended topology beside the one the guest sees, exits 0 only when they match (3 on a
 // mismatch, 1 on errors).
-#include <charconv>
 #include <iostream>
 
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
+#include "orchestrator/cli/watchdog_options.hpp"
 #include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 #include "orchestrator/verify/boot_verify.hpp"
@@ -41,7 +41,7 @@ class BootCommand : public Command {
         ->default_val(180000)
         ->check(CLI::Range(100, 3600000));
     cmd->add_option("--run-id", run_id_, "run id (default: a new one)");
-    add_watchdog_options(cmd);
+    add_watchdog_options(cmd, boot_retries_, watchdog_ms_);
     cmd->add_flag("--keep", keep_, "leave the guest running and defined");
     cmd->add_flag("--json", json_, "print {intended, seen, match, mismatches, timings} as JSON");
     return cmd;
@@ -81,24 +81,6 @@ class BootCommand : public Command {
   }
 
  private:
-  // Boot watchdog (docs/lifecycle.md): console silent before hello -> destroyed, booted again.
-  void add_watchdog_options(CLI::App* cmd) {
-    cmd->add_option("--boot-retries", boot_retries_,
-                    "boots of a hung guest retried (boot watchdog; default 1)")
-        ->check(CLI::Range(0, 5));
-    cmd->add_option("--boot-watchdog", watchdog_ms_,
-                    "ms of console silence before hello that count as a hang (0: derived "
-                    "from vCPUs and accelerator; -1: off)")
-        ->check(CLI::Validator(
-            [](std::string& v) -> std::string {
-              long long ms = 0;
-              auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), ms);
-              const bool whole = ec == std::errc() && end == v.data() + v.size();
-              if (whole && (ms == -1 || ms == 0 || (ms >= 1000 && ms <= 3600000))) return "";
-              return "expected -1 (off), 0 (derived) or 1000..3600000 ms, got " + v;
-            },
-            "-1|0|1000..3600000"));
-  }
   static void print_text(const Layout& layout, const BootVerification& v) {
     std::cout << "layout " << layout.name << " (expose " << to_string(layout.expose)
               << ") booted as " << v.domain_name << "\n"

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/watchdog_options.hpp"
 #include "orchestrator/experiment/backend_factory.hpp"
 #include "orchestrator/experiment/experiment.hpp"
 #include "orchestrator/experiment/runner.hpp"
@@ -25,9 +26,7 @@ class RunCommand : public Command {
         ->check(CLI::Range(1, 1000));
     cmd->add_option("--seed", seed_, "Override the file's seed of the run order");
     cmd->add_option("--agent", options_.agent_binary, "Agent binary for backend \"host\"");
-    cmd->add_option("--boot-retries", options_.boot_retries,
-                    "boots of a hung guest retried per cell (boot watchdog; default 1)")
-        ->check(CLI::Range(0, 5));
+    add_watchdog_options(cmd, options_.boot_retries, options_.boot_watchdog_ms);
     cmd->add_flag("--json", json_, "Print the run summary as JSON on stdout");
     cmd->add_flag("-q,--quiet", quiet_, "No progress on stderr");
     return cmd;

@@ -14,6 +14,7 @@ struct BackendOptions {
   std::filesystem::path agent_binary;  // empty: the agent built with topolab
   int hello_timeout_ms = 180000;  // guest backend: TCG boots on a loaded 2-core host take ~60 s
   int boot_retries = 1;           // guest backend: boots of a hung guest retried (boot watchdog)
+  int boot_watchdog_ms = 0;       // guest backend: the watchdog's bound; 0 derived, -1 off
 };
 
 Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const BackendOptions& options);

@@ -114,6 +114,7 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
   req.host_vendor = host_.vendor;
   req.hello_timeout = std::chrono::milliseconds(options_.hello_timeout_ms);
   req.boot_retries = options_.boot_retries;
+  req.watchdog = std::chrono::milliseconds(options_.boot_watchdog_ms);
   (void)e;
   auto session = GuestSession::boot(req);
   if (!session) return session.error();

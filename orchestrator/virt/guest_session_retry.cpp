@@ -26,7 +26,7 @@ std::string keep_as_attempt(const std::filesystem::path& dir, const std::string&
 Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req) {
   BootRequest next = req;
   nlohmann::json retries = nlohmann::json::array();
-  const int attempts = 1 + std::max(0, req.boot_retries);
+  const int attempts = 1 + std::clamp(req.boot_retries, 0, 8);  // boot_attempt is one digit
   for (int attempt = 1;; ++attempt) {
     std::unique_ptr<GuestSession> s(new GuestSession());
     auto r = s->boot_steps(next);
@@ -57,6 +57,8 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
     retries.push_back(s->discard_hung_attempt(attempt, hang.message));
     next.run_id = s->run_id_;
     next.run_dir = s->run_dir_;  // domain.xml was moved aside: the same folder is reused
+    // The guest may tell a retry apart (and a test fault hang only on the first attempt).
+    next.image.cmdline = req.image.cmdline + " topolab.boot_attempt=" + std::to_string(attempt + 1);
   }
 }
 

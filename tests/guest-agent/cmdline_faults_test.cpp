@@ -35,6 +35,19 @@ TEST(CmdlineFaults, HangBootIsOnlyThatFault) {
   EXPECT_TRUE(o.hang_boot);
   EXPECT_EQ(o.hang_after, -1);
   EXPECT_FALSE(o.garbage);
+  EXPECT_TRUE(o.hangs_at_boot());
+  AgentOptions first;
+  EXPECT_EQ(apply_cmdline_faults("topolab.fault=hang-boot-first", first), "");
+  EXPECT_TRUE(first.hangs_at_boot());
+  AgentOptions retried;
+  EXPECT_EQ(apply_cmdline_faults("topolab.fault=hang-boot-first topolab.boot_attempt=2", retried),
+            "");
+  EXPECT_EQ(retried.boot_attempt, 2);
+  EXPECT_FALSE(retried.hangs_at_boot());
+  AgentOptions bad;
+  EXPECT_NE(apply_cmdline_faults("topolab.boot_attempt=10", bad), "");
+  EXPECT_NE(apply_cmdline_faults("topolab.boot_attempt=0", bad), "");
+  EXPECT_EQ(bad.boot_attempt, 1);
   AgentOptions prefix;
   EXPECT_NE(apply_cmdline_faults("topolab.fault=hang-bootx", prefix), "");
   EXPECT_FALSE(prefix.hang_boot);
@@ -46,7 +59,8 @@ TEST(CmdlineFaults, BadValuesAreReportedAndIgnored) {
         "topolab.fault=hang-after:99999999999", "topolab.fault=crash", "topolab.fault="}) {
     AgentOptions o;
     std::string err = apply_cmdline_faults(bad, o);
-    EXPECT_NE(err.find("expected none, garbage, hang-boot or hang-after:N"), std::string::npos)
+    EXPECT_NE(err.find("expected none, garbage, hang-boot[-first] or hang-after:N"),
+              std::string::npos)
         << bad;
     EXPECT_EQ(o.hang_after, -1) << bad;
     EXPECT_FALSE(o.garbage) << bad;

@@ -1,0 +1,29 @@
+#pragma once
+// `--boot-retries N` and `--boot-watchdog MS`, shared by `boot` and `run` (the boot watchdog,
+// docs/lifecycle.md): a guest whose console stays silent before hello is destroyed and booted
+// again.
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <string>
+
+namespace topolab::cli {
+
+inline void add_watchdog_options(CLI::App* cmd, int& boot_retries, int& watchdog_ms) {
+  cmd->add_option("--boot-retries", boot_retries,
+                  "boots of a hung guest retried (boot watchdog; default 1)")
+      ->check(CLI::Range(0, 5));
+  cmd->add_option("--boot-watchdog", watchdog_ms,
+                  "ms of console silence before hello that count as a hang (0: derived from "
+                  "vCPUs and accelerator; -1: off)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            long long ms = 0;
+            auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), ms);
+            const bool whole = ec == std::errc() && end == v.data() + v.size();
+            if (whole && (ms == -1 || ms == 0 || (ms >= 1000 && ms <= 3600000))) return "";
+            return "expected -1 (off), 0 (derived) or 1000..3600000 ms, got " + v;
+          },
+          "-1|0|1000..3600000"));
+}
+
+}  // namespace topolab::cli
