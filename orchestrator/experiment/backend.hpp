@@ -38,6 +38,9 @@ class Backend {
   // boot, and cleans leftovers of killed runs.
   virtual Result<void> prepare(const Experiment&, const std::vector<Configuration>&) = 0;
   virtual Result<std::unique_ptr<Target>> start(const Experiment&, const Configuration&) = 0;
+  // The resolved layout of a prepared configuration (layout_to_json), recorded per cell and
+  // compared on resume. null: the backend has no guest layout (host).
+  virtual nlohmann::json layout_identity(const Configuration&) const { return nullptr; }
   virtual nlohmann::json host_topology() const = 0;
   virtual nlohmann::json versions() const = 0;
 };

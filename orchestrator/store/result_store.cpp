@@ -12,9 +12,12 @@
 namespace topolab::store {
 namespace {
 
+// Schema 2 added cells.layout (the resolved layout a cell ran with). Schema-1 stores are
+// migrated when opened for writing (the column is added, NULL: "not recorded").
+constexpr int kSchemaVersion = 2;
 constexpr const char* kSchema = R"SQL(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '1');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '2');
 CREATE TABLE IF NOT EXISTS experiments(
   id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, spec TEXT NOT NULL,
   host_topology TEXT, versions TEXT, created TEXT NOT NULL, updated TEXT NOT NULL);
@@ -22,7 +25,7 @@ CREATE TABLE IF NOT EXISTS cells(
   id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
   cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL, label TEXT NOT NULL,
   position INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending', error TEXT,
-  mismatches TEXT, boot_id INTEGER, UNIQUE(experiment_id, cell_key));
+  mismatches TEXT, boot_id INTEGER, layout TEXT, UNIQUE(experiment_id, cell_key));
 CREATE TABLE IF NOT EXISTS boots(
   id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
   config_key TEXT NOT NULL, order_seed TEXT NOT NULL, intended_topology TEXT,
@@ -84,6 +87,7 @@ class Stmt {
   }
   static constexpr std::size_t kMaxStoredJsonBytes = 4 * protocol::kMaxLineBytes;
   std::int64_t i64(int col) const { return sqlite3_column_int64(stmt_, col); }
+  bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   double real(int col) const {
     if (sqlite3_column_type(stmt_, col) == SQLITE_NULL) return std::nan("");
     return sqlite3_column_double(stmt_, col);
@@ -129,7 +133,13 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::pa
   TL_TRY(store->exec("PRAGMA journal_mode=WAL"));
   TL_TRY(store->exec("PRAGMA synchronous=NORMAL"));
   TL_TRY(store->exec("PRAGMA foreign_keys=ON"));
-  TL_TRY(store->exec(std::string("BEGIN IMMEDIATE;") + kSchema + "COMMIT;"));
+  TL_TRY(store->exec(std::string("BEGIN IMMEDIATE;") + kSchema));
+  auto migrated = store->migrate();
+  if (!migrated) {
+    (void)store->exec("ROLLBACK");
+    return migrated.error();
+  }
+  TL_TRY(store->exec("COMMIT"));
   return store;
 }
 
@@ -150,6 +160,24 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
 }
 
 ResultStore::~ResultStore() { sqlite3_close(db_); }
+
+// Inside open()'s transaction: brings a schema-1 store to schema 2, refuses a newer one.
+Result<void> ResultStore::migrate() {
+  Stmt v(db_, "SELECT value FROM meta WHERE key='schema_version'");
+  if (!v.prepared() || v.step() != SQLITE_ROW) return db_error("read the schema version");
+  const std::string version = v.text(0);
+  if (version != "1" && version != std::to_string(kSchemaVersion))
+    return make_error("store " + path_.string() + ": schema version '" + version +
+                      "' is not one this topolab knows (1 or " + std::to_string(kSchemaVersion) +
+                      "); it was written by another version: use a new --store");
+  bool has_layout = false;
+  Stmt cols(db_, "SELECT name FROM pragma_table_info('cells')");
+  if (!cols.prepared()) return db_error("read the cells table");
+  while (cols.step() == SQLITE_ROW) has_layout = has_layout || cols.text(0) == "layout";
+  if (!has_layout) TL_TRY(exec("ALTER TABLE cells ADD COLUMN layout TEXT"));
+  return exec("UPDATE meta SET value='" + std::to_string(kSchemaVersion) +
+              "' WHERE key='schema_version'");
+}
 
 Result<std::int64_t> ResultStore::begin_experiment(const std::string& name,
                                                    const nlohmann::json& spec,
@@ -175,12 +203,13 @@ Result<std::int64_t> ResultStore::begin_experiment(const std::string& name,
 
 Result<std::int64_t> ResultStore::upsert_cell(std::int64_t experiment_id, const CellRecord& c) {
   Stmt s(db_,
-         "INSERT INTO cells(experiment_id, cell_key, config_key, factors, label, position) "
-         "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(experiment_id, cell_key) DO UPDATE SET "
-         "config_key=?3, factors=?4, label=?5, position=?6");
+         "INSERT INTO cells(experiment_id, cell_key, config_key, factors, label, position, "
+         "layout) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(experiment_id, cell_key) DO "
+         "UPDATE SET config_key=?3, factors=?4, label=?5, position=?6, layout=?7");
   if (!s.prepared()) return db_error("prepare cell");
   s.bind(1, experiment_id).bind(2, c.key).bind(3, c.config_key).bind_json(4, c.factors);
   s.bind(5, c.label).bind(6, c.position);
+  s.bind(7, c.layout.dump());  // "null" (no guest) stays distinct from NULL (not recorded)
   if (s.step() != SQLITE_DONE) return db_error("record cell " + c.label);
   Stmt q(db_, "SELECT id FROM cells WHERE experiment_id=?1 AND cell_key=?2");
   q.bind(1, experiment_id).bind(2, c.key);
@@ -195,6 +224,28 @@ Result<std::set<std::pair<int, int>>> ResultStore::completed_runs(std::int64_t c
   std::set<std::pair<int, int>> out;
   while (q.step() == SQLITE_ROW)
     out.emplace(static_cast<int>(q.i64(0)), static_cast<int>(q.i64(1)));
+  return out;
+}
+
+Result<std::vector<StoredRunIdentity>> ResultStore::run_identities(
+    const std::string& experiment_name) {
+  Stmt q(db_,
+         "SELECT DISTINCT c.cell_key, c.label, c.layout, r.benchmark_index, r.benchmark, "
+         "r.params FROM runs r JOIN cells c ON r.cell_id = c.id JOIN experiments e ON "
+         "c.experiment_id = e.id WHERE e.name = ?1 ORDER BY c.position, r.benchmark_index");
+  if (!q.prepared()) return db_error("read stored runs");
+  q.bind(1, experiment_name);
+  std::vector<StoredRunIdentity> out;
+  while (q.step() == SQLITE_ROW) {
+    StoredRunIdentity id;
+    id.cell_key = q.text(0);
+    id.cell_label = q.text(1);
+    if (!q.is_null(2)) id.layout = q.json(2);
+    id.benchmark_index = static_cast<int>(q.i64(3));
+    id.benchmark = q.text(4);
+    id.params = q.json(5);
+    out.push_back(std::move(id));
+  }
   return out;
 }
 
@@ -276,7 +327,7 @@ Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
   while (q.step() == SQLITE_ROW) {
     StoredCell c;
     c.id = q.i64(0);
-    c.cell = {q.text(1), q.text(2), q.json(3), q.text(4), static_cast<int>(q.i64(5))};
+    c.cell = {q.text(1), q.text(2), q.json(3), q.text(4), static_cast<int>(q.i64(5)), nullptr};
     c.status = q.text(6);
     c.error = q.text(7);
     c.mismatches = q.json(8);
