@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "common/file_io.hpp"
 #include "guest-agent/bench/benchmark_def.hpp"
 #include "guest-agent/bench/summary.hpp"
 #include "guest-agent/bench/timing.hpp"
+#include "guest-agent/platform.hpp"
 
 namespace topolab::bench {
 namespace {
@@ -24,15 +24,8 @@ struct Array {
 };
 
 std::int64_t mem_available_kib() {
-  auto text = read_file("/proc/meminfo", 1 << 20);
-  if (!text) return -1;
-  auto pos = text->find("MemAvailable:");
-  if (pos == std::string::npos) return -1;
-  try {
-    return std::stoll(text->substr(pos + 13));
-  } catch (...) {
-    return -1;
-  }
+  auto avail = agent::mem_available_bytes();
+  return avail ? static_cast<std::int64_t>(*avail / 1024) : -1;
 }
 
 // 4x the summed L3 size, at least 16 MiB, at most 256 MiB, and all three arrays within a
@@ -76,11 +69,8 @@ Result<BenchOutput> run_mem_bandwidth(const Params& p, const HostTopology* topo)
   auto plan = plan_threads(p, topo);
   if (!plan) return plan.error();
   std::int64_t kib = p.integer("array_kib") > 0 ? p.integer("array_kib") : auto_array_kib(topo);
-  std::int64_t avail = mem_available_kib();
-  if (avail > 0 && 3 * kib > avail * 8 / 10) {
-    return make_error("mem-bandwidth: 3 arrays of " + std::to_string(kib) +
-                      " KiB exceed 80% of MemAvailable (" + std::to_string(avail) + " KiB)");
-  }
+  TL_TRY(check_memory("mem-bandwidth (3 arrays of " + std::to_string(kib) + " KiB)",
+                      3.0 * static_cast<double>(kib) * 1024.0));
   const std::size_t n = static_cast<std::size_t>(kib) * 1024 / sizeof(double);
   Array arrays[3];
   for (auto& arr : arrays) {
@@ -177,11 +167,11 @@ BenchmarkDef mem_bandwidth_benchmark() {
                     ParamType::kInt,
                     0,
                     0,
-                    1048576,
+                    std::int64_t{64} << 20,
                     {},
                     64,
-                    "size of each of the 3 arrays; 0 = 4x total L3 (16..256 MiB, <= 1/12 of "
-                    "MemAvailable)"});
+                    "size of each of the 3 arrays, at most 64 GiB, all 3 within MemAvailable "
+                    "less a margin; 0 = 4x total L3 (16..256 MiB, <= 1/12 of MemAvailable)"});
   params.push_back(repeats_param(3, 20));
   return {"mem-bandwidth",
           "STREAM-like copy/scale/add/triad; aggregate GB/s = bytes / (last end - first "

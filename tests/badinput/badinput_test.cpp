@@ -13,12 +13,16 @@
 //    "exit": 1,                               expected exit code (CLI cases)
 //    "expect": ["cpu_id_not_a_number.xml", "id"],   substrings of stderr / the error message
 //    "max_lines": 1,                          optional, default 1 (CLI11 usage errors print 2)
-//    "setup": [["mkfifo", "@TMP@/x"]],        optional steps before the run (see run_setup)
+//    "setup": [["mkfifo", "@TMP@/x"]],        optional steps before the run (see run_setup;
+//                                             ["sqlite", DB, SQL_FILE] builds a crafted store)
 //    "after": [["unchanged", "@TMP@/v", "t"]], optional checks after the run (see run_after)
+//    "protocol": "agent": the input's lines go to the guest agent core; its last error reply
+//                   must contain "expect"
 //    "why": "..."}                            what the case is about
 // Placeholders: @CASES@ = tests/badinput/cases, @TMP@ = a fresh temp dir, @SRC@ = the source
 // tree.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -38,6 +42,7 @@
 #include <thread>
 #include <vector>
 
+#include "guest-agent/agent.hpp"
 #include "protocol/protocol.hpp"
 #include "tests/support/child_process.hpp"
 
@@ -178,8 +183,20 @@ void run_setup(const json& steps, const fs::path& tmp) {
     } else if (op == "mkfifo") {
       fs::remove(a);
       ASSERT_EQ(mkfifo(a.c_str(), 0600), 0) << a;
-    } else if (op == "write") {  // ["write", path, text, repeat]
-      std::ofstream f(a, std::ios::binary);
+    } else if (op == "sqlite") {  // ["sqlite", db, sql_file]: a crafted results store
+      std::ifstream in(substitute(step.at(2).get<std::string>(), tmp));
+      std::stringstream sql;
+      sql << in.rdbuf();
+      sqlite3* db = nullptr;
+      ASSERT_EQ(sqlite3_open(a.c_str(), &db), SQLITE_OK) << a;
+      char* err = nullptr;
+      const int rc = sqlite3_exec(db, sql.str().c_str(), nullptr, nullptr, &err);
+      const std::string message = err ? err : "";
+      sqlite3_free(err);
+      sqlite3_close(db);
+      ASSERT_EQ(rc, SQLITE_OK) << message;
+    } else if (op == "write" || op == "append") {  // [op, path, text, repeat]
+      std::ofstream f(a, op == "append" ? std::ios::binary | std::ios::app : std::ios::binary);
       int repeat = step.size() > 3 ? step.at(3).get<int>() : 1;
       for (int i = 0; i < repeat; ++i) f << step.at(2).get<std::string>();
     } else if (op == "append") {  // ["append", path, text, repeat]
@@ -242,6 +259,29 @@ void expect_substrings(const json& spec, const std::string& text, const fs::path
   }
 }
 
+// "agent": the lines go to the guest agent's sans-IO core (guest-agent/agent.hpp), which runs
+// the requests on this machine; the text of its last error reply. A reply over the line cap is
+// itself a failure.
+std::string agent_error(const std::string& input) {
+  namespace proto = protocol;
+  auto platform = agent::make_platform();
+  std::ostringstream log;
+  agent::Agent core(*platform, agent::AgentOptions{}, log);
+  proto::LineReader replies(proto::kMaxLineBytes + 4096);
+  replies.feed(core.on_bytes(input).bytes);
+  std::string last;
+  while (auto e = replies.next()) {
+    if (e->kind != proto::LineReader::Kind::kLine) continue;
+    if (e->line.size() > proto::kMaxLineBytes) return "a reply over the line cap was sent";
+    auto m = proto::decode(e->line);
+    if (m.ok() && m->type == proto::type::kError) {
+      auto text = proto::parse_error(*m);
+      last = text.ok() ? *text : text.error().message;
+    }
+  }
+  return last;
+}
+
 // Protocol lines: no command reads them, so the library is the interface under test.
 std::string protocol_error(const std::string& parser, const std::string& input) {
   namespace proto = protocol;
@@ -258,6 +298,7 @@ std::string protocol_error(const std::string& parser, const std::string& input) 
     }
     return report;
   }
+  if (parser == "agent") return agent_error(input);
   auto msg = proto::decode(input);
   if (parser == "decode") return msg.ok() ? "" : msg.error().message;
   if (!msg.ok()) return "decode failed: " + msg.error().message;
