@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/file_io.hpp"
+#include "common/safe_name.hpp"
 
 namespace topolab {
 namespace {
@@ -290,6 +291,8 @@ Result<void> set_layout_field(Layout& l, std::string_view raw_key, std::string_v
     return {};
   };
   if (key == "name") {
+    if (auto problem = name_problem(value); !problem.empty())
+      return make_error(key + ": " + problem);
     l.name = std::string(value);
   } else if (key == "description") {
     l.description = std::string(value);
@@ -318,6 +321,9 @@ Result<void> set_layout_field(Layout& l, std::string_view raw_key, std::string_v
     if (!v) return v.error();
     l.hyperv = *v;
   } else if (key == "guest.kernel_cmdline_extra") {
+    // A newline or other control character ended up raw inside <cmdline> (redteam).
+    if (has_control_chars(value))
+      return make_error(key + ": expected one line of kernel parameters, got a control character");
     l.kernel_cmdline_extra = std::string(value);
   } else if (key == "guest.os") {
     l.guest_os = std::string(value);
