@@ -14,9 +14,8 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "guest-agent/os.hpp"
 #include "guest-agent/platform.hpp"
-
-#include "host/sysfs_reader.hpp"
 #include "host/topology_json.hpp"
 
 namespace topolab::agent {
@@ -59,13 +58,9 @@ class LinuxPlatform : public Platform {
     return "";
   }
 
-  Result<HostTopology> read_topology() override {
-    return read_sysfs_topology("/");
-  }
+  Result<HostTopology> read_topology() override { return os::read_local_topology(); }
 
-  nlohmann::json topology_json(const HostTopology& t) override {
-    return topology_to_json(t);
-  }
+  nlohmann::json topology_json(const HostTopology& t) override { return topology_to_json(t); }
 
   bool is_init() override { return ::getpid() == 1; }
 

@@ -1,7 +1,9 @@
 #pragma once
 // How the agent reaches the host: a virtio-serial port (the guest's normal case) or a listening
-// UNIX socket (host-local runs and tests). Sessions: wait_for_host() returns when a host is
+// UNIX or loopback TCP socket (host-local runs and tests). transport_linux.cpp and
+// transport_windows.cpp implement it. Sessions: wait_for_host() returns when a host is
 // there; read_some() reports kHangup when it leaves; the agent then waits again.
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -36,5 +38,8 @@ Result<std::unique_ptr<Transport>> open_virtio_port_by_name(const std::string& n
 Result<std::unique_ptr<Transport>> open_virtio_port(const std::filesystem::path& device);
 // Listens on a UNIX socket (mode 0600); a stale socket file at path is replaced.
 Result<std::unique_ptr<Transport>> listen_unix(const std::filesystem::path& path);
+// Listens on 127.0.0.1:port (loopback only: the protocol has no authentication) and serves one
+// client at a time: the Windows agent's test transport, since wine 8 has no AF_UNIX sockets.
+Result<std::unique_ptr<Transport>> listen_tcp_loopback(std::uint16_t port);
 
 }  // namespace topolab::agent

@@ -1,13 +1,10 @@
 // STREAM-like bandwidth: copy, scale, add, triad over arrays split among pinned threads.
-#include <sys/mman.h>
-
 #include <algorithm>
-#include <cstring>
 
-#include "common/file_io.hpp"
 #include "guest-agent/bench/benchmark_def.hpp"
 #include "guest-agent/bench/summary.hpp"
 #include "guest-agent/bench/timing.hpp"
+#include "guest-agent/os.hpp"
 
 namespace topolab::bench {
 namespace {
@@ -18,22 +15,8 @@ constexpr std::int64_t kMinAutoArrayKib = 16 * 1024;
 struct Array {
   double* data = nullptr;
   std::size_t bytes = 0;
-  ~Array() {
-    if (data) munmap(data, bytes);
-  }
+  ~Array() { agent::os::unmap_memory(data, bytes); }
 };
-
-std::int64_t mem_available_kib() {
-  auto text = read_file("/proc/meminfo", 1 << 20);
-  if (!text) return -1;
-  auto pos = text->find("MemAvailable:");
-  if (pos == std::string::npos) return -1;
-  try {
-    return std::stoll(text->substr(pos + 13));
-  } catch (...) {
-    return -1;
-  }
-}
 
 // 4x the summed L3 size, at least 16 MiB, at most 256 MiB, and all three arrays within a
 // quarter of the available memory.
@@ -43,7 +26,7 @@ std::int64_t auto_array_kib(const HostTopology* topo) {
     for (const auto& d : topo->l3_domains) l3 += static_cast<std::int64_t>(d.size_kib);
   }
   std::int64_t kib = std::clamp<std::int64_t>(4 * l3, kMinAutoArrayKib, kMaxAutoArrayKib);
-  std::int64_t avail = mem_available_kib();
+  std::int64_t avail = agent::os::mem_available_kib();
   if (avail > 0) kib = std::min(kib, avail / 12);
   return std::max<std::int64_t>(kib, 1024);
 }
@@ -76,7 +59,7 @@ Result<BenchOutput> run_mem_bandwidth(const Params& p, const HostTopology* topo)
   auto plan = plan_threads(p, topo);
   if (!plan) return plan.error();
   std::int64_t kib = p.integer("array_kib") > 0 ? p.integer("array_kib") : auto_array_kib(topo);
-  std::int64_t avail = mem_available_kib();
+  std::int64_t avail = agent::os::mem_available_kib();
   if (avail > 0 && 3 * kib > avail * 8 / 10) {
     return make_error("mem-bandwidth: 3 arrays of " + std::to_string(kib) +
                       " KiB exceed 80% of MemAvailable (" + std::to_string(avail) + " KiB)");
@@ -85,12 +68,9 @@ Result<BenchOutput> run_mem_bandwidth(const Params& p, const HostTopology* topo)
   Array arrays[3];
   for (auto& arr : arrays) {
     arr.bytes = n * sizeof(double);
-    void* m = mmap(nullptr, arr.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-      return make_error("mem-bandwidth: mmap " + std::to_string(arr.bytes) +
-                        " bytes: " + std::strerror(errno));
-    }
-    arr.data = static_cast<double*>(m);
+    auto m = agent::os::map_memory(arr.bytes);
+    if (!m) return m.error().context("mem-bandwidth");
+    arr.data = static_cast<double*>(*m);
   }
   double *a = arrays[0].data, *b = arrays[1].data, *c = arrays[2].data;
   const int threads = static_cast<int>(plan->cpus.size());

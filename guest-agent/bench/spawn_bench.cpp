@@ -1,57 +1,21 @@
-// spawn-loop: N concurrent loops of fork + exec + wait of a tiny program, each loop locked to a
+// spawn-loop: N concurrent loops of start + wait of a tiny program (fork+exec on Linux,
+// CreateProcess on Windows: os::spawn_true), each loop locked to a
 // CPU (pin != none) or free. The default program is the agent itself: `topolab-agent run true`
 // exits 0 at once (run_benchmark_cli).
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <climits>
-#include <cstring>
 
 #include "guest-agent/bench/benchmark_def.hpp"
 #include "guest-agent/bench/timing.hpp"
+#include "guest-agent/os.hpp"
 
 namespace topolab::bench {
 namespace {
 
 Result<std::string> resolve_program(const std::string& requested) {
-  std::string program = requested;
-  if (program.empty()) {
-    char buf[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-    if (len <= 0)
-      return make_error(std::string("readlink /proc/self/exe: ") + std::strerror(errno));
-    program.assign(buf, static_cast<std::size_t>(len));
-  }
-  if (program.front() != '/')
-    return make_error("program '" + program + "' is not an absolute path");
-  if (access(program.c_str(), X_OK) != 0) {
-    return make_error("program '" + program + "' is not executable: " + std::strerror(errno));
-  }
-  return program;
-}
-
-// fork + execv(program, {program, "run", "true"}) + waitpid; error on any non-zero exit.
-Result<void> spawn_once(const std::string& program) {
-  // argv built before fork: the child of a threaded process may only call async-signal-safe
-  // functions until exec.
-  std::string run = "run", t = "true";
-  char* argv[] = {const_cast<char*>(program.c_str()), run.data(), t.data(), nullptr};
-  pid_t pid = fork();
-  if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    execv(program.c_str(), argv);
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return make_error(std::string("waitpid: ") + std::strerror(errno));
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return make_error("'" + program + " run true' exited with status " + std::to_string(status));
-  }
-  return {};
+  if (!requested.empty()) return agent::os::check_program(requested);
+  auto self = agent::os::self_executable();
+  if (!self) return self.error();
+  return agent::os::check_program(*self);
 }
 
 Result<BenchOutput> run_spawn(const Params& p, const HostTopology* topo) {
@@ -72,7 +36,8 @@ Result<BenchOutput> run_spawn(const Params& p, const HostTopology* topo) {
       barrier.arrive_and_wait();
       start[t] = now_ns();
       Result<void> status;
-      for (std::int64_t i = 0; i < iterations && status; ++i) status = spawn_once(*program);
+      for (std::int64_t i = 0; i < iterations && status; ++i)
+        status = agent::os::spawn_true(*program);
       end[t] = now_ns();
       return status;
     });
