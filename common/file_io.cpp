@@ -1,6 +1,7 @@
 #include "common/file_io.hpp"
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,30 +9,90 @@
 #include <cstring>
 
 namespace topolab {
+namespace {
+
+std::string errno_text(const std::filesystem::path& path, int err) {
+  return path.string() + ": " + std::strerror(err);
+}
+
+const char* file_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "fifo";
+  if (S_ISCHR(mode)) return "character device";
+  if (S_ISBLK(mode)) return "block device";
+  if (S_ISSOCK(mode)) return "socket";
+  if (S_ISDIR(mode)) return "directory";
+  if (S_ISLNK(mode)) return "symbolic link";
+  return "special file";
+}
+
+Error not_regular(const std::filesystem::path& path, mode_t mode) {
+  return make_error(path.string() + ": not a regular file (" + file_kind(mode) + ")");
+}
+
+Error too_large(const std::filesystem::path& path, std::size_t max_bytes) {
+  return make_error(path.string() + ": larger than " + std::to_string(max_bytes) + " bytes");
+}
+
+}  // namespace
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.release();
+  }
+  return *this;
+}
+
+UniqueFd::~UniqueFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<UniqueFd> open_regular_file(const std::filesystem::path& path, int flags) {
+  // O_NONBLOCK only for the open itself: a FIFO opened for reading returns at once (and one
+  // opened for writing fails with ENXIO) instead of waiting for a peer.
+  UniqueFd fd(::open(path.c_str(), flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (fd.get() < 0) return make_error(errno_text(path, errno));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return make_error(errno_text(path, errno));
+  if (!S_ISREG(st.st_mode)) return not_regular(path, st.st_mode);
+  int fl = ::fcntl(fd.get(), F_GETFL);
+  if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    return make_error(errno_text(path, errno));
+  }
+  return fd;
+}
 
 Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error(path.string() + ": " + std::strerror(errno));
+  auto fd = open_regular_file(path);
+  if (!fd) return fd.error();
+  struct stat st {};
+  if (::fstat(fd->get(), &st) == 0 && static_cast<std::size_t>(st.st_size) > max_bytes) {
+    return too_large(path, max_bytes);  // before reading a byte of it
+  }
   std::string out;
   char buf[65536];
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    ssize_t n = ::read(fd->get(), buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return make_error(path.string() + ": " + std::strerror(err));
+      return make_error(errno_text(path, errno));
     }
     if (n == 0) break;
     out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > max_bytes) {
-      ::close(fd);
-      return make_error(path.string() + ": file larger than " + std::to_string(max_bytes) +
-                        " bytes");
-    }
+    if (out.size() > max_bytes) return too_large(path, max_bytes);  // procfs sizes read as 0
   }
-  ::close(fd);
   return out;
+}
+
+Result<void> check_regular_or_absent(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return {};
+    return make_error(errno_text(path, errno));
+  }
+  auto fd = open_regular_file(path);  // follows a link, never blocks
+  if (!fd) return fd.error();
+  return {};
 }
 
 void strip_attribute_tail(std::string& s) {
@@ -48,34 +109,63 @@ Result<std::string> read_attribute(const std::filesystem::path& path) {
   return text;
 }
 
-Result<void> write_file_atomic(const std::filesystem::path& path, const std::string& content,
-                               unsigned mode) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return make_error(tmp.string() + ": " + std::strerror(errno));
+namespace {
+
+Result<void> write_all(int fd, const std::string& content, const std::filesystem::path& path) {
   std::size_t off = 0;
   while (off < content.size()) {
     ssize_t n = ::write(fd, content.data() + off, content.size() - off);
     if (n < 0) {
       if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return make_error(path.string() + ": " + std::strerror(err));
+      return make_error(errno_text(path, errno));
     }
     off += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return make_error(path.string() + ": " + std::strerror(err));
+  return {};
+}
+
+// An output target may be absent or a regular file. A symlink is refused rather than replaced:
+// `-o /dev/stdout` run as root must not turn /dev/stdout into a file, and a link planted where
+// an output goes is refused loudly. Devices and FIFOs are refused for the same reason.
+Result<void> check_output_target(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return {};
+    return make_error(errno_text(path, errno));
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return make_error(path.string() + ": " + std::strerror(err));
+  if (S_ISLNK(st.st_mode)) {
+    return make_error(path.string() +
+                      ": is a symbolic link; outputs never follow or replace links");
   }
+  if (!S_ISREG(st.st_mode)) return not_regular(path, st.st_mode);
+  return {};
+}
+
+}  // namespace
+
+Result<void> write_file_atomic(const std::filesystem::path& path, const std::string& content,
+                               unsigned mode) {
+  TL_TRY(check_output_target(path));
+  // mkstemp: O_CREAT|O_EXCL with a random suffix, so a planted PATH.tmp.* (link or file) is
+  // never opened; O_EXCL also refuses to follow a symlink at the final component.
+  std::string tmpl = path.string() + ".tmp.XXXXXX";
+  int raw = ::mkostemp(tmpl.data(), O_CLOEXEC);
+  if (raw < 0) return make_error(errno_text(path.string() + ".tmp.XXXXXX", errno));
+  UniqueFd fd(raw);
+  auto fail = [&](Error e) -> Result<void> {
+    ::unlink(tmpl.c_str());
+    return e;
+  };
+  if (::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0) {
+    return fail(make_error(errno_text(path, errno)));
+  }
+  if (auto w = write_all(fd.get(), content, path); !w) return fail(w.error());
+  if (::fsync(fd.get()) != 0 || ::close(fd.release()) != 0) {
+    return fail(make_error(errno_text(path, errno)));
+  }
+  // rename() replaces whatever is at PATH by now (even a link planted after the check) and
+  // never writes through it.
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) return fail(make_error(errno_text(path, errno)));
   return {};
 }
 

@@ -1,4 +1,6 @@
 #pragma once
+#include <fcntl.h>
+
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -7,8 +9,45 @@
 
 namespace topolab {
 
-// Reads a whole file, refusing anything larger than max_bytes. Errors name the path.
+// An owned file descriptor, closed when it goes out of scope.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd();
+
+  int get() const { return fd_; }
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// The one way topolab opens a file named by a user, a file or a root folder (issue 12, class 4).
+// A FIFO, device, socket or directory is refused without blocking: the open is
+// O_NONBLOCK|O_NOCTTY|O_CLOEXEC (a FIFO with no writer would otherwise block forever, a tty
+// would become our controlling terminal), fstat must say S_ISREG, then O_NONBLOCK is cleared.
+// Symlinks are followed; a link to a FIFO is refused by the same fstat. `flags` is O_RDONLY or,
+// for attributes written in place (sysfs, cgroupfs), O_WRONLY with O_TRUNC/O_APPEND.
+// Errors: "PATH: not a regular file (fifo)", "PATH: <strerror>".
+Result<UniqueFd> open_regular_file(const std::filesystem::path& path, int flags = O_RDONLY);
+
+// Reads a whole regular file through open_regular_file, refusing anything larger than
+// max_bytes ("PATH: larger than N bytes") before reading when the size is known and while
+// reading for files whose size is not (procfs reports 0).
 Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes = 64u << 20);
+
+// Fails unless `path` is absent or a regular file (the same non-blocking fstat rule), for
+// libraries that open a path themselves (SQLite). Absent is fine: the caller may create it.
+Result<void> check_regular_or_absent(const std::filesystem::path& path);
 
 // Reads a one-line sysfs/procfs attribute and strips the trailing newline and blanks.
 Result<std::string> read_attribute(const std::filesystem::path& path);
@@ -16,7 +55,11 @@ Result<std::string> read_attribute(const std::filesystem::path& path);
 // Strips what follows a sysfs/procfs attribute's value: newlines, blanks, CRs and NULs.
 void strip_attribute_tail(std::string& text);
 
-// Writes atomically: to a temporary sibling, then rename.
+// Writes atomically and never through a planted link (issue 12, class 7): the content goes to a
+// fresh, unpredictable sibling "PATH.tmp.XXXXXX" created with O_EXCL|O_NOFOLLOW (mkstemp), is
+// fsynced, chmod'ed to `mode` and renamed over PATH. rename() replaces a symlink at PATH
+// itself, it never follows it, so the link's target is left untouched. Refuses a PATH that is
+// a directory or another non-regular file (not a symlink) with a clear error.
 Result<void> write_file_atomic(const std::filesystem::path& path, const std::string& content,
                                unsigned mode = 0644);
 

@@ -1,5 +1,8 @@
 #include "guest-agent/agent.hpp"
 
+#include <algorithm>
+#include <chrono>
+
 #include "guest-agent/agent_version.hpp"
 #include "guest-agent/benchmarks.hpp"
 
@@ -43,8 +46,8 @@ std::string Agent::hello_line() {
   proto::Hello h;
   h.agent_version = agent_version();
   h.uptime_ms = platform_.uptime_ms();
-  h.kernel = platform_.kernel();
-  h.cpu_model = platform_.cpu_model();
+  h.kernel = platform_.kernel().substr(0, 256);
+  h.cpu_model = platform_.cpu_model().substr(0, 256);
   auto topo = platform_.read_topology();
   if (topo) {
     topology_ = *topo;
@@ -54,12 +57,28 @@ std::string Agent::hello_line() {
     h.topology = nullptr;
     h.topology_error = topo.error().message;
   }
+  auto line = proto::encode_line(proto::hello_message(h));
+  if (line) return *line;
+  // A guest too large to describe in one line still says hello, with the reason instead of the
+  // topology (kernel and CPU model are truncated above, so this one always fits).
+  h.topology = nullptr;
+  h.topology_error = "guest topology not sent: " + line.error().message;
   return proto::encode(proto::hello_message(h));
 }
 
 void Agent::reply(Output& out, const json& message) {
   if (options_.garbage) out.bytes += kGarbageLine;
-  out.bytes += proto::encode(message);
+  auto line = proto::encode_line(message);
+  if (line) {
+    out.bytes += *line;
+    return;
+  }
+  // Never send what the host must discard: the same id gets an error it can show.
+  std::optional<std::uint64_t> id;
+  if (message.contains("id") && message["id"].is_number_unsigned()) {
+    id = message["id"].get<std::uint64_t>();
+  }
+  out.bytes += proto::encode(proto::error_message(id, line.error().message));
 }
 
 json Agent::run(const proto::RunRequest& request) {
@@ -149,7 +168,24 @@ Agent::Output Agent::on_line(std::string_view line) {
   return out;
 }
 
+bool Agent::session_timed_out(std::int64_t idle_ms, std::int64_t partial_ms) {
+  if (reader_.pending_bytes() > 0 && partial_ms >= options_.line_timeout_ms) {
+    log_ << "topolab-agent: a line stayed unfinished for " << partial_ms
+         << " ms; ending the session\n";
+    return true;
+  }
+  if (options_.idle_timeout_ms >= 0 && idle_ms >= options_.idle_timeout_ms) {
+    log_ << "topolab-agent: no request for " << idle_ms << " ms; ending the session\n";
+    return true;
+  }
+  return false;
+}
+
 bool Agent::serve(Transport& transport) {
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
+  };
   for (;;) {
     auto connected = transport.wait_for_host();
     if (!connected) {
@@ -158,22 +194,45 @@ bool Agent::serve(Transport& transport) {
       return false;
     }
     reader_.reset();
-    if (!transport.write_all(hello_line())) {
+    if (auto sent = transport.write_all(hello_line(), options_.write_timeout_ms); !sent) {
+      log_ << "topolab-agent: " << sent.error().message << "; ending the session\n";
       transport.end_session();
       continue;
     }
+    auto last_request = Clock::now(), line_started = Clock::now();
     for (;;) {
+      // Wakes only when a bound can expire; with no bound an idle agent never wakes up.
+      int wait_ms = -1;
+      if (reader_.pending_bytes() > 0) {
+        wait_ms = static_cast<int>(
+            std::max<std::int64_t>(0, options_.line_timeout_ms - ms_since(line_started)));
+      }
+      if (options_.idle_timeout_ms >= 0) {
+        int idle_left = static_cast<int>(
+            std::max<std::int64_t>(0, options_.idle_timeout_ms - ms_since(last_request)));
+        wait_ms = wait_ms < 0 ? idle_left : std::min(wait_ms, idle_left);
+      }
       std::string bytes;
-      // No timeout: nothing is periodic, so an idle agent never wakes up.
-      auto status = transport.read_some(bytes, -1);
+      const bool was_partial = reader_.pending_bytes() > 0;
+      auto status = transport.read_some(bytes, wait_ms);
       if (!status) {
         log_ << "topolab-agent: " << status.error().message << "\n";
         break;
       }
       if (*status == ReadStatus::kHangup) break;
-      if (*status == ReadStatus::kTimeout) continue;
+      if (*status == ReadStatus::kTimeout) {
+        if (session_timed_out(ms_since(last_request), ms_since(line_started))) break;
+        continue;
+      }
       Output out = on_bytes(bytes);
-      if (!out.bytes.empty() && !transport.write_all(out.bytes)) break;
+      if (bytes.find('\n') != std::string::npos) last_request = Clock::now();
+      if (!was_partial || bytes.find('\n') != std::string::npos) line_started = Clock::now();
+      if (!out.bytes.empty()) {
+        if (auto sent = transport.write_all(out.bytes, options_.write_timeout_ms); !sent) {
+          log_ << "topolab-agent: " << sent.error().message << "; ending the session\n";
+          break;
+        }
+      }
       if (out.shutdown) {
         transport.end_session();
         return true;

@@ -18,6 +18,13 @@ struct AgentOptions {
   // host can connect and then see its requests time out); a garbage line before each reply.
   int hang_after = -1;
   bool garbage = false;
+  // Per-client bounds (issue 12): a reply the host does not take within write_timeout_ms, or a
+  // line begun and not finished within line_timeout_ms, ends the session; idle_timeout_ms (-1:
+  // none) ends a session with no request for that long, so a silent UNIX-socket client cannot
+  // keep the agent to itself (over virtio-serial the one host is the only possible client).
+  int write_timeout_ms = 10000;
+  int line_timeout_ms = 10000;
+  int idle_timeout_ms = -1;
 };
 
 // The same faults for the built-in image, where the agent is PID 1 and has no argv: the host
@@ -49,6 +56,8 @@ class Agent {
 
  private:
   void reply(Output& out, const nlohmann::json& message);
+  // Whether the session should end: a partial line or silence outlived its bound (logged).
+  bool session_timed_out(std::int64_t idle_ms, std::int64_t partial_ms);
   nlohmann::json run(const protocol::RunRequest& request);
 
   Platform& platform_;

@@ -6,6 +6,7 @@
 //   topolab-agent.exe service install|uninstall|run   (Windows only: os_windows/service_windows)
 // As PID 1 (the built-in image's /init) it mounts proc/sys/devtmpfs, loads /modules.order and
 // serves the default port; shutdown powers the guest off.
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <exception>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -36,17 +38,36 @@ constexpr const char* kModulesOrder = "/modules.order";
 const char* kUsage =
     "usage: topolab-agent [serve] [--port PATH | --unix PATH | --tcp PORT | --name PORTNAME]\n"
     "                     [--poweroff]   (--tcp: 127.0.0.1 only)\n"
+    "                     [--io-timeout MS] [--idle-timeout MS]   (client bounds; defaults\n"
+    "                     10000 and, for --unix and --tcp, 600000)\n"
     "                     [--hang-after N] [--garbage]   (test-only faults)\n"
     "       topolab-agent run BENCH [--param k=v ...] [--json]   (run --list: benchmarks)\n"
     "       topolab-agent topology [--json]\n"
     "       topolab-agent --version\n";
 
+constexpr int kMaxTimeoutMs = 86400000;  // one day
+// Idle bound for UNIX-socket clients: long enough for a host between requests, short enough that
+// a forgotten connection frees the agent.
+constexpr int kDefaultUnixIdleMs = 600000;
+
 struct ServeArgs {
   std::string port, unix_path, name = kDefaultPort;
   std::uint16_t tcp_port = 0;
   bool poweroff = false;
+  int idle_timeout_ms = kDefaultUnixIdleMs;  // listening sockets (UNIX, TCP) only
   AgentOptions options;
 };
+
+// A decimal integer in [0, max], or nullopt.
+std::optional<int> parse_count(const std::string& v, long max) {
+  char* end = nullptr;
+  errno = 0;
+  long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || end == v.c_str() || *end != '\0' || errno != 0 || n < 0 || n > max) {
+    return std::nullopt;
+  }
+  return static_cast<int>(n);
+}
 
 // Returns an error message, or "" when the arguments are fine.
 std::string parse_serve_args(int argc, char** argv, int first, ServeArgs& a) {
@@ -83,17 +104,28 @@ std::string parse_serve_args(int argc, char** argv, int first, ServeArgs& a) {
       a.options.garbage = true;
     } else if (arg == "--hang-after") {
       if (!value(v)) return "--hang-after needs a number";
-      char* end = nullptr;
-      long n = std::strtol(v.c_str(), &end, 10);
-      if (end == v.c_str() || *end != '\0' || n < 0 || n > 1000000000) {
-        return "--hang-after: expected a non-negative integer, got '" + v + "'";
+      auto n = parse_count(v, 1000000000);
+      if (!n) return "--hang-after: expected an integer in [0, 1000000000], got '" + v + "'";
+      a.options.hang_after = *n;
+    } else if (arg == "--io-timeout" || arg == "--idle-timeout") {
+      if (!value(v)) return arg + " needs milliseconds";
+      auto n = parse_count(v, kMaxTimeoutMs);
+      if (!n || *n < 100) {
+        return arg + ": expected milliseconds in [100, " + std::to_string(kMaxTimeoutMs) +
+               "], got '" + v + "'";
       }
-      a.options.hang_after = static_cast<int>(n);
+      if (arg == "--io-timeout") {
+        a.options.write_timeout_ms = a.options.line_timeout_ms = *n;
+      } else {
+        a.idle_timeout_ms = *n;
+      }
     } else {
       return "unknown argument '" + arg + "'";
     }
   }
   if (transports > 1) return "give only one of --port, --unix, --tcp, --name";
+  // Only a listening socket can have a second client waiting behind a silent first one.
+  if (!a.unix_path.empty() || a.tcp_port != 0) a.options.idle_timeout_ms = a.idle_timeout_ms;
   return "";
 }
 

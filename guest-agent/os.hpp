@@ -1,7 +1,8 @@
 #pragma once
 // The few OS primitives the benchmarks and the agent's entry point need, as free functions so
 // the shared code (bench/*.cpp, main.cpp) has no #ifdef: os_linux.cpp implements them with
-// Linux syscalls, os_windows.cpp with Win32. CMake compiles exactly one of the two.
+// Linux syscalls, os_windows.cpp with Win32. CMake compiles exactly one of the two. (Available
+// memory and spawning children are platform.hpp's mem_available_bytes and spawn_and_wait.)
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -25,8 +26,6 @@ Result<HostTopology> read_local_topology();
 Result<void*> map_memory(std::size_t bytes);
 void unmap_memory(void* address, std::size_t bytes);
 std::size_t page_size();
-// Memory available for new allocations in KiB (MemAvailable / ullAvailPhys); -1 when unknown.
-std::int64_t mem_available_kib();
 
 // CPUs this process may run on; CPU ids as the topology numbers them (Windows: group*64+bit).
 CpuList allowed_cpus();
@@ -42,12 +41,8 @@ int current_cpu();  // the CPU the calling thread runs on now, -1 when unknown
 void cheap_kernel_call();
 const char* cheap_kernel_call_name();
 
-// This program's own absolute path (for spawn-loop's default program).
+// This program's own absolute path (the Windows service registers it).
 Result<std::string> self_executable();
-// `requested` checked to be an absolute path of an executable file.
-Result<std::string> check_program(const std::string& requested);
-// Starts `program run true` and waits for it; error unless it exits 0.
-Result<void> spawn_true(const std::string& program);
 
 // /proc/stat's text on Linux (steal ticks); nullopt where the OS has no steal counter.
 std::optional<std::string> read_proc_stat();

@@ -3,7 +3,6 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,18 +32,6 @@ void unmap_memory(void* address, std::size_t bytes) {
 }
 
 std::size_t page_size() { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); }
-
-std::int64_t mem_available_kib() {
-  auto text = read_file("/proc/meminfo", 1 << 20);
-  if (!text) return -1;
-  auto pos = text->find("MemAvailable:");
-  if (pos == std::string::npos) return -1;
-  try {
-    return std::stoll(text->substr(pos + 13));
-  } catch (...) {
-    return -1;
-  }
-}
 
 CpuList allowed_cpus() {
   cpu_set_t set;
@@ -80,37 +67,6 @@ Result<std::string> self_executable() {
   ssize_t len = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
   if (len <= 0) return make_error(std::string("readlink /proc/self/exe: ") + std::strerror(errno));
   return std::string(buf, static_cast<std::size_t>(len));
-}
-
-Result<std::string> check_program(const std::string& program) {
-  if (program.empty() || program.front() != '/')
-    return make_error("program '" + program + "' is not an absolute path");
-  if (::access(program.c_str(), X_OK) != 0) {
-    return make_error("program '" + program + "' is not executable: " + std::strerror(errno));
-  }
-  return program;
-}
-
-// fork + execv(program, {program, "run", "true"}) + waitpid.
-Result<void> spawn_true(const std::string& program) {
-  // argv built before fork: the child of a threaded process may only call async-signal-safe
-  // functions until exec.
-  std::string run = "run", t = "true";
-  char* argv[] = {const_cast<char*>(program.c_str()), run.data(), t.data(), nullptr};
-  pid_t pid = ::fork();
-  if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::execv(program.c_str(), argv);
-    _exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return make_error(std::string("waitpid: ") + std::strerror(errno));
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return make_error("'" + program + " run true' exited with status " + std::to_string(status));
-  }
-  return {};
 }
 
 std::optional<std::string> read_proc_stat() {

@@ -3,7 +3,6 @@
 #include <winsock2.h>
 
 #include <algorithm>
-#include <cwctype>
 #include <vector>
 
 #include "guest-agent/os.hpp"
@@ -99,13 +98,6 @@ std::size_t page_size() {
   return si.dwPageSize;
 }
 
-std::int64_t mem_available_kib() {
-  MEMORYSTATUSEX m{};
-  m.dwLength = sizeof(m);
-  if (!GlobalMemoryStatusEx(&m)) return -1;
-  return static_cast<std::int64_t>(m.ullAvailPhys / 1024);
-}
-
 CpuList allowed_cpus() {
   USHORT groups[64];
   USHORT count = 64;
@@ -174,47 +166,6 @@ Result<std::string> self_executable() {
   if (n == 0 || n >= path.size()) return make_error(win::last_error("GetModuleFileNameW"));
   path.resize(n);
   return win::narrow(path);
-}
-
-Result<std::string> check_program(const std::string& program) {
-  // Absolute: a drive ("C:\...") or a UNC/device path ("\\server\..."), never relative to the
-  // current directory or searched in PATH.
-  const bool drive = program.size() > 2 && std::iswalpha(static_cast<wint_t>(program[0])) &&
-                     program[1] == ':' && (program[2] == '\\' || program[2] == '/');
-  const bool unc = program.rfind("\\\\", 0) == 0;
-  if (!drive && !unc) return make_error("program '" + program + "' is not an absolute path");
-  DWORD attrs = GetFileAttributesW(win::widen(program).c_str());
-  if (attrs == INVALID_FILE_ATTRIBUTES || (attrs & FILE_ATTRIBUTE_DIRECTORY)) {
-    return make_error("program '" + program + "' is not an executable file");
-  }
-  return program;
-}
-
-Result<void> spawn_true(const std::string& program) {
-  constexpr DWORD kTimeoutMs = 60000;  // a hung child must not hang the benchmark
-  std::wstring exe = win::widen(program);
-  std::wstring command = L"\"" + exe + L"\" run true";
-  STARTUPINFOW si{};
-  si.cb = sizeof(si);
-  PROCESS_INFORMATION pi{};
-  if (!CreateProcessW(exe.c_str(), command.data(), nullptr, nullptr, FALSE, CREATE_NO_WINDOW,
-                      nullptr, nullptr, &si, &pi)) {
-    return make_error(win::last_error(("CreateProcess " + program).c_str()));
-  }
-  CloseHandle(pi.hThread);
-  DWORD waited = WaitForSingleObject(pi.hProcess, kTimeoutMs);
-  DWORD code = 1;
-  if (waited != WAIT_OBJECT_0) TerminateProcess(pi.hProcess, 1);
-  GetExitCodeProcess(pi.hProcess, &code);
-  CloseHandle(pi.hProcess);
-  if (waited != WAIT_OBJECT_0) {
-    return make_error("'" + program + " run true' did not exit within " +
-                      std::to_string(kTimeoutMs / 1000) + " s");
-  }
-  if (code != 0) {
-    return make_error("'" + program + " run true' exited with status " + std::to_string(code));
-  }
-  return {};
 }
 
 std::optional<std::string> read_proc_stat() { return std::nullopt; }

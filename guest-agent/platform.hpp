@@ -1,11 +1,13 @@
 #pragma once
 // What the agent needs from the guest OS, behind one small interface: Linux now
 // (platform_linux.cpp); a Windows port supplies another implementation of the same calls.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "common/result.hpp"
 #include "host/host_topology.hpp"
@@ -31,5 +33,25 @@ class Platform {
 };
 
 std::unique_ptr<Platform> make_platform();
+
+// ---- OS services the benchmarks need (free functions: bench code has no Platform object; a
+// Windows port supplies its own platform_windows.cpp with the same functions) ----------------
+
+// Bytes the guest can still allocate without swapping or waking the OOM killer (Linux:
+// MemAvailable from /proc/meminfo; kernels before 3.14: MemFree + Buffers + Cached). An error
+// when unknown: callers refuse to allocate rather than guess (as PID 1 an OOM kill panics).
+Result<std::uint64_t> mem_available_bytes();
+
+// One short-lived child for spawn-loop. Only the agent's own executable (program empty) or a
+// path the caller has checked against its allow-list; never a shell.
+struct SpawnRequest {
+  std::string program;            // "" = this agent's executable (/proc/self/exe on Linux)
+  std::vector<std::string> args;  // argv[1..]
+  std::chrono::milliseconds timeout{10000};
+};
+// Starts the child with stdin, stdout and stderr on the null device (its output never reaches
+// the console), waits at most request.timeout, kills it on expiry. Error on a failed start, a
+// timeout ("... killed after N ms") or a non-zero exit.
+Result<void> spawn_and_wait(const SpawnRequest& request);
 
 }  // namespace topolab::agent

@@ -1,5 +1,7 @@
 #include <fcntl.h>
 #include <linux/reboot.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -10,8 +12,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <sstream>
+#include <thread>
 
 #include "common/file_io.hpp"
 #include "guest-agent/os.hpp"
@@ -124,5 +128,122 @@ class LinuxPlatform : public Platform {
 }  // namespace
 
 std::unique_ptr<Platform> make_platform() { return std::make_unique<LinuxPlatform>(); }
+
+namespace {
+
+// The value of one "Key:   123 kB" line of /proc/meminfo in bytes, or -1.
+long long meminfo_bytes(const std::string& text, const std::string& key) {
+  std::size_t pos = 0;
+  while ((pos = text.find(key, pos)) != std::string::npos) {
+    if (pos == 0 || text[pos - 1] == '\n') {
+      const char* p = text.c_str() + pos + key.size();
+      char* end = nullptr;
+      long long kib = std::strtoll(p, &end, 10);
+      if (end == p || kib < 0 || kib > (1LL << 42)) return -1;
+      return kib * 1024;
+    }
+    pos += key.size();
+  }
+  return -1;
+}
+
+// Waits for the child; true when it ended (status set), false when timeout passed first.
+bool wait_child(pid_t pid, std::chrono::milliseconds timeout, int& status) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
+#ifdef SYS_pidfd_open
+  // pidfd (Linux >= 5.3): sleep in poll until the child exits, no polling loop.
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd >= 0) {
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      pollfd p{pidfd, POLLIN, 0};
+      int rc = ::poll(&p, 1, static_cast<int>(std::max<long long>(left.count(), 0)));
+      if (rc > 0) break;
+      if (rc == 0) {
+        ::close(pidfd);
+        return false;
+      }
+      if (errno != EINTR) break;  // fall back to waitpid below
+    }
+    ::close(pidfd);
+  }
+#endif
+  // Older kernels: WNOHANG with a short, growing sleep.
+  auto nap = std::chrono::microseconds(50);
+  for (;;) {
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return true;
+    if (r < 0 && errno != EINTR) {
+      status = -1;
+      return true;
+    }
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(nap);
+    nap = std::min(nap * 2, std::chrono::microseconds(5000));
+  }
+}
+
+}  // namespace
+
+Result<std::uint64_t> mem_available_bytes() {
+  auto text = read_file("/proc/meminfo", 1u << 20);
+  if (!text) return text.error().context("available memory unknown");
+  long long avail = meminfo_bytes(*text, "MemAvailable:");
+  if (avail >= 0) return static_cast<std::uint64_t>(avail);
+  // Kernels before 3.14 have no MemAvailable: the classic estimate.
+  long long free = meminfo_bytes(*text, "MemFree:"), buffers = meminfo_bytes(*text, "Buffers:"),
+            cached = meminfo_bytes(*text, "Cached:");
+  if (free < 0 || buffers < 0 || cached < 0) {
+    return make_error("available memory unknown: /proc/meminfo has no MemAvailable or MemFree");
+  }
+  return static_cast<std::uint64_t>(free + buffers + cached);
+}
+
+Result<void> spawn_and_wait(const SpawnRequest& request) {
+  const std::string program = request.program.empty() ? "/proc/self/exe" : request.program;
+  // Everything the child needs is prepared before fork: the child of a threaded process may
+  // only call async-signal-safe functions until exec.
+  std::vector<std::string> args_copy = request.args;
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(program.c_str()));
+  for (auto& a : args_copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull < 0) return make_error(std::string("open /dev/null: ") + std::strerror(errno));
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    const int e = errno;
+    ::close(devnull);
+    return make_error(std::string("fork: ") + std::strerror(e));
+  }
+  if (pid == 0) {
+    for (int fd = 0; fd <= 2; ++fd) {
+      if (::dup2(devnull, fd) < 0) _exit(126);
+    }
+    if (devnull <= 2) ::fcntl(devnull, F_SETFD, 0);  // dup2 onto itself kept FD_CLOEXEC
+    ::execv(program.c_str(), argv.data());
+    _exit(127);
+  }
+  ::close(devnull);
+  int status = 0;
+  if (!wait_child(pid, request.timeout, status)) {
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return make_error("'" + program + "' did not exit within " +
+                      std::to_string(request.timeout.count()) + " ms; killed");
+  }
+  if (status == -1) return make_error(std::string("waitpid: ") + std::strerror(errno));
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string how =
+        WIFEXITED(status)     ? "exited with status " + std::to_string(WEXITSTATUS(status))
+        : WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
+                              : "ended with wait status " + std::to_string(status);
+    const bool exec_failed = WIFEXITED(status) && WEXITSTATUS(status) == 127;
+    return make_error("'" + program + "' " + how + (exec_failed ? " (exec failed)" : ""));
+  }
+  return {};
+}
 
 }  // namespace topolab::agent

@@ -46,4 +46,51 @@ class WindowsPlatform : public Platform {
 
 std::unique_ptr<Platform> make_platform() { return std::make_unique<WindowsPlatform>(); }
 
+Result<std::uint64_t> mem_available_bytes() {
+  MEMORYSTATUSEX m{};
+  m.dwLength = sizeof(m);
+  if (!GlobalMemoryStatusEx(&m)) return make_error(win::last_error("GlobalMemoryStatusEx"));
+  return static_cast<std::uint64_t>(m.ullAvailPhys);
+}
+
+// CreateProcessW of the agent itself; no handles inherited (the agent's sockets stay its own)
+// and no window: the child's output goes to a hidden console nobody reads.
+Result<void> spawn_and_wait(const SpawnRequest& request) {
+  if (!request.program.empty()) {
+    return make_error("program '" + request.program +
+                      "' has no meaning on Windows: only the agent itself (program \"\") is "
+                      "spawned there");
+  }
+  auto self = os::self_executable();
+  if (!self) return self.error();
+  std::wstring exe = win::widen(*self);
+  std::wstring command = L"\"" + exe + L"\"";
+  for (const auto& a : request.args) {
+    if (a.find_first_of(" \t\"") != std::string::npos)
+      return make_error("spawn argument '" + a + "' needs quoting; not supported");
+    command += L" " + win::widen(a);
+  }
+  STARTUPINFOW si{};
+  si.cb = sizeof(si);
+  PROCESS_INFORMATION pi{};
+  if (!CreateProcessW(exe.c_str(), command.data(), nullptr, nullptr, FALSE, CREATE_NO_WINDOW,
+                      nullptr, nullptr, &si, &pi)) {
+    return make_error(win::last_error(("CreateProcess " + *self).c_str()));
+  }
+  CloseHandle(pi.hThread);
+  const auto ms = request.timeout.count();
+  DWORD waited = WaitForSingleObject(pi.hProcess, ms < 0 ? INFINITE : static_cast<DWORD>(ms));
+  if (waited != WAIT_OBJECT_0) {
+    TerminateProcess(pi.hProcess, 1);
+    WaitForSingleObject(pi.hProcess, 5000);
+    CloseHandle(pi.hProcess);
+    return make_error("'" + *self + "' did not exit within " + std::to_string(ms) + " ms; killed");
+  }
+  DWORD code = 1;
+  GetExitCodeProcess(pi.hProcess, &code);
+  CloseHandle(pi.hProcess);
+  if (code != 0) return make_error("'" + *self + "' exited with status " + std::to_string(code));
+  return {};
+}
+
 }  // namespace topolab::agent

@@ -16,6 +16,7 @@
 
 #include "guest-agent/os.hpp"
 #include "guest-agent/windows_support.hpp"
+#include "host/topology_builder.hpp"
 
 namespace topolab::agent::win {
 namespace {
@@ -25,33 +26,68 @@ constexpr int kRelationProcessorDie = 5;
 constexpr int kRelationNumaNodeEx = 6;
 constexpr std::size_t kMaxBuffer = 16u << 20;
 
-void add_mask(CpuList& out, WORD group, KAFFINITY mask) {
-  for (int bit = 0; bit < 64; ++bit) {
-    if (mask & (KAFFINITY{1} << bit)) out.insert(static_cast<int>(group) * 64 + bit);
-  }
+// One record of the buffer: its relation and the bytes after the 8-byte header.
+struct Record {
+  int relationship;
+  const unsigned char* body;
+  std::size_t body_bytes;
+  std::size_t offset;  // in the buffer, for messages
+};
+
+Error bad_record(const Record& r, const std::string& what) {
+  return make_error("GetLogicalProcessorInformationEx: record at byte " + std::to_string(r.offset) +
+                    " (relation " + std::to_string(r.relationship) + "): " + what);
 }
 
-CpuList processor_cpus(const PROCESSOR_RELATIONSHIP& p) {
+// The relation's fixed part (everything before its first GROUP_AFFINITY), copied out: records
+// are read with memcpy, never through pointers that might be misaligned.
+template <typename Rel>
+Result<Rel> fixed_part(const Record& r) {
+  Rel rel;
+  std::memset(&rel, 0, sizeof(rel));
+  const std::size_t fixed = offsetof(Rel, GroupMask);
+  if (r.body_bytes < fixed) return bad_record(r, "shorter than its fixed fields");
+  std::memcpy(&rel, r.body, fixed);
+  return rel;
+}
+
+// `count` GROUP_AFFINITY masks from the first mask's offset, each inside the record; a CPU is
+// group * 64 + bit, groups bounded so ids stay below the model's CPU limit.
+template <typename Rel>
+Result<CpuList> masks(const Record& r, unsigned count) {
+  const std::size_t at = offsetof(Rel, GroupMask);
+  if (count == 0 || at + count * sizeof(GROUP_AFFINITY) > r.body_bytes) {
+    return bad_record(r, std::to_string(count) + " processor group masks do not fit in " +
+                             std::to_string(r.body_bytes) + " bytes");
+  }
   CpuList cpus;
-  for (WORD g = 0; g < p.GroupCount; ++g) add_mask(cpus, p.GroupMask[g].Group, p.GroupMask[g].Mask);
+  for (unsigned g = 0; g < count; ++g) {
+    GROUP_AFFINITY ga;
+    std::memcpy(&ga, r.body + at + g * sizeof(GROUP_AFFINITY), sizeof(ga));
+    if (ga.Group >= kMaxTopologyCpus / 64) {
+      return bad_record(r, "processor group " + std::to_string(ga.Group) + " out of range");
+    }
+    for (int bit = 0; bit < 64; ++bit) {
+      if (ga.Mask & (KAFFINITY{1} << bit)) cpus.insert(static_cast<int>(ga.Group) * 64 + bit);
+    }
+  }
   return cpus;
+}
+
+Result<CpuList> processor_cpus(const Record& r) {
+  auto p = fixed_part<PROCESSOR_RELATIONSHIP>(r);
+  if (!p) return p.error();
+  return masks<PROCESSOR_RELATIONSHIP>(r, p->GroupCount);
 }
 
 // NUMA_NODE_RELATIONSHIP and CACHE_RELATIONSHIP: Windows 11/Server 2022 put a WORD GroupCount in
 // the last two reserved bytes and an array of masks after it; older systems leave it 0 and
 // have exactly one mask.
 template <typename Rel>
-CpuList group_masks(const Rel& r, const unsigned char* record_end) {
+unsigned group_count(const Rel& rel) {
   WORD count = 0;
-  std::memcpy(&count, r.Reserved + sizeof(r.Reserved) - sizeof(WORD), sizeof(WORD));
-  if (count == 0) count = 1;
-  CpuList cpus;
-  const GROUP_AFFINITY* masks = &r.GroupMask;
-  for (WORD g = 0; g < count; ++g) {
-    if (reinterpret_cast<const unsigned char*>(masks + g + 1) > record_end) break;
-    add_mask(cpus, masks[g].Group, masks[g].Mask);
-  }
-  return cpus;
+  std::memcpy(&count, rel.Reserved + sizeof(rel.Reserved) - sizeof(WORD), sizeof(WORD));
+  return count == 0 ? 1u : count;
 }
 
 struct Collected {
@@ -59,34 +95,43 @@ struct Collected {
   RawTopology raw;
 };
 
-void collect(const SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX& info, const unsigned char* end,
-             Collected& c) {
-  switch (static_cast<int>(info.Relationship)) {
+Result<void> collect(const Record& r, Collected& c) {
+  switch (r.relationship) {
     case RelationProcessorCore:
-      c.cores.push_back(processor_cpus(info.Processor));
-      break;
     case RelationProcessorPackage:
-      c.packages.push_back(processor_cpus(info.Processor));
-      break;
-    case kRelationProcessorDie:
-      c.dies.push_back(processor_cpus(info.Processor));
-      break;
-    case RelationCache:
-      if (info.Cache.Level == 3 &&
-          (info.Cache.Type == CacheUnified || info.Cache.Type == CacheData))
-        c.raw.l3.push_back({group_masks(info.Cache, end), info.Cache.CacheSize / 1024u});
-      break;
+    case kRelationProcessorDie: {
+      auto cpus = processor_cpus(r);
+      if (!cpus) return cpus.error();
+      auto& list = r.relationship == RelationProcessorCore      ? c.cores
+                   : r.relationship == RelationProcessorPackage ? c.packages
+                                                                : c.dies;
+      list.push_back(std::move(*cpus));
+      return {};
+    }
+    case RelationCache: {
+      auto cache = fixed_part<CACHE_RELATIONSHIP>(r);
+      if (!cache) return cache.error();
+      if (cache->Level != 3 || (cache->Type != CacheUnified && cache->Type != CacheData)) return {};
+      auto cpus = masks<CACHE_RELATIONSHIP>(r, group_count(*cache));
+      if (!cpus) return cpus.error();
+      c.raw.l3.push_back({std::move(*cpus), cache->CacheSize / 1024u});
+      return {};
+    }
     case RelationNumaNode:
     case kRelationNumaNodeEx: {
+      auto node = fixed_part<NUMA_NODE_RELATIONSHIP>(r);
+      if (!node) return node.error();
+      auto cpus = masks<NUMA_NODE_RELATIONSHIP>(r, group_count(*node));
+      if (!cpus) return cpus.error();
       NumaNode n;
-      n.id = static_cast<int>(info.NumaNode.NodeNumber);
-      n.cpus = group_masks(info.NumaNode, end);
+      n.id = static_cast<int>(std::min<DWORD>(node->NodeNumber, 1u << 20));
+      n.cpus = std::move(*cpus);
       // memory_kib stays 0 (unknown): Windows reports a node's available, not total, memory.
       c.raw.numa_nodes.push_back(std::move(n));
-      break;
+      return {};
     }
     default:
-      break;  // RelationGroup, RelationProcessorModule: not part of the model
+      return {};  // RelationGroup, RelationProcessorModule: not part of the model
   }
 }
 
@@ -102,20 +147,18 @@ int index_containing(const std::vector<CpuList>& sets, int cpu) {
 Result<RawTopology> parse_processor_information(const unsigned char* buffer, std::size_t bytes) {
   Collected c;
   std::size_t offset = 0;
-  const std::size_t header = offsetof(SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX, Processor);
-  while (offset + header <= bytes) {
-    SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX info;
-    std::memset(&info, 0, sizeof(info));
-    std::memcpy(&info, buffer + offset, std::min<std::size_t>(sizeof(info), bytes - offset));
-    if (info.Size < header || info.Size > bytes - offset) {
+  constexpr std::size_t kHeader = 2 * sizeof(DWORD);  // Relationship, Size
+  while (offset + kHeader <= bytes) {
+    DWORD header[2];
+    std::memcpy(header, buffer + offset, kHeader);
+    if (header[1] < kHeader || header[1] > bytes - offset) {
       return make_error("GetLogicalProcessorInformationEx: record at byte " +
-                        std::to_string(offset) + " has size " + std::to_string(info.Size));
+                        std::to_string(offset) + " has size " + std::to_string(header[1]) +
+                        " (buffer " + std::to_string(bytes) + " bytes)");
     }
-    // Records with more groups than sizeof(info) holds are read in place.
-    const auto* rec =
-        reinterpret_cast<const SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX*>(buffer + offset);
-    collect(info.Size > sizeof(info) ? *rec : info, buffer + offset + info.Size, c);
-    offset += info.Size;
+    Record r{static_cast<int>(header[0]), buffer + offset + kHeader, header[1] - kHeader, offset};
+    TL_TRY(collect(r, c));
+    offset += header[1];
   }
   CpuList all;
   for (const auto& core : c.cores) all = all.united(core);

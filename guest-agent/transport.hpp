@@ -3,6 +3,9 @@
 // UNIX or loopback TCP socket (host-local runs and tests). transport_linux.cpp and
 // transport_windows.cpp implement it. Sessions: wait_for_host() returns when a host is
 // there; read_some() reports kHangup when it leaves; the agent then waits again.
+// Bounds (issue 12): one host at a time. A UNIX-socket client that connects while another is
+// served gets one error line ("busy: ...") and is closed at once; write_all() gives up after its
+// timeout, so a host that does not read cannot hold the agent (the agent ends the session).
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -23,7 +26,8 @@ class Transport {
   virtual Result<void> wait_for_host() = 0;
   // Appends what arrived within timeout_ms to out.
   virtual Result<ReadStatus> read_some(std::string& out, int timeout_ms) = 0;
-  virtual Result<void> write_all(std::string_view bytes) = 0;
+  // Writes everything within timeout_ms (-1: no limit); error "... did not read ..." on expiry.
+  virtual Result<void> write_all(std::string_view bytes, int timeout_ms) = 0;
   virtual void end_session() = 0;
   virtual std::string describe() const = 0;
 };

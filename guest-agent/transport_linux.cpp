@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 
 #include "common/file_io.hpp"
 #include "guest-agent/transport.hpp"
+#include "protocol/protocol.hpp"
 
 namespace topolab::agent {
 
@@ -27,21 +29,52 @@ constexpr milliseconds kMaxBackoff{1000};
 
 std::string errno_text() { return std::strerror(errno); }
 
-Result<void> write_fd(int fd, std::string_view bytes, bool is_socket) {
+// The fd is non-blocking: waits for room with poll so a peer that does not read costs at most
+// timeout_ms (-1: no limit), then gives up.
+Result<void> write_fd(int fd, std::string_view bytes, bool is_socket, int timeout_ms) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
   std::size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = is_socket ? ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL)
                           : ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+      continue;
+    }
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return make_error("write: " + errno_text());
-    done += static_cast<std::size_t>(n);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      int wait_ms = -1;
+      if (timeout_ms >= 0) {
+        auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+          return make_error("the host did not read " + std::to_string(bytes.size() - done) +
+                            " pending bytes within " + std::to_string(timeout_ms) + " ms");
+        }
+        wait_ms = static_cast<int>(left);
+      }
+      pollfd p{fd, POLLOUT, 0};
+      int rc = ::poll(&p, 1, wait_ms);
+      if (rc < 0 && errno != EINTR) return make_error("poll: " + errno_text());
+      // A virtio port without a host reports HUP and never POLLOUT: give up now, not spin.
+      if (rc > 0 && !(p.revents & POLLOUT) && (p.revents & (POLLHUP | POLLERR | POLLNVAL))) {
+        return make_error("the host went away with " + std::to_string(bytes.size() - done) +
+                          " bytes unsent");
+      }
+      continue;
+    }
+    return make_error("write: " + (n == 0 ? std::string("nothing written") : errno_text()));
   }
   return {};
 }
 
+void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
 class VirtioPortTransport : public Transport {
  public:
-  VirtioPortTransport(int fd, fs::path path) : fd_(fd), path_(std::move(path)) {}
+  VirtioPortTransport(int fd, fs::path path) : fd_(fd), path_(std::move(path)) {
+    set_nonblocking(fd_);  // writes are bounded by write_all's timeout
+  }
   ~VirtioPortTransport() override { ::close(fd_); }
 
   Result<void> wait_for_host() override {
@@ -82,7 +115,9 @@ class VirtioPortTransport : public Transport {
     return ReadStatus::kHangup;
   }
 
-  Result<void> write_all(std::string_view bytes) override { return write_fd(fd_, bytes, false); }
+  Result<void> write_all(std::string_view bytes, int timeout_ms) override {
+    return write_fd(fd_, bytes, false, timeout_ms);
+  }
   void end_session() override {}
   std::string describe() const override { return "virtio-serial port " + path_.string(); }
 
@@ -91,38 +126,53 @@ class VirtioPortTransport : public Transport {
   fs::path path_;
 };
 
-class UnixSocketTransport : public Transport {
+// A listening socket serving one client at a time: UNIX (path_ is its file, removed at the end)
+// or loopback TCP (path_ empty).
+class ListeningSocketTransport : public Transport {
  public:
-  UnixSocketTransport(int listen_fd, fs::path path)
-      : listen_fd_(listen_fd), path_(std::move(path)) {}
-  ~UnixSocketTransport() override {
+  ListeningSocketTransport(int listen_fd, fs::path path, std::string what)
+      : listen_fd_(listen_fd), path_(std::move(path)), what_(std::move(what)) {
+    set_nonblocking(listen_fd_);  // refuse_waiting_client must never block in accept
+  }
+  ~ListeningSocketTransport() override {
     end_session();
     ::close(listen_fd_);
-    ::unlink(path_.c_str());
+    if (!path_.empty()) ::unlink(path_.c_str());
   }
 
   Result<void> wait_for_host() override {
     end_session();
     for (;;) {
-      int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      pollfd p{listen_fd_, POLLIN, 0};
+      if (::poll(&p, 1, -1) < 0 && errno != EINTR) return make_error("poll: " + errno_text());
+      int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd >= 0) {
         client_ = fd;
         return {};
       }
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      return make_error("accept on " + path_.string() + ": " + errno_text());
+      if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN || errno == EWOULDBLOCK)
+        continue;
+      return make_error("accept on " + what_ + ": " + errno_text());
     }
   }
 
   Result<ReadStatus> read_some(std::string& out, int timeout_ms) override {
     if (client_ < 0) return ReadStatus::kHangup;
-    pollfd p{client_, POLLIN, 0};
-    int rc = ::poll(&p, 1, timeout_ms);
+    // The listening socket is watched too: a second client is refused at once, not left
+    // waiting in the backlog for as long as the first one stays.
+    pollfd p[2] = {{client_, POLLIN, 0}, {listen_fd_, POLLIN, 0}};
+    int rc = ::poll(p, 2, timeout_ms);
     if (rc < 0) {
       if (errno == EINTR) return ReadStatus::kTimeout;
       return make_error("poll: " + errno_text());
     }
     if (rc == 0) return ReadStatus::kTimeout;
+    // The current host first: when it has just closed and reconnected, the new connection is
+    // the next session, not a second client to refuse.
+    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+      if (p[1].revents & POLLIN) refuse_waiting_client();
+      return ReadStatus::kTimeout;
+    }
     char buf[65536];
     ssize_t n = ::read(client_, buf, sizeof(buf));
     if (n > 0) {
@@ -133,21 +183,33 @@ class UnixSocketTransport : public Transport {
     return ReadStatus::kHangup;
   }
 
-  Result<void> write_all(std::string_view bytes) override {
+  Result<void> write_all(std::string_view bytes, int timeout_ms) override {
     if (client_ < 0) return make_error("no host connected");
-    return write_fd(client_, bytes, true);
+    return write_fd(client_, bytes, true, timeout_ms);
   }
 
   void end_session() override {
     if (client_ >= 0) ::close(client_);
     client_ = -1;
   }
-  std::string describe() const override { return "UNIX socket " + path_.string(); }
+  std::string describe() const override { return what_; }
 
  private:
+  // One error line, best effort (the socket buffer of a fresh connection always has room), then
+  // close: the agent runs one benchmark at a time, so a second host could not be served anyway.
+  void refuse_waiting_client() {
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) return;
+    const std::string line = protocol::encode(protocol::error_message(
+        std::nullopt, "busy: another client is connected to this agent; try again later"));
+    (void)::send(fd, line.data(), line.size(), MSG_NOSIGNAL);
+    ::close(fd);
+  }
+
   int listen_fd_;
   int client_ = -1;
   fs::path path_;
+  std::string what_;
 };
 
 }  // namespace
@@ -226,7 +288,25 @@ Result<std::unique_ptr<Transport>> listen_unix(const fs::path& path) {
     ::close(fd);
     return make_error("listen " + p + ": " + errno_text());
   }
-  return std::unique_ptr<Transport>(new UnixSocketTransport(fd, path));
+  return std::unique_ptr<Transport>(new ListeningSocketTransport(fd, path, "UNIX socket " + p));
+}
+
+Result<std::unique_ptr<Transport>> listen_tcp_loopback(std::uint16_t port) {
+  const std::string what = "TCP 127.0.0.1:" + std::to_string(port);
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return make_error("socket: " + errno_text());
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(fd, 4) != 0) {
+    std::string err = errno_text();
+    ::close(fd);
+    return make_error("listen on " + what + ": " + err);
+  }
+  return std::unique_ptr<Transport>(new ListeningSocketTransport(fd, {}, what));
 }
 
 }  // namespace topolab::agent

@@ -18,6 +18,7 @@
 
 #include "guest-agent/transport.hpp"
 #include "guest-agent/windows_support.hpp"
+#include "protocol/protocol.hpp"
 
 namespace topolab::agent {
 
@@ -28,11 +29,13 @@ namespace {
 
 constexpr milliseconds kMinBackoff{100};
 constexpr milliseconds kMaxBackoff{1000};
-constexpr DWORD kWriteTimeoutMs = 30000;
 
 std::string wsa_error(const char* call) { return win::error_text(call, WSAGetLastError()); }
 
-// One client at a time on a listening Winsock socket.
+timeval to_timeval(int ms) { return timeval{ms / 1000, (ms % 1000) * 1000}; }
+
+// One client at a time on a listening Winsock socket (the Linux ListeningSocketTransport's
+// rules): a second client gets one "busy" error line and is closed; writes are bounded.
 class SocketTransport : public Transport {
  public:
   SocketTransport(SOCKET listener, std::string what)
@@ -47,6 +50,8 @@ class SocketTransport : public Transport {
     for (;;) {
       SOCKET s = accept(listener_, nullptr, nullptr);
       if (s != INVALID_SOCKET) {
+        u_long non_blocking = 1;  // so a host that does not read cannot block write_all
+        ioctlsocket(s, FIONBIO, &non_blocking);
         client_ = s;
         return {};
       }
@@ -57,30 +62,59 @@ class SocketTransport : public Transport {
 
   Result<ReadStatus> read_some(std::string& out, int timeout_ms) override {
     if (client_ == INVALID_SOCKET) return ReadStatus::kHangup;
+    // The listener is watched too: a second client is refused at once.
     fd_set readable;
     FD_ZERO(&readable);
     FD_SET(client_, &readable);
-    timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+    FD_SET(listener_, &readable);
+    timeval tv = to_timeval(timeout_ms);
     int rc = select(0, &readable, nullptr, nullptr, timeout_ms < 0 ? nullptr : &tv);
     if (rc == SOCKET_ERROR) return make_error(wsa_error("select"));
     if (rc == 0) return ReadStatus::kTimeout;
+    // The current host first: when it has just closed and reconnected, the new connection is
+    // the next session, not a second client to refuse.
+    if (!FD_ISSET(client_, &readable)) {
+      refuse_waiting_client();
+      return ReadStatus::kTimeout;
+    }
     char buf[65536];
     int n = recv(client_, buf, sizeof(buf), 0);
     if (n > 0) {
       out.append(buf, static_cast<std::size_t>(n));
       return ReadStatus::kData;
     }
+    if (n == SOCKET_ERROR && WSAGetLastError() == WSAEWOULDBLOCK) return ReadStatus::kTimeout;
     return ReadStatus::kHangup;  // 0: orderly close; error: reset
   }
 
-  Result<void> write_all(std::string_view bytes) override {
+  Result<void> write_all(std::string_view bytes, int timeout_ms) override {
     if (client_ == INVALID_SOCKET) return make_error("no host connected");
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + milliseconds(std::max(timeout_ms, 0));
     std::size_t done = 0;
     while (done < bytes.size()) {
       int chunk = static_cast<int>(std::min<std::size_t>(bytes.size() - done, 1 << 20));
       int n = send(client_, bytes.data() + done, chunk, 0);
-      if (n == SOCKET_ERROR || n == 0) return make_error(wsa_error("send"));
-      done += static_cast<std::size_t>(n);
+      if (n > 0) {
+        done += static_cast<std::size_t>(n);
+        continue;
+      }
+      if (n == 0 || WSAGetLastError() != WSAEWOULDBLOCK) return make_error(wsa_error("send"));
+      int wait_ms = -1;
+      if (timeout_ms >= 0) {
+        auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+          return make_error("the host did not read " + std::to_string(bytes.size() - done) +
+                            " pending bytes within " + std::to_string(timeout_ms) + " ms");
+        }
+        wait_ms = static_cast<int>(left);
+      }
+      fd_set writable;
+      FD_ZERO(&writable);
+      FD_SET(client_, &writable);
+      timeval tv = to_timeval(wait_ms);
+      if (select(0, nullptr, &writable, nullptr, wait_ms < 0 ? nullptr : &tv) == SOCKET_ERROR)
+        return make_error(wsa_error("select"));
     }
     return {};
   }
@@ -92,6 +126,23 @@ class SocketTransport : public Transport {
   std::string describe() const override { return what_; }
 
  private:
+  void refuse_waiting_client() {
+    SOCKET s = accept(listener_, nullptr, nullptr);
+    if (s == INVALID_SOCKET) return;
+    const std::string line = protocol::encode(protocol::error_message(
+        std::nullopt, "busy: another client is connected to this agent; try again later"));
+    send(s, line.data(), static_cast<int>(line.size()), 0);
+    // Closing with unread input would reset the connection and could drop the line: read what
+    // the client already sent (non-blocking), then close.
+    u_long non_blocking = 1;
+    ioctlsocket(s, FIONBIO, &non_blocking);
+    char sink[4096];
+    for (int i = 0; i < 16 && recv(s, sink, sizeof(sink), 0) > 0; ++i) {
+    }
+    shutdown(s, SD_SEND);
+    closesocket(s);
+  }
+
   SOCKET listener_;
   SOCKET client_ = INVALID_SOCKET;
   std::string what_;
@@ -153,13 +204,13 @@ class VirtioPortTransport : public Transport {
     return ReadStatus::kData;
   }
 
-  Result<void> write_all(std::string_view bytes) override {
+  Result<void> write_all(std::string_view bytes, int timeout_ms) override {
+    const DWORD timeout = timeout_ms < 0 ? INFINITE : static_cast<DWORD>(timeout_ms);
     std::size_t done = 0;
     while (done < bytes.size()) {
       DWORD n = 0;
       DWORD chunk = static_cast<DWORD>(std::min<std::size_t>(bytes.size() - done, 1 << 16));
-      auto r =
-          overlapped_io(true, const_cast<char*>(bytes.data() + done), chunk, kWriteTimeoutMs, n);
+      auto r = overlapped_io(true, const_cast<char*>(bytes.data() + done), chunk, timeout, n);
       if (!r) return r.error();
       if (n == 0) return make_error("write " + path_ + ": nothing written (host gone?)");
       done += n;
@@ -209,8 +260,8 @@ class VirtioPortTransport : public Transport {
       return make_error(win::error_text(write ? "WriteFile" : "ReadFile", err) + " on " + path_);
     }
     if (write && waited != WAIT_OBJECT_0 && moved == 0) {
-      return make_error("write " + path_ + ": no progress within " +
-                        std::to_string(kWriteTimeoutMs / 1000) + " s");
+      return make_error("the host did not read " + path_ + " within " + std::to_string(timeout_ms) +
+                        " ms");
     }
     return waited == WAIT_OBJECT_0 ? DWORD{WAIT_OBJECT_0} : DWORD{WAIT_TIMEOUT};
   }

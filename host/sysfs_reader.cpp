@@ -35,19 +35,9 @@ std::string shown_text(const std::string& text) {
   return "'" + shown + "'";
 }
 
-// sysfs and procfs entries are regular files; opening a FIFO planted in a tree would block
-// forever (directories fail in read_file with a clear errno).
-Result<std::string> read_regular_file(const fs::path& path, std::size_t max_bytes) {
-  std::error_code ec;
-  auto type = fs::status(path, ec).type();
-  if (!ec && type != fs::file_type::regular && type != fs::file_type::directory) {
-    return make_error(path.string() + ": not a regular file");
-  }
-  return read_file(path, max_bytes);
-}
-
 Result<std::string> read_text(const fs::path& path) {
-  auto text = read_regular_file(path, kMaxAttributeBytes);
+  // read_file refuses a FIFO or device planted in the tree without blocking (issue 12).
+  auto text = read_file(path, kMaxAttributeBytes);
   if (!text) return text.error();
   strip_attribute_tail(*text);
   return text;
@@ -235,7 +225,7 @@ Result<void> read_l3(const fs::path& cpu_dir, int id, std::vector<RawCache>& out
 
 // "Node 0 MemTotal:  16772456 kB" -> 16772456.
 Result<std::uint64_t> read_node_memory(const fs::path& meminfo) {
-  auto text = read_regular_file(meminfo, 1u << 20);
+  auto text = read_file(meminfo, 1u << 20);
   if (!text) return text.error();
   std::string_view rest = *text;
   while (!rest.empty()) {
@@ -313,7 +303,7 @@ Result<std::vector<NumaNode>> read_nodes(const fs::path& node_dir) {
 // First "vendor_id" and "model name" of /proc/cpuinfo (x86 names; other arches leave them "").
 Result<void> read_cpuinfo(const fs::path& path, RawTopology& raw) {
   if (!path_exists(path)) return {};
-  auto text = read_regular_file(path, kMaxCpuinfoBytes);
+  auto text = read_file(path, kMaxCpuinfoBytes);
   if (!text) return text.error();
   std::string_view rest = *text;
   while (!rest.empty() && (raw.vendor.empty() || raw.model.empty())) {

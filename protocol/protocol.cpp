@@ -17,6 +17,18 @@ std::string encode(const json& message) {
   return line;
 }
 
+Result<std::string> encode_line(const json& message) {
+  std::string line = encode(message);
+  if (line.size() - 1 <= kMaxLineBytes) return line;
+  std::string type = "message";
+  if (message.is_object() && message.contains("type") && message["type"].is_string()) {
+    type = message["type"].get<std::string>().substr(0, 32);
+  }
+  return make_error("'" + type + "' of " + std::to_string(line.size() - 1) +
+                    " bytes exceeds the protocol's line cap of " + std::to_string(kMaxLineBytes) +
+                    " bytes; not sent");
+}
+
 // ---- decoding -------------------------------------------------------------------------------
 
 std::optional<std::size_t> find_invalid_utf8(std::string_view s) {

@@ -47,6 +47,10 @@ struct Message {
 // ---- encoding -------------------------------------------------------------------------------
 // One line: compact JSON + '\n'. Invalid UTF-8 in strings is replaced (U+FFFD), never thrown.
 std::string encode(const nlohmann::json& message);
+// The encoder both sides send through: refuses a message whose line (without '\n') would
+// exceed kMaxLineBytes, because the receiver would discard it. The error names the message
+// type and its size; the agent answers with it instead (an error reply under the cap).
+Result<std::string> encode_line(const nlohmann::json& message);
 
 // ---- decoding -------------------------------------------------------------------------------
 // Checks UTF-8, JSON syntax, object shape, "type" string and "id" type. The line excludes '\n'.

@@ -1,11 +1,13 @@
 #include "guest-agent/bench/benchmark.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "guest-agent/bench/benchmark_def.hpp"
 #include "guest-agent/bench/guest_topology.hpp"
 #include "guest-agent/bench/steal.hpp"
 #include "guest-agent/bench/summary.hpp"
+#include "guest-agent/platform.hpp"
 
 namespace topolab::bench {
 
@@ -80,6 +82,36 @@ Result<void> check_work(const std::string& what, double units, double limit) {
   char text[160];
   std::snprintf(text, sizeof(text), ": %.3g units of work is too much (limit %.3g)", units, limit);
   return make_error(what + text);
+}
+
+std::uint64_t memory_margin(std::uint64_t available) {
+  return std::max<std::uint64_t>(std::uint64_t{32} << 20, available / 8);
+}
+
+std::string size_text(double bytes) {
+  char text[32];
+  if (bytes >= 1024.0 * 1024 * 1024) {
+    std::snprintf(text, sizeof(text), "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  } else if (bytes >= 1024.0 * 1024) {
+    std::snprintf(text, sizeof(text), "%.0f MiB", bytes / (1024.0 * 1024));
+  } else {
+    std::snprintf(text, sizeof(text), "%.0f KiB", bytes / 1024.0);
+  }
+  return text;
+}
+
+Result<void> check_memory(const std::string& what, double bytes) {
+  auto available = agent::mem_available_bytes();
+  if (!available) {
+    return make_error(what + ": needs " + size_text(bytes) + " and " + available.error().message +
+                      "; not allocating");
+  }
+  const std::uint64_t margin = memory_margin(*available);
+  const double usable = *available > margin ? static_cast<double>(*available - margin) : 0.0;
+  if (bytes <= usable) return {};
+  return make_error(what + ": needs " + size_text(bytes) + ", guest has " + size_text(usable) +
+                    " available (MemAvailable " + size_text(static_cast<double>(*available)) +
+                    " less a " + size_text(static_cast<double>(margin)) + " safety margin)");
 }
 
 std::vector<std::string> benchmark_names() {

@@ -50,6 +50,16 @@ Result<ThreadPlan> plan_threads(const Params& p, const HostTopology* topo);
 // error "NAME: ... is too much work" when units > limit.
 Result<void> check_work(const std::string& what, double units, double limit);
 
+// Refuses a planned allocation before anything is allocated when it does not fit in the guest's
+// available memory (MemAvailable, from the platform) less a safety margin: as PID 1 the agent
+// must never be OOM-killed (the kernel would panic). Error "NAME: needs 1.1 GiB, guest has
+// 300 MiB available (MemAvailable 332 MiB less a 32 MiB safety margin)".
+Result<void> check_memory(const std::string& what, double bytes);
+// The margin kept free: max(32 MiB, 1/8 of MemAvailable).
+std::uint64_t memory_margin(std::uint64_t available);
+// "1.1 GiB", "300 MiB", "12 KiB".
+std::string size_text(double bytes);
+
 BenchmarkDef sqrt_benchmark();
 BenchmarkDef c2c_benchmark();
 BenchmarkDef mem_latency_benchmark();

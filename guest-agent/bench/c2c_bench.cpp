@@ -11,6 +11,8 @@
 namespace topolab::bench {
 namespace {
 
+constexpr std::size_t kMaxPairs = 4096;  // rows in one result; keeps it under the line cap
+
 struct alignas(128) Line {  // 128: keeps the adjacent-line prefetcher off the other line
   std::atomic<std::uint64_t> value{0};
   char pad[128 - sizeof(std::atomic<std::uint64_t>)];
@@ -76,6 +78,13 @@ Result<BenchOutput> run_c2c(const Params& p, const HostTopology* topo) {
   if (!cpus) return cpus.error();
   if (cpus->size() < 2) {
     return make_error("c2c-latency needs at least two CPUs, have " + cpus->to_string());
+  }
+  // Counted before the list is built: 8192 CPUs would be 33 million pairs.
+  const std::size_t n = cpus->size();
+  const std::size_t planned = p.string("pairs") == "first" ? n - 1 : n * (n - 1) / 2;
+  if (planned > kMaxPairs) {
+    return make_error("c2c-latency: " + std::to_string(planned) + " CPU pairs, more than " +
+                      std::to_string(kMaxPairs) + "; name fewer cpus or use pairs=first");
   }
   std::vector<std::pair<int, int>> pairs;
   const auto& ids = cpus->ids();

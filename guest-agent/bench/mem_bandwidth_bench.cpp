@@ -5,6 +5,7 @@
 #include "guest-agent/bench/summary.hpp"
 #include "guest-agent/bench/timing.hpp"
 #include "guest-agent/os.hpp"
+#include "guest-agent/platform.hpp"
 
 namespace topolab::bench {
 namespace {
@@ -18,6 +19,11 @@ struct Array {
   ~Array() { agent::os::unmap_memory(data, bytes); }
 };
 
+std::int64_t mem_available_kib() {
+  auto avail = agent::mem_available_bytes();
+  return avail ? static_cast<std::int64_t>(*avail / 1024) : -1;
+}
+
 // 4x the summed L3 size, at least 16 MiB, at most 256 MiB, and all three arrays within a
 // quarter of the available memory.
 std::int64_t auto_array_kib(const HostTopology* topo) {
@@ -26,7 +32,7 @@ std::int64_t auto_array_kib(const HostTopology* topo) {
     for (const auto& d : topo->l3_domains) l3 += static_cast<std::int64_t>(d.size_kib);
   }
   std::int64_t kib = std::clamp<std::int64_t>(4 * l3, kMinAutoArrayKib, kMaxAutoArrayKib);
-  std::int64_t avail = agent::os::mem_available_kib();
+  std::int64_t avail = mem_available_kib();
   if (avail > 0) kib = std::min(kib, avail / 12);
   return std::max<std::int64_t>(kib, 1024);
 }
@@ -59,11 +65,8 @@ Result<BenchOutput> run_mem_bandwidth(const Params& p, const HostTopology* topo)
   auto plan = plan_threads(p, topo);
   if (!plan) return plan.error();
   std::int64_t kib = p.integer("array_kib") > 0 ? p.integer("array_kib") : auto_array_kib(topo);
-  std::int64_t avail = agent::os::mem_available_kib();
-  if (avail > 0 && 3 * kib > avail * 8 / 10) {
-    return make_error("mem-bandwidth: 3 arrays of " + std::to_string(kib) +
-                      " KiB exceed 80% of MemAvailable (" + std::to_string(avail) + " KiB)");
-  }
+  TL_TRY(check_memory("mem-bandwidth (3 arrays of " + std::to_string(kib) + " KiB)",
+                      3.0 * static_cast<double>(kib) * 1024.0));
   const std::size_t n = static_cast<std::size_t>(kib) * 1024 / sizeof(double);
   Array arrays[3];
   for (auto& arr : arrays) {
@@ -157,11 +160,11 @@ BenchmarkDef mem_bandwidth_benchmark() {
                     ParamType::kInt,
                     0,
                     0,
-                    1048576,
+                    std::int64_t{64} << 20,
                     {},
                     64,
-                    "size of each of the 3 arrays; 0 = 4x total L3 (16..256 MiB, <= 1/12 of "
-                    "MemAvailable)"});
+                    "size of each of the 3 arrays, at most 64 GiB, all 3 within MemAvailable "
+                    "less a margin; 0 = 4x total L3 (16..256 MiB, <= 1/12 of MemAvailable)"});
   params.push_back(repeats_param(3, 20));
   return {"mem-bandwidth",
           "STREAM-like copy/scale/add/triad; aggregate GB/s = bytes / (last end - first "

@@ -1,6 +1,7 @@
 // Memory latency: a dependent-load pointer chase over one random cycle of 64-byte nodes.
 #include "guest-agent/bench/mem_latency_bench.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -25,6 +26,8 @@ std::vector<std::uint32_t> sattolo_cycle(std::uint32_t n, std::uint64_t seed) {
 namespace {
 
 constexpr std::size_t kNodeBytes = 64;
+// 64 GiB: 2^30 nodes, still indexable with 32 bits; what fits is checked against MemAvailable.
+constexpr std::int64_t kMaxBufferKib = std::int64_t{64} << 20;
 
 struct Mapping {  // anonymous memory, unmapped on scope exit
   void* addr = nullptr;
@@ -65,6 +68,11 @@ Result<BenchOutput> run_mem_latency(const Params& p, const HostTopology*) {
   const std::int64_t loads = p.integer("loads"), repeats = p.integer("repeats");
   TL_TRY(check_work("loads x repeats x sizes",
                     static_cast<double>(loads * repeats) * p.integers("sizes_kib").size(), 2e9));
+  // One buffer at a time, plus the 4-byte-per-node permutation built alongside it.
+  std::int64_t largest_kib = 0;
+  for (std::int64_t kib : p.integers("sizes_kib")) largest_kib = std::max(largest_kib, kib);
+  TL_TRY(check_memory("mem-latency",
+                      static_cast<double>(largest_kib) * 1024.0 * (1.0 + 4.0 / kNodeBytes)));
   BenchOutput out{"load_latency", "ns", true, {}, {}, {}, 1};
   out.cpus = cpu >= 0 ? CpuList{cpu} : allowed_cpus();
   if (touch_cpu >= 0) out.cpus.insert(touch_cpu);
@@ -116,10 +124,11 @@ BenchmarkDef mem_latency_benchmark() {
                ParamType::kIntList,
                nlohmann::json::array({16, 64, 256, 1024, 4096, 16384, 65536}),
                4,
-               1048576,
+               kMaxBufferKib,
                {},
                32,
-               "buffer sizes in KiB, each chased separately"},
+               "buffer sizes in KiB (4 KiB .. 64 GiB, and within MemAvailable less a margin), "
+               "each chased separately"},
               {"loads",
                ParamType::kInt,
                500000,

@@ -1,6 +1,7 @@
 // Migration penalty: warm a working set on CPU a, move the thread to CPU b with
 // os::pin_current_thread (sched_setaffinity / SetThreadGroupAffinity), and time re-touching it
 // there against re-touching it on a.
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -12,6 +13,8 @@
 
 namespace topolab::bench {
 namespace {
+
+constexpr std::size_t kMaxPairs = 4096;  // rows in one result; keeps it under the line cap
 
 // Reads and writes one word per 64-byte line; returns elapsed ns.
 std::uint64_t touch_lines(std::uint64_t* words, std::size_t bytes) {
@@ -57,6 +60,16 @@ Result<BenchOutput> run_migration(const Params& p, const HostTopology* topo) {
   if (cpus->size() < 2) {
     return make_error("migration needs at least two CPUs, have " + cpus->to_string());
   }
+  // Counted before the list is built: 8192 CPUs would be 67 million pairs.
+  const std::size_t n = cpus->size();
+  const std::size_t planned = p.string("pairs") == "first" ? n - 1 : n * (n - 1) / 2;
+  if (planned > kMaxPairs) {
+    return make_error("migration: " + std::to_string(planned) + " CPU pairs, more than " +
+                      std::to_string(kMaxPairs) + "; name fewer cpus or use pairs=first");
+  }
+  std::int64_t largest_kib = 0;
+  for (std::int64_t kib : p.integers("sizes_kib")) largest_kib = std::max(largest_kib, kib);
+  TL_TRY(check_memory("migration", static_cast<double>(largest_kib) * 1024.0));
   std::vector<std::pair<int, int>> pairs;
   const auto& ids = cpus->ids();
   for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -66,7 +79,10 @@ Result<BenchOutput> run_migration(const Params& p, const HostTopology* topo) {
       pairs.emplace_back(ids[i], ids[j]);
     }
   }
-  if (pairs.size() > 4096) return make_error("migration: more than 4096 CPU pairs");
+  if (pairs.size() > kMaxPairs) {
+    return make_error("migration: " + std::to_string(pairs.size()) + " CPU pairs, more than " +
+                      std::to_string(kMaxPairs));
+  }
   double kib_total = 0;
   for (auto kib : p.integers("sizes_kib")) kib_total += static_cast<double>(kib);
   TL_TRY(check_work("pairs x KiB x repeats",
@@ -126,10 +142,11 @@ BenchmarkDef migration_benchmark() {
                ParamType::kIntList,
                nlohmann::json::array({256, 1024, 4096, 16384}),
                4,
-               1048576,
+               std::int64_t{64} << 20,
                {},
                32,
-               "working-set sizes in KiB"},
+               "working-set sizes in KiB (4 KiB .. 64 GiB, and within MemAvailable less a "
+               "margin)"},
               repeats_param(7),
           },
           run_migration};

@@ -7,6 +7,13 @@ namespace {
 
 constexpr int kMaxCpuId = 8191;  // the kernel's NR_CPUS ceiling on x86-64
 
+// A value as JSON for an error message, cut at 120 bytes: the message must stay far below the
+// protocol's line cap whatever the request held.
+std::string excerpt(const nlohmann::json& v) {
+  std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return text.size() > 120 ? text.substr(0, 120) + "..." : text;
+}
+
 std::string bounds_text(const ParamSpec& s) {
   return "[" + std::to_string(s.min) + ", " + std::to_string(s.max) + "]";
 }
@@ -14,13 +21,13 @@ std::string bounds_text(const ParamSpec& s) {
 Result<nlohmann::json> check_int(const nlohmann::json& v, const ParamSpec& s,
                                  const std::string& where) {
   if (!v.is_number_integer()) {
-    return make_error(where + ": parameter '" + s.name + "' must be an integer, got " + v.dump());
+    return make_error(where + ": parameter '" + s.name + "' must be an integer, got " + excerpt(v));
   }
   std::int64_t x = v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX
                        ? INT64_MAX
                        : v.get<std::int64_t>();
   if (x < s.min || x > s.max) {
-    return make_error(where + ": parameter '" + s.name + "' = " + v.dump() + " is outside " +
+    return make_error(where + ": parameter '" + s.name + "' = " + excerpt(v) + " is outside " +
                       bounds_text(s));
   }
   return nlohmann::json(x);
@@ -35,7 +42,7 @@ Result<nlohmann::json> check_cpu_list(const nlohmann::json& v, const ParamSpec& 
     list = *parsed;
   } else if (v.is_number_integer()) {
     if (v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > kMaxCpuId) {
-      return make_error(where + ": parameter '" + s.name + "': CPU id " + v.dump() +
+      return make_error(where + ": parameter '" + s.name + "': CPU id " + excerpt(v) +
                         " is outside [0, " + std::to_string(kMaxCpuId) + "]");
     }
     list = CpuList{v.get<int>()};
@@ -44,14 +51,14 @@ Result<nlohmann::json> check_cpu_list(const nlohmann::json& v, const ParamSpec& 
     for (const auto& e : v) {
       if (!e.is_number_integer() || e.get<std::int64_t>() < 0 ||
           e.get<std::int64_t>() > kMaxCpuId) {
-        return make_error(where + ": parameter '" + s.name + "': bad CPU id " + e.dump());
+        return make_error(where + ": parameter '" + s.name + "': bad CPU id " + excerpt(e));
       }
       ids.push_back(e.get<int>());
     }
     list = CpuList::from_vector(std::move(ids));
   } else {
     return make_error(where + ": parameter '" + s.name +
-                      "' must be a CPU list string or an array of CPU ids, got " + v.dump());
+                      "' must be a CPU list string or an array of CPU ids, got " + excerpt(v));
   }
   if (!list.empty() && list.last() > kMaxCpuId) {
     return make_error(where + ": parameter '" + s.name + "': CPU id " +
@@ -68,11 +75,12 @@ Result<nlohmann::json> check_value(const nlohmann::json& v, const ParamSpec& s,
       return check_int(v, s, where);
     case ParamType::kNumber: {
       if (!v.is_number()) {
-        return make_error(where + ": parameter '" + s.name + "' must be a number, got " + v.dump());
+        return make_error(where + ": parameter '" + s.name + "' must be a number, got " +
+                          excerpt(v));
       }
       double x = v.get<double>();
       if (!(x >= static_cast<double>(s.min) && x <= static_cast<double>(s.max))) {
-        return make_error(where + ": parameter '" + s.name + "' = " + v.dump() + " is outside " +
+        return make_error(where + ": parameter '" + s.name + "' = " + excerpt(v) + " is outside " +
                           bounds_text(s));
       }
       return nlohmann::json(x);
@@ -80,12 +88,13 @@ Result<nlohmann::json> check_value(const nlohmann::json& v, const ParamSpec& s,
     case ParamType::kBool:
       if (!v.is_boolean()) {
         return make_error(where + ": parameter '" + s.name + "' must be true or false, got " +
-                          v.dump());
+                          excerpt(v));
       }
       return v;
     case ParamType::kString: {
       if (!v.is_string()) {
-        return make_error(where + ": parameter '" + s.name + "' must be a string, got " + v.dump());
+        return make_error(where + ": parameter '" + s.name + "' must be a string, got " +
+                          excerpt(v));
       }
       const auto& text = v.get_ref<const std::string&>();
       if (text.size() > 4096) {
@@ -94,9 +103,9 @@ Result<nlohmann::json> check_value(const nlohmann::json& v, const ParamSpec& s,
       if (!s.choices.empty() &&
           std::find(s.choices.begin(), s.choices.end(), text) == s.choices.end()) {
         std::string all;
-        for (const auto& c : s.choices) all += (all.empty() ? "" : "|") + c;
-        return make_error(where + ": parameter '" + s.name + "' = '" + text + "' is not one of " +
-                          all);
+        for (const auto& c : s.choices) all += (all.empty() ? "'" : ", '") + c + "'";
+        return make_error(where + ": parameter '" + s.name + "' = '" + text.substr(0, 256) +
+                          "' is not one of " + all);
       }
       return v;
     }
@@ -144,7 +153,7 @@ const char* to_string(ParamType type) {
 Result<Params> validate_params(const nlohmann::json& given, const std::vector<ParamSpec>& specs,
                                const std::string& where) {
   if (!given.is_null() && !given.is_object()) {
-    return make_error(where + ": parameters must be a JSON object, got " + given.dump());
+    return make_error(where + ": parameters must be a JSON object, got " + excerpt(given));
   }
   if (given.is_object()) {
     for (const auto& [key, value] : given.items()) {

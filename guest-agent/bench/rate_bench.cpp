@@ -73,6 +73,12 @@ Result<BenchOutput> run_syscall_rate(const Params& p, const HostTopology* topo) 
 }
 
 Result<BenchOutput> run_fault_rate(const Params& p, const HostTopology* topo) {
+  // Every thread holds one mapping at a time; 4 KiB pages (x86-64).
+  auto threads = plan_threads(p, topo);
+  if (!threads) return threads.error();
+  TL_TRY(check_memory("fault-rate (threads x pages_per_map x 4 KiB)",
+                      static_cast<double>(threads->cpus.size()) *
+                          static_cast<double>(p.integer("pages_per_map")) * 4096.0));
   return run_rate(p, topo, fault_loop, static_cast<double>(p.integer("pages_per_map")),
                   "fault_rate", "faults/s");
 }

@@ -162,9 +162,10 @@ Result<void> AgentClient::send_bytes(const std::string& bytes, Clock::time_point
 }
 
 Result<void> AgentClient::send_message(const json& message) {
-  std::string line = proto::encode(message);
-  log("> ", std::string_view(line).substr(0, line.size() - 1));
-  return send_bytes(line, Clock::now() + kWriteTimeout);
+  auto line = proto::encode_line(message);  // the agent would discard an over-cap line
+  if (!line) return line.error();
+  log("> ", std::string_view(*line).substr(0, line->size() - 1));
+  return send_bytes(*line, Clock::now() + kWriteTimeout);
 }
 
 void AgentClient::record_hello(const proto::Message& m) {

@@ -69,16 +69,14 @@ std::optional<std::string> SysRoot::link_name(std::string_view absolute) const {
 
 Result<void> SysRoot::write_attr(std::string_view absolute, const std::string& value) const {
   auto path = at(absolute);
-  int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0)
-    return make_error(path.string() + ": cannot open for writing: " + std::strerror(errno));
+  auto fd = open_regular_file(path, O_WRONLY | O_TRUNC);  // a FIFO under --root never blocks
+  if (!fd) return make_error("cannot open for writing: " + fd.error().message);
   std::string line = value + "\n";
   ssize_t n;
   do {
-    n = ::write(fd, line.data(), line.size());
+    n = ::write(fd->get(), line.data(), line.size());
   } while (n < 0 && errno == EINTR);
   int err = errno;
-  ::close(fd);
   if (n < 0) {
     return make_error(path.string() + ": writing '" + value + "' failed: " + std::strerror(err));
   }

@@ -7,7 +7,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -19,6 +18,10 @@ namespace topolab::image {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Real modules.dep files are under 1 MiB; real dependency chains under 20 modules deep.
+constexpr std::size_t kMaxModulesDepBytes = 16u << 20;
+constexpr std::size_t kMaxModuleDepth = 256;
 
 std::string module_name(std::string_view path) {
   auto slash = path.rfind('/');
@@ -37,7 +40,7 @@ struct DepEntry {
 };
 
 Result<std::map<std::string, DepEntry>> parse_modules_dep(const fs::path& file) {
-  auto text = read_file(file);
+  auto text = read_file(file, kMaxModulesDepBytes);
   if (!text) return text.error();
   std::map<std::string, DepEntry> out;
   std::istringstream in(*text);
@@ -63,7 +66,7 @@ Result<std::map<std::string, DepEntry>> parse_modules_dep(const fs::path& file) 
 
 std::set<std::string> parse_builtin(const fs::path& file) {
   std::set<std::string> out;
-  auto text = read_file(file);
+  auto text = read_file(file, kMaxModulesDepBytes);
   if (!text) return out;  // older kernels may lack it: nothing is builtin then
   std::istringstream in(*text);
   std::string line;
@@ -75,38 +78,76 @@ std::set<std::string> parse_builtin(const fs::path& file) {
 
 }  // namespace
 
+namespace {
+
+// A walk in progress: the module and how many of its dependencies were pushed.
+struct Frame {
+  std::string name;
+  const DepEntry* entry;
+  std::size_t next = 0;
+};
+
+// Depth-first with an explicit stack (issue 12, class 3): a hostile or broken modules.dep with a
+// chain thousands of modules deep must give an error, not overflow the call stack. Real chains
+// are under 20 deep.
+Result<void> walk_module(const std::string& root, const std::map<std::string, DepEntry>& dep,
+                         const std::set<std::string>& builtin, const fs::path& modules_dir,
+                         std::set<std::string>& done, std::vector<ModuleFile>& order) {
+  const std::string dep_file = (modules_dir / "modules.dep").string();
+  std::vector<Frame> stack;
+  std::set<std::string> visiting;
+  auto enter = [&](const std::string& name) -> Result<void> {
+    if (done.count(name) || builtin.count(name)) return {};
+    if (visiting.count(name)) return make_error(dep_file + ": dependency cycle at " + name);
+    auto it = dep.find(name);
+    if (it == dep.end()) {
+      return make_error("module '" + name + "' is neither in " + dep_file +
+                        " nor in modules.builtin");
+    }
+    if (stack.size() >= kMaxModuleDepth) {
+      return make_error(dep_file + ": dependency chain of " + root + " deeper than " +
+                        std::to_string(kMaxModuleDepth) + " modules");
+    }
+    visiting.insert(name);
+    stack.push_back({name, &it->second});
+    return {};
+  };
+  TL_TRY(enter(root));
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    const auto& deps = top.entry->deps;
+    if (top.next < deps.size()) {
+      // modprobe loads the last listed dependency first.
+      const std::string next = deps[deps.size() - 1 - top.next++];
+      TL_TRY(enter(next));
+      continue;
+    }
+    visiting.erase(top.name);
+    done.insert(top.name);
+    order.push_back({top.name, modules_dir / top.entry->rel_path});
+    stack.pop_back();
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<std::vector<ModuleFile>> resolve_modules(const fs::path& modules_dir,
                                                 const std::vector<std::string>& wanted) {
   auto dep = parse_modules_dep(modules_dir / "modules.dep");
   if (!dep) return dep.error();
   const auto builtin = parse_builtin(modules_dir / "modules.builtin");
   std::vector<ModuleFile> order;
-  std::set<std::string> done, visiting;
-  std::function<Result<void>(const std::string&)> visit =
-      [&](const std::string& name) -> Result<void> {
-    if (done.count(name) || builtin.count(name)) return {};
-    if (visiting.count(name)) {
-      return make_error((modules_dir / "modules.dep").string() + ": dependency cycle at " + name);
-    }
-    auto it = dep->find(name);
-    if (it == dep->end()) {
-      return make_error("module '" + name + "' is neither in " +
-                        (modules_dir / "modules.dep").string() + " nor in modules.builtin");
-    }
-    visiting.insert(name);
-    // modprobe loads the last listed dependency first.
-    for (auto d = it->second.deps.rbegin(); d != it->second.deps.rend(); ++d) TL_TRY(visit(*d));
-    visiting.erase(name);
-    done.insert(name);
-    order.push_back({name, modules_dir / it->second.rel_path});
-    return {};
-  };
-  for (const auto& w : wanted) TL_TRY(visit(module_name(w)));
+  std::set<std::string> done;
+  for (const auto& w : wanted) {
+    TL_TRY(walk_module(module_name(w), *dep, builtin, modules_dir, done, order));
+  }
   return order;
 }
 
 // Runs argv (no shell) and returns its stdout, bounded by max_bytes.
-Result<std::string> capture_output(const std::vector<std::string>& argv, std::size_t max_bytes) {
+Result<std::string> capture_output(const std::vector<std::string>& argv, std::size_t max_bytes,
+                                   int stdin_fd) {
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return make_error(std::string("pipe: ") + strerror(errno));
   pid_t pid = ::fork();
@@ -117,6 +158,7 @@ Result<std::string> capture_output(const std::vector<std::string>& argv, std::si
   }
   if (pid == 0) {
     ::dup2(pipefd[1], 1);
+    if (stdin_fd >= 0) ::dup2(stdin_fd, 0);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -157,10 +199,20 @@ Result<std::string> read_module_bytes(const fs::path& path) {
     return p.size() >= s.size() && p.compare(p.size() - s.size(), s.size(), s) == 0;
   };
   if (ends_with(".ko")) return read_file(path, kMax);
-  if (ends_with(".ko.xz")) return capture_output({"xz", "-dc", "--", p}, kMax);
-  if (ends_with(".ko.zst")) return capture_output({"zstd", "-dcq", "--", p}, kMax);
-  if (ends_with(".ko.gz")) return capture_output({"gzip", "-dc", "--", p}, kMax);
-  return make_error(p + ": unknown module file type (expected .ko, .ko.xz, .ko.zst or .ko.gz)");
+  const char* tool = ends_with(".ko.xz")    ? "xz"
+                     : ends_with(".ko.zst") ? "zstd"
+                     : ends_with(".ko.gz")  ? "gzip"
+                                            : nullptr;
+  if (!tool) {
+    return make_error(p + ": unknown module file type (expected .ko, .ko.xz, .ko.zst or .ko.gz)");
+  }
+  // The decompressor reads the file we opened (and checked to be regular) on its stdin: a FIFO
+  // named as a module must not block it.
+  auto fd = open_regular_file(path);
+  if (!fd) return fd.error();
+  auto out = capture_output({tool, "-dcq"}, kMax, fd->get());
+  if (!out) return out.error().context(p);
+  return out;
 }
 
 }  // namespace topolab::image

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <string_view>
 #include <vector>
@@ -34,15 +36,30 @@ const std::vector<Payload>& payloads() {
 constexpr std::size_t kMaxVmlinux = 512u << 20;
 constexpr int kMaxCandidates = 4;  // a magic can occur by chance before the real payload
 
+// Writes the payload into the mkstemp file through the descriptor mkstemp returned: reopening
+// the name (as write_file_atomic would) gives up mkstemp's O_EXCL protection (issue 12, class 7).
+Result<void> write_payload(int fd, std::string_view data, const std::string& name) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_error("cannot write " + name + ": " + std::strerror(errno));
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return {};
+}
+
 Result<std::string> unpack(const Payload& p, std::string_view data) {
   char tmpl[] = "/tmp/topolab-kernel-XXXXXX";
-  int fd = ::mkstemp(tmpl);
-  if (fd < 0) return make_error("mkstemp for the kernel payload failed");
-  ::close(fd);
+  UniqueFd fd(::mkostemp(tmpl, O_CLOEXEC));
+  if (fd.get() < 0)
+    return make_error(std::string("mkstemp for the kernel payload failed: ") +
+                      std::strerror(errno));
   const std::filesystem::path scratch = tmpl;
-  auto written = write_file_atomic(scratch, std::string(data), 0600);
   Result<std::string> out = make_error("cannot write " + scratch.string());
-  if (written) {
+  auto written = write_payload(fd.get(), data, scratch.string());
+  if (!written) {
+    out = written.error();
+  } else {
     auto argv = p.unpack;
     argv.push_back(scratch.string());
     out = capture_output(argv, kMaxVmlinux);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "common/file_io.hpp"
 #include "common/utc_time.hpp"
 
 namespace topolab::store {
@@ -116,6 +117,7 @@ Result<void> ResultStore::exec(const std::string& sql) {
 }
 
 Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::path& path) {
+  TL_TRY(check_regular_or_absent(path));  // a FIFO or device would block SQLite (issue 12)
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   std::unique_ptr<ResultStore> store(new ResultStore(db, path));
@@ -135,6 +137,7 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
     const std::filesystem::path& path) {
   if (!std::filesystem::exists(path))
     return make_error("store " + path.string() + ": no such file");
+  TL_TRY(check_regular_or_absent(path));  // a FIFO or device would block SQLite (issue 12)
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
   std::unique_ptr<ResultStore> store(new ResultStore(db, path));

@@ -14,10 +14,14 @@
 //    "expect": ["cpu_id_not_a_number.xml", "id"],   substrings of stderr / the error message
 //    "max_lines": 1,                          optional, default 1 (CLI11 usage errors print 2)
 //    "setup": [["mkfifo", "@TMP@/x"]],        optional steps before the run (see run_setup)
+//    "after": [["unchanged", "@TMP@/v", "t"]], optional checks after the run (see run_after)
+//    "protocol": "agent": the input's lines go to the guest agent core; its last error reply
+//                   must contain "expect"
 //    "why": "..."}                            what the case is about
 // Placeholders: @CASES@ = tests/badinput/cases, @TMP@ = a fresh temp dir, @SRC@ = the source
 // tree.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -25,14 +29,18 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "guest-agent/agent.hpp"
 #include "protocol/protocol.hpp"
 #include "tests/support/child_process.hpp"
 
@@ -106,14 +114,60 @@ std::string read_all(const fs::path& p) {
   return out.str();
 }
 
+// Memory bound for every case (issue 12): an input that expands into gigabytes must fail its
+// case, not swap the machine. topolab needs well under 200 MiB for any case here.
+constexpr rlim_t kCaseMemoryBytes = rlim_t{2} << 30;
+constexpr const char* kCaseMemoryText = "2 GiB";
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TOPOLAB_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TOPOLAB_TEST_SANITIZED 1
+#endif
+#endif
+
+// How the memory bound is applied. Plain builds: RLIMIT_AS, so an allocation past it fails
+// (bad_alloc) at once. Sanitizer builds (the CLI under test is built with the same flags) map
+// terabytes of shadow memory and cannot run under RLIMIT_AS; there the sanitizer's own limits
+// do it: one allocation over the bound, or a resident size over it, ends the run with a report.
+void bound_memory(testing::ChildOptions& options) {
+#ifdef TOPOLAB_TEST_SANITIZED
+  const char* inherited = std::getenv("ASAN_OPTIONS");
+  std::string asan = inherited && *inherited ? std::string(inherited) + ":" : std::string();
+  const std::string mb = std::to_string(kCaseMemoryBytes >> 20);
+  options.env.push_back("ASAN_OPTIONS=" + asan + "max_allocation_size_mb=" + mb +
+                        ":hard_rss_limit_mb=" + mb + ":allocator_may_return_null=0");
+#else
+  options.address_space = kCaseMemoryBytes;
+#endif
+}
+
 // fork/exec with an argv vector: no shell. stdin is /dev/null; relative outputs land in the
-// temp dir. The child is killed when it outlives the deadline.
+// temp dir. The child is killed when it outlives the deadline and bounded in memory.
 testing::CliRun run_cli(const std::vector<std::string>& args, const fs::path& tmp,
                         std::chrono::seconds timeout) {
   testing::ChildOptions options;
   options.cwd = tmp;
   options.null_stdin = true;
+  bound_memory(options);
   return testing::run_cli(args, options, timeout);
+}
+
+// Names the limit a run hit, for the failure message; "" when none.
+std::string limit_hit(const testing::CliRun& o, std::chrono::seconds timeout) {
+  if (o.timed_out) {
+    return "did not finish in " + std::to_string(timeout.count()) + " s (a hang; killed)";
+  }
+  for (const char* mark :
+       {"bad_alloc", "Cannot allocate memory", "out of memory", "hard rss limit exhausted",
+        "allocation-size-too-big", "exceeds maximum supported size"}) {
+    if (o.err.find(mark) != std::string::npos || o.out.find(mark) != std::string::npos) {
+      return std::string("exceeded the memory limit (") + kCaseMemoryText +
+             "): an allocation blow-up ('" + mark + "')";
+    }
+  }
+  return "";
 }
 
 // Steps that cannot live in git: FIFOs, unreadable modes, trees copied so they can be altered.
@@ -127,12 +181,35 @@ void run_setup(const json& steps, const fs::path& tmp) {
     } else if (op == "mkfifo") {
       fs::remove(a);
       ASSERT_EQ(mkfifo(a.c_str(), 0600), 0) << a;
-    } else if (op == "write") {  // ["write", path, text, repeat]
-      std::ofstream f(a, std::ios::binary);
+    } else if (op == "write" || op == "append") {  // [op, path, text, repeat]
+      std::ofstream f(a, op == "append" ? std::ios::binary | std::ios::app : std::ios::binary);
       int repeat = step.size() > 3 ? step.at(3).get<int>() : 1;
       for (int i = 0; i < repeat; ++i) f << step.at(2).get<std::string>();
+    } else if (op == "mkdir") {
+      fs::create_directories(a);
+    } else if (op == "symlink") {  // ["symlink", target, link]
+      fs::create_symlink(a, substitute(step.at(2).get<std::string>(), tmp));
+    } else if (op == "topolab") {  // ["topolab", args...]: e.g. make a real store to read
+      std::vector<std::string> args;
+      for (std::size_t i = 1; i < step.size(); ++i)
+        args.push_back(substitute(step.at(i).get<std::string>(), tmp));
+      auto o = run_cli(args, tmp, std::chrono::seconds(60));
+      ASSERT_EQ(o.status(), 0) << "setup step failed:\n" << o.err;
     } else {
       FAIL() << "unknown setup step " << op;
+    }
+  }
+}
+
+// Checks after the run: ["unchanged", path, text] (a planted link's target was not written).
+void run_after(const json& steps, const fs::path& tmp) {
+  for (const auto& step : steps) {
+    const std::string op = step.at(0).get<std::string>();
+    const fs::path a = substitute(step.at(1).get<std::string>(), tmp);
+    if (op == "unchanged") {
+      EXPECT_EQ(read_all(a), step.at(2).get<std::string>()) << a << " was written through";
+    } else {
+      ADD_FAILURE() << "unknown after step " << op;
     }
   }
 }
@@ -164,6 +241,29 @@ void expect_substrings(const json& spec, const std::string& text, const fs::path
   }
 }
 
+// "agent": the lines go to the guest agent's sans-IO core (guest-agent/agent.hpp), which runs
+// the requests on this machine; the text of its last error reply. A reply over the line cap is
+// itself a failure.
+std::string agent_error(const std::string& input) {
+  namespace proto = protocol;
+  auto platform = agent::make_platform();
+  std::ostringstream log;
+  agent::Agent core(*platform, agent::AgentOptions{}, log);
+  proto::LineReader replies(proto::kMaxLineBytes + 4096);
+  replies.feed(core.on_bytes(input).bytes);
+  std::string last;
+  while (auto e = replies.next()) {
+    if (e->kind != proto::LineReader::Kind::kLine) continue;
+    if (e->line.size() > proto::kMaxLineBytes) return "a reply over the line cap was sent";
+    auto m = proto::decode(e->line);
+    if (m.ok() && m->type == proto::type::kError) {
+      auto text = proto::parse_error(*m);
+      last = text.ok() ? *text : text.error().message;
+    }
+  }
+  return last;
+}
+
 // Protocol lines: no command reads them, so the library is the interface under test.
 std::string protocol_error(const std::string& parser, const std::string& input) {
   namespace proto = protocol;
@@ -180,6 +280,7 @@ std::string protocol_error(const std::string& parser, const std::string& input) 
     }
     return report;
   }
+  if (parser == "agent") return agent_error(input);
   auto msg = proto::decode(input);
   if (parser == "decode") return msg.ok() ? "" : msg.error().message;
   if (!msg.ok()) return "decode failed: " + msg.error().message;
@@ -218,16 +319,21 @@ TEST_P(BadInput, IsRefusedCleanly) {
   } else {
     std::vector<std::string> args;
     for (const auto& a : spec.at("argv")) args.push_back(substitute(a.get<std::string>(), tmp));
-    auto o = run_cli(args, tmp, std::chrono::seconds(spec.value("timeout_s", 30)));
-    ASSERT_FALSE(o.timed_out) << c.name << ": topolab did not finish in time";
+    const std::chrono::seconds timeout(spec.value("timeout_s", 30));
+    auto o = run_cli(args, tmp, timeout);
+    const std::string hit = limit_hit(o, timeout);
+    ASSERT_EQ(hit, "") << c.name << ": topolab " << hit << "\nstderr:\n" << o.err;
     ASSERT_EQ(o.term_signal, 0) << c.name << ": topolab died of signal " << o.term_signal << "\n"
                                 << o.err;
     EXPECT_EQ(o.exit_code, spec.at("exit").get<int>()) << "stderr:\n" << o.err;
     expect_no_crash_marks(o.err);
-    EXPECT_FALSE(o.err.empty()) << "no reason printed";
+    if (spec.at("exit").get<int>() != 0) {
+      EXPECT_FALSE(o.err.empty()) << "no reason printed";
+    }
     EXPECT_LE(count_lines(o.err), spec.value("max_lines", 1)) << "stderr:\n" << o.err;
     expect_substrings(spec, o.err, tmp);
   }
+  if (spec.contains("after")) run_after(spec["after"], tmp);
   fs::remove_all(tmp);
 }
 
@@ -240,6 +346,40 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, BadInput, ::testing::ValuesIn(load_cases()), case_name);
+
+// The harness itself: a blow-up or a hang in a case is a named failure. The child is this test
+// binary, asked (by environment) to misbehave like a broken parser would.
+TEST(BadInputHarness, MisbehavesWhenAsked) {
+  if (std::getenv("TOPOLAB_BADINPUT_BLOWUP")) {
+    std::vector<char> huge(std::size_t{3} << 30, 1);  // what a 0-4000000000 list once cost
+    std::printf("allocated %zu\n", huge.size());
+    return;
+  }
+  if (std::getenv("TOPOLAB_BADINPUT_HANG")) std::this_thread::sleep_for(std::chrono::minutes(1));
+  GTEST_SKIP() << "only run as the child of the harness tests below";
+}
+
+testing::CliRun run_misbehaving(const std::string& how, std::chrono::seconds timeout) {
+  testing::ChildOptions options;
+  bound_memory(options);
+  options.env.push_back(how + "=1");
+  return testing::run_process(
+      {"/proc/self/exe", "--gtest_filter=BadInputHarness.MisbehavesWhenAsked"}, options, timeout);
+}
+
+TEST(BadInputHarness, AnAllocationBlowUpIsNamedAsSuch) {
+  const std::chrono::seconds timeout(60);
+  auto o = run_misbehaving("TOPOLAB_BADINPUT_BLOWUP", timeout);
+  EXPECT_EQ(o.out.find("allocated"), std::string::npos) << "3 GiB were allocated: no bound";
+  EXPECT_NE(limit_hit(o, timeout).find("exceeded the memory limit (2 GiB)"), std::string::npos)
+      << o.out << o.err;
+}
+
+TEST(BadInputHarness, AHangIsNamedAsSuch) {
+  const std::chrono::seconds timeout(2);
+  auto o = run_misbehaving("TOPOLAB_BADINPUT_HANG", timeout);
+  EXPECT_EQ(limit_hit(o, timeout), "did not finish in 2 s (a hang; killed)");
+}
 
 // The catalogue is meant to stay broad: the issue asks for at least 50 inputs.
 TEST(BadInputIndex, HasAtLeastFiftyUniqueCases) {

@@ -13,6 +13,7 @@
 #include "orchestrator/agent/agent_client.hpp"
 #include "protocol/protocol.hpp"
 #include "tests/guest-agent/agent_process.hpp"
+#include "tests/guest-agent/raw_connection.hpp"
 
 namespace topolab {
 namespace {
@@ -20,72 +21,13 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 using testing::AgentProcess;
+using testing::RawConnection;
 
 std::unique_ptr<AgentClient> connect(const AgentProcess& agent) {
   auto c = AgentClient::connect_unix(agent.socket(), 5000ms);
   EXPECT_TRUE(c.ok()) << c.error().message;
   return c.ok() ? std::move(*c) : nullptr;
 }
-
-// A raw connection for what AgentClient never sends (unknown types, junk, huge lines).
-class RawConnection {
- public:
-  explicit RawConnection(const std::filesystem::path& path) {
-    fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un a{};
-    a.sun_family = AF_UNIX;
-    std::strncpy(a.sun_path, path.c_str(), sizeof(a.sun_path) - 1);
-    for (int i = 0; i < 200; ++i) {
-      if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0) return;
-      std::this_thread::sleep_for(10ms);
-    }
-    ADD_FAILURE() << "cannot connect to " << path;
-  }
-  ~RawConnection() { ::close(fd_); }
-  void send(const std::string& bytes) {
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-      ssize_t n = ::send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
-      ASSERT_GT(n, 0);
-      done += static_cast<std::size_t>(n);
-    }
-  }
-  // The next decoded message, within 5 s.
-  json next() {
-    const auto deadline = std::chrono::steady_clock::now() + 5s;
-    for (;;) {
-      if (auto e = reader_.next()) {
-        auto m = protocol::decode(e->line);
-        EXPECT_TRUE(m.ok()) << e->line;
-        return m.ok() ? m->body : json();
-      }
-      if (std::chrono::steady_clock::now() > deadline) {
-        ADD_FAILURE() << "no message within 5 s";
-        return json();
-      }
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 100) <= 0) continue;
-      char buf[4096];
-      ssize_t n = ::read(fd_, buf, sizeof(buf));
-      if (n <= 0) {
-        ADD_FAILURE() << "agent closed the connection";
-        return json();
-      }
-      reader_.feed(std::string_view(buf, static_cast<std::size_t>(n)));
-    }
-  }
-  json next_of_type(const std::string& type) {
-    for (int i = 0; i < 10; ++i) {
-      json m = next();
-      if (m.is_null() || m["type"] == type) return m;
-    }
-    return json();
-  }
-
- private:
-  int fd_ = -1;
-  protocol::LineReader reader_;
-};
 
 TEST(AgentOverUnix, SocketIsPrivate) {
   AgentProcess agent;

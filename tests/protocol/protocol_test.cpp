@@ -153,6 +153,28 @@ TEST(Protocol, DecodeRefusesLinesOverTheLimit) {
   EXPECT_NE(decode_error(big).find("exceeds the limit"), std::string::npos);
 }
 
+TEST(Protocol, EncodeLineRefusesWhatTheReceiverWouldDiscard) {
+  // Pad so the encoded line (without '\n') is exactly the cap, then one byte more.
+  json m = {{"type", "result"}, {"id", 3}, {"pad", ""}};
+  const std::size_t base = encode(m).size() - 1;
+  m["pad"] = std::string(kMaxLineBytes - base, 'a');
+  auto fits = encode_line(m);
+  ASSERT_TRUE(fits.ok()) << fits.error().message;
+  EXPECT_EQ(fits->size(), kMaxLineBytes + 1);  // the cap plus '\n'
+  LineReader r;
+  r.feed(*fits);
+  auto e = r.next();
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, LineReader::Kind::kLine) << "the receiver accepts a line at the cap";
+  m["pad"] = std::string(kMaxLineBytes - base + 1, 'a');
+  auto over = encode_line(m);
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.error().message.find("'result' of 1048577 bytes exceeds the protocol's line cap "
+                                      "of 1048576 bytes; not sent"),
+            std::string::npos)
+      << over.error().message;
+}
+
 std::vector<LineReader::Event> drain(LineReader& r) {
   std::vector<LineReader::Event> out;
   while (auto e = r.next()) out.push_back(std::move(*e));

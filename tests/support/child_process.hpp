@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,11 +33,13 @@ struct CliRun {
 
 // How a child starts, beyond its argv.
 struct ChildOptions {
-  bool search_path = false;    // look argv[0] up in PATH
-  std::filesystem::path cwd;   // empty: the test's working directory
-  bool null_stdin = false;     // stdin from /dev/null instead of the test's
-  bool capture_output = true;  // false: the child writes to the test's stdout/stderr (for
-                               // long-running servers whose output nobody pumps)
+  bool search_path = false;      // look argv[0] up in PATH
+  std::filesystem::path cwd;     // empty: the test's working directory
+  bool null_stdin = false;       // stdin from /dev/null instead of the test's
+  bool capture_output = true;    // false: the child writes to the test's stdout/stderr (for
+                                 // long-running servers whose output nobody pumps)
+  rlim_t address_space = 0;      // RLIMIT_AS for the child (and what it starts); 0: inherited
+  std::vector<std::string> env;  // NAME=VALUE entries added to (or replacing) the environment
 };
 
 class ChildProcess {
@@ -53,6 +56,10 @@ class ChildProcess {
     std::vector<char*> args;  // built before fork: the child only calls async-signal-safe code
     for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
+    std::vector<std::string> env_strings = merged_environment(options.env);
+    std::vector<char*> envp;
+    for (auto& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
     pid_ = fork();
     if (pid_ == 0) {
       if (options.capture_output) {
@@ -64,10 +71,14 @@ class ChildProcess {
         if (in < 0 || dup2(in, 0) < 0) _exit(126);
       }
       if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) _exit(126);
+      if (options.address_space != 0) {
+        struct rlimit limit = {options.address_space, options.address_space};
+        if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(126);
+      }
       if (options.search_path)
-        execvp(args[0], args.data());
+        execvpe(args[0], args.data(), envp.data());
       else
-        execv(args[0], args.data());
+        execve(args[0], args.data(), envp.data());
       _exit(127);
     }
     if (!options.capture_output) return;
@@ -163,6 +174,20 @@ class ChildProcess {
   }
 
  private:
+  // The test's environment with `extra` entries added; an entry replaces one of the same name.
+  static std::vector<std::string> merged_environment(const std::vector<std::string>& extra) {
+    std::vector<std::string> out;
+    auto name_of = [](const std::string& e) { return e.substr(0, e.find('=')); };
+    for (char** e = environ; e && *e; ++e) {
+      std::string entry(*e);
+      bool replaced = std::any_of(extra.begin(), extra.end(), [&](const std::string& x) {
+        return name_of(x) == name_of(entry);
+      });
+      if (!replaced) out.push_back(std::move(entry));
+    }
+    out.insert(out.end(), extra.begin(), extra.end());
+    return out;
+  }
   static ChildOptions path_search(bool search_path) {
     ChildOptions options;
     options.search_path = search_path;

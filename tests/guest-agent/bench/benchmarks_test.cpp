@@ -5,8 +5,10 @@
 #include <set>
 
 #include "guest-agent/bench/benchmark.hpp"
+#include "guest-agent/bench/benchmark_def.hpp"
 #include "guest-agent/bench/mem_latency_bench.hpp"
 #include "guest-agent/bench/pinning.hpp"
+#include "guest-agent/platform.hpp"
 
 namespace topolab::bench {
 namespace {
@@ -91,7 +93,11 @@ TEST(MemLatency, TouchOnOneCpuChaseFromAnother) {
 }
 
 TEST(MemLatency, HostileSizesRejected) {
-  EXPECT_FALSE(run_benchmark("mem-latency", {{"sizes_kib", {4 * 1024 * 1024}}}, BenchContext{}));
+  // Above the documented maximum (64 GiB): refused at parse, whatever memory the guest has.
+  auto r = run_benchmark("mem-latency", {{"sizes_kib", {std::int64_t{128} << 20}}}, BenchContext{});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("is outside [4, 67108864]"), std::string::npos)
+      << r.error().message;
   EXPECT_FALSE(run_benchmark("mem-latency", {{"loads", 0}}, BenchContext{}));
 }
 
@@ -140,18 +146,43 @@ TEST(SpawnLoop, RunsBinTrueLockedAndFree) {
   }
 }
 
-TEST(SpawnLoop, RunsTheAgentsOwnTrueMode) {
-  json r = run_ok("spawn-loop", {{"program", TOPOLAB_AGENT}, {"iterations", 3}, {"repeats", 1}});
-  EXPECT_GT(r["summary"]["min"].get<double>(), 0);
+TEST(SpawnLoop, OnlyTheAgentItselfOrTheAllowListRuns) {
+  // The test process is not the agent: `self` is exercised through the real agent
+  // (tests/guest-agent/agent_bounds_test.cpp).
+  for (const char* program : {"true", "/nonexistent/x", "/bin/sh", "/bin/false", TOPOLAB_AGENT}) {
+    auto r = run_benchmark("spawn-loop", {{"program", program}, {"iterations", 1}}, BenchContext{});
+    ASSERT_FALSE(r) << program;
+    EXPECT_NE(r.error().message.find("is not one of '', '/bin/true', '/usr/bin/true'"),
+              std::string::npos)
+        << r.error().message;
+  }
+  auto slow = run_benchmark("spawn-loop", {{"program", "/bin/true"}, {"child_timeout_ms", 50}},
+                            BenchContext{});
+  EXPECT_FALSE(slow) << "child_timeout_ms below its documented minimum (100)";
 }
 
-TEST(SpawnLoop, BadProgramsRejected) {
-  EXPECT_FALSE(run_benchmark("spawn-loop", {{"program", "true"}}, BenchContext{}));
-  EXPECT_FALSE(run_benchmark("spawn-loop", {{"program", "/nonexistent/x"}}, BenchContext{}));
-  auto failing =
-      run_benchmark("spawn-loop", {{"program", "/bin/false"}, {"iterations", 1}}, BenchContext{});
-  ASSERT_FALSE(failing);
-  EXPECT_NE(failing.error().message.find("exited"), std::string::npos);
+TEST(MemoryBudget, RefusesAboveMemAvailableBeforeAllocating) {
+  auto avail = agent::mem_available_bytes();
+  ASSERT_TRUE(avail) << avail.error().message;
+  const std::int64_t huge_kib = std::int64_t{64} << 20;
+  if (static_cast<double>(*avail) >= static_cast<double>(huge_kib) * 1024) GTEST_SKIP();
+  auto r =
+      run_benchmark("mem-latency", {{"sizes_kib", {huge_kib}}, {"loads", 1000}}, BenchContext{});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("mem-latency: needs 68.0 GiB, guest has"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("MemAvailable"), std::string::npos);
+  r = run_benchmark("mem-bandwidth", {{"array_kib", huge_kib}, {"threads", 1}}, BenchContext{});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("needs 192.0 GiB"), std::string::npos) << r.error().message;
+  EXPECT_TRUE(check_memory("small", 1 << 20));
+  EXPECT_FALSE(check_memory("all", static_cast<double>(*avail)));
+  EXPECT_FALSE(
+      check_memory("all but the margin", static_cast<double>(*avail - memory_margin(*avail) / 2)));
+  EXPECT_EQ(memory_margin(100u << 20), std::uint64_t{32} << 20);
+  EXPECT_EQ(memory_margin(std::uint64_t{8} << 30), std::uint64_t{1} << 30);
+  EXPECT_EQ(size_text(1.1 * 1024 * 1024 * 1024), "1.1 GiB");
+  EXPECT_EQ(size_text(300.0 * 1024 * 1024), "300 MiB");
 }
 
 TEST(AllBenchmarks, TotalWorkIsCapped) {

@@ -1,0 +1,210 @@
+#include "common/file_io.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "tests/support/temp_dir.hpp"
+
+namespace topolab {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::steady_clock;
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Runs `call` against a FIFO. Should it block, a watchdog opens the FIFO's other end after 5 s
+// so the test fails on the elapsed time instead of hanging the suite.
+template <typename F>
+void expect_fifo_refused_quickly(const fs::path& fifo, int watchdog_flags, F call) {
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::atomic<bool> done = false;
+  std::thread watchdog([&] {
+    auto until = steady_clock::now() + std::chrono::seconds(5);
+    while (!done && steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!done) {
+      int fd = ::open(fifo.c_str(), watchdog_flags | O_NONBLOCK);
+      if (fd >= 0) ::close(fd);
+    }
+  });
+  auto start = steady_clock::now();
+  call();
+  done = true;
+  watchdog.join();
+  EXPECT_LT(steady_clock::now() - start, std::chrono::seconds(2)) << "the open blocked";
+}
+
+TEST(OpenRegularFile, ReadsARegularFile) {
+  testing::TempDir dir;
+  write(dir.path() / "a.toml", "name = \"x\"\n");
+  auto text = read_file(dir.path() / "a.toml");
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  EXPECT_EQ(*text, "name = \"x\"\n");
+}
+
+TEST(OpenRegularFile, RefusesAFifoWithoutBlocking) {
+  testing::TempDir dir;
+  fs::path fifo = dir.path() / "layout.toml";
+  expect_fifo_refused_quickly(fifo, O_WRONLY, [&] {
+    auto text = read_file(fifo);
+    ASSERT_FALSE(text.ok());
+    EXPECT_EQ(text.error().message, fifo.string() + ": not a regular file (fifo)");
+  });
+}
+
+TEST(OpenRegularFile, RefusesAFifoOpenedForWritingWithoutBlocking) {
+  testing::TempDir dir;
+  fs::path fifo = dir.path() / "scaling_governor";
+  expect_fifo_refused_quickly(fifo, O_RDONLY, [&] {
+    auto fd = open_regular_file(fifo, O_WRONLY | O_TRUNC);
+    ASSERT_FALSE(fd.ok());  // ENXIO: no reader; never a wait for one
+    EXPECT_NE(fd.error().message.find(fifo.string()), std::string::npos);
+  });
+}
+
+TEST(OpenRegularFile, RefusesASymlinkToAFifo) {
+  testing::TempDir dir;
+  fs::path fifo = dir.path() / "fifo";
+  fs::path link = dir.path() / "caps.xml";
+  expect_fifo_refused_quickly(fifo, O_WRONLY, [&] {
+    fs::create_symlink(fifo, link);
+    auto text = read_file(link);
+    ASSERT_FALSE(text.ok());
+    EXPECT_EQ(text.error().message, link.string() + ": not a regular file (fifo)");
+  });
+}
+
+TEST(OpenRegularFile, RefusesDevNull) {
+  auto text = read_file("/dev/null");
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error().message, "/dev/null: not a regular file (character device)");
+}
+
+TEST(OpenRegularFile, RefusesADirectory) {
+  testing::TempDir dir;
+  auto text = read_file(dir.path());
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error().message, dir.path().string() + ": not a regular file (directory)");
+}
+
+TEST(OpenRegularFile, MissingFileNamesThePathAndErrno) {
+  auto text = read_file("/nonexistent/topolab/x");
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error().message, "/nonexistent/topolab/x: No such file or directory");
+}
+
+TEST(OpenRegularFile, RefusesAnOversizedFileBeforeReadingIt) {
+  testing::TempDir dir;
+  fs::path big = dir.path() / "big.xml";
+  write(big, std::string(4097, 'x'));
+  auto text = read_file(big, 4096);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error().message, big.string() + ": larger than 4096 bytes");
+  EXPECT_TRUE(read_file(big, 4097).ok());  // the bound is inclusive
+}
+
+TEST(OpenRegularFile, BoundsProcfsFilesWhoseSizeReadsAsZero) {
+  auto status = read_file("/proc/self/status", 16);  // st_size 0, content far longer
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().message, "/proc/self/status: larger than 16 bytes");
+  auto whole = read_file("/proc/self/status", 1 << 20);
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  EXPECT_NE(whole->find("Pid:"), std::string::npos);
+}
+
+TEST(CheckRegularOrAbsent, AcceptsAbsentAndRegularRefusesTheRest) {
+  testing::TempDir dir;
+  EXPECT_TRUE(check_regular_or_absent(dir.path() / "new.sqlite").ok());
+  write(dir.path() / "store.sqlite", "");
+  EXPECT_TRUE(check_regular_or_absent(dir.path() / "store.sqlite").ok());
+  fs::path fifo = dir.path() / "fifo.sqlite";
+  expect_fifo_refused_quickly(fifo, O_WRONLY, [&] {
+    auto r = check_regular_or_absent(fifo);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, fifo.string() + ": not a regular file (fifo)");
+  });
+  fs::create_symlink("/nonexistent/topolab", dir.path() / "dangling.sqlite");
+  EXPECT_FALSE(check_regular_or_absent(dir.path() / "dangling.sqlite").ok());
+}
+
+// --- write_file_atomic (issue 12, class 7) ---
+
+std::size_t entries_in(const fs::path& dir) {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), {}));
+}
+
+TEST(WriteFileAtomic, WritesReplacesAndLeavesNoTemporary) {
+  testing::TempDir dir;
+  fs::path out = dir.path() / "report.csv";
+  ASSERT_TRUE(write_file_atomic(out, "one\n", 0600).ok());
+  ASSERT_TRUE(write_file_atomic(out, "two\n", 0640).ok());
+  EXPECT_EQ(slurp(out), "two\n");
+  EXPECT_EQ(fs::status(out).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  EXPECT_EQ(entries_in(dir.path()), 1u);
+}
+
+TEST(WriteFileAtomic, RefusesAPlantedSymlinkAndLeavesItsTargetUntouched) {
+  testing::TempDir dir;
+  fs::path victim = dir.path() / "victim";
+  write(victim, "precious\n");
+  fs::path out = dir.path() / "report.html";
+  fs::create_symlink(victim, out);
+  auto w = write_file_atomic(out, "<html>\n");
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().message,
+            out.string() + ": is a symbolic link; outputs never follow or replace links");
+  EXPECT_EQ(slurp(victim), "precious\n");
+  EXPECT_TRUE(fs::is_symlink(out));
+  EXPECT_EQ(entries_in(dir.path()), 2u);  // no temporary left behind
+}
+
+TEST(WriteFileAtomic, IgnoresLinksPlantedAtTheOldPredictableTemporaryName) {
+  testing::TempDir dir;
+  fs::path victim = dir.path() / "victim";
+  write(victim, "precious\n");
+  fs::path out = dir.path() / "report.csv";
+  // The old name was PATH.tmp.<pid>: plant it (and a neighbour pid) as links to the victim.
+  for (int pid : {static_cast<int>(::getpid()), static_cast<int>(::getpid()) + 1}) {
+    fs::create_symlink(victim, out.string() + ".tmp." + std::to_string(pid));
+  }
+  ASSERT_TRUE(write_file_atomic(out, "a,b\n").ok());
+  EXPECT_EQ(slurp(out), "a,b\n");
+  EXPECT_EQ(slurp(victim), "precious\n");
+  EXPECT_FALSE(fs::is_symlink(out));
+}
+
+TEST(WriteFileAtomic, RefusesADirectoryOrDeviceTarget) {
+  testing::TempDir dir;
+  auto w = write_file_atomic(dir.path(), "x");
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().message, dir.path().string() + ": not a regular file (directory)");
+  auto dev = write_file_atomic("/dev/null", "x");
+  ASSERT_FALSE(dev.ok());
+  EXPECT_EQ(dev.error().message, "/dev/null: not a regular file (character device)");
+}
+
+TEST(WriteFileAtomic, MissingDirectoryNamesThePath) {
+  auto w = write_file_atomic("/nonexistent/topolab/out.csv", "x");
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.error().message.find("/nonexistent/topolab/out.csv"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace topolab
