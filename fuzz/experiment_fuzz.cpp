@@ -9,6 +9,7 @@
 
 #include "orchestrator/experiment/experiment.hpp"
 #include "orchestrator/experiment/matrix.hpp"
+#include "orchestrator/layout/toml_depth.hpp"
 
 namespace ex = topolab::experiment;
 
@@ -30,6 +31,8 @@ bool small_matrix(const ex::Experiment& e) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view toml(reinterpret_cast<const char*>(data), size);
   auto e = ex::parse_experiment(toml, "fuzz.toml", "/nonexistent-fuzz-dir");
+  // The depth gate is the parser's first step: nothing over it reaches toml++.
+  if (e.ok() && !topolab::check_toml_depth(toml, "fuzz.toml").ok()) std::abort();
   if (!e.ok()) {
     if (e.error().message.empty()) std::abort();
     return 0;

@@ -13,6 +13,7 @@
 #include "orchestrator/domain/domain_xml_writer.hpp"
 #include "orchestrator/domain/intended_topology.hpp"
 #include "orchestrator/layout/layout.hpp"
+#include "orchestrator/layout/toml_depth.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 
 namespace {
@@ -57,6 +58,8 @@ const std::vector<topolab::HostTopology>& hosts() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view toml(reinterpret_cast<const char*>(data), size);
   auto layout = topolab::parse_layout(toml, "fuzz.toml");
+  // The depth gate is the parser's first step: nothing over it reaches toml++.
+  if (layout.ok() && !topolab::check_toml_depth(toml, "fuzz.toml").ok()) std::abort();
   if (!layout.ok()) {
     if (layout.error().message.empty()) std::abort();
     return 0;

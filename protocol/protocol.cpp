@@ -143,9 +143,14 @@ const json* find_field(const json& body, std::string_view name) {
   return it == body.end() ? nullptr : &*it;
 }
 
-Result<std::string> string_field(const Message& m, std::string_view name) {
+Result<std::string> string_field(const Message& m, std::string_view name,
+                                 std::size_t max_bytes = kMaxLineBytes) {
   const json* v = find_field(m.body, name);
   if (v == nullptr || !v->is_string()) return field_error(m, name, "a string", v);
+  if (v->get_ref<const std::string&>().size() > max_bytes) {
+    return make_error("'" + m.type + "' message: field '" + std::string(name) +
+                      "' is longer than " + std::to_string(max_bytes) + " bytes");
+  }
   return v->get<std::string>();
 }
 
@@ -159,6 +164,20 @@ Result<std::uint64_t> uint_field(const Message& m, std::string_view name) {
 }
 
 }  // namespace
+
+Result<json> parse_json_text(std::string_view text, std::size_t max_bytes) {
+  if (text.size() > max_bytes) {
+    return make_error(std::to_string(text.size()) + " bytes of JSON exceed the limit of " +
+                      std::to_string(max_bytes) + " bytes");
+  }
+  if (auto bad = find_invalid_utf8(text)) {
+    return make_error("invalid UTF-8 at byte " + std::to_string(*bad));
+  }
+  if (auto problem = structural_problem(text)) return make_error("not valid JSON: " + *problem);
+  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) return make_error("not valid JSON: '" + excerpt(text) + "'");
+  return value;
+}
 
 Result<Message> decode(std::string_view line) {
   if (line.size() > kMaxLineBytes) {
@@ -273,25 +292,31 @@ Result<Hello> parse_hello(const Message& m) {
                       std::to_string(proto->get<std::int64_t>()) + " (this side speaks " +
                       std::to_string(kProtocolVersion) + ")");
   }
-  auto agent_version = string_field(m, "agent_version");
+  // Every hello field is bounded and typed here, the one place the host reads a hello.
+  auto agent_version = string_field(m, "agent_version", kMaxNameBytes);
   if (!agent_version) return agent_version.error();
   h.agent_version = *agent_version;
   auto uptime = uint_field(m, "uptime_ms");
   if (!uptime) return uptime.error();
   h.uptime_ms = *uptime;
-  auto kernel = string_field(m, "kernel");
+  auto kernel = string_field(m, "kernel", kMaxTextBytes);
   if (!kernel) return kernel.error();
   h.kernel = *kernel;
-  auto cpu_model = string_field(m, "cpu_model");
+  auto cpu_model = string_field(m, "cpu_model", kMaxTextBytes);
   if (!cpu_model) return cpu_model.error();
   h.cpu_model = *cpu_model;
   const json* topo = find_field(m.body, "topology");
   if (topo == nullptr || !(topo->is_object() || topo->is_null())) {
     return field_error(m, "topology", "an object (or null)", topo);
   }
+  if (auto bounded = check_bounded_json(*topo, "topology"); !bounded) {
+    return bounded.error().context("'hello' message");
+  }
   h.topology = *topo;
-  if (const json* err = find_field(m.body, "topology_error"); err && err->is_string()) {
-    h.topology_error = err->get<std::string>();
+  if (const json* err = find_field(m.body, "topology_error"); err && !err->is_null()) {
+    auto text = string_field(m, "topology_error", kMaxTextBytes);
+    if (!text) return text.error();
+    h.topology_error = *text;
   }
   return h;
 }
@@ -313,13 +338,13 @@ Result<RunRequest> parse_run(const Message& m) {
   return r;
 }
 
-Result<json> parse_result(const Message& m) {
+Result<BenchmarkResult> parse_result(const Message& m) {
   auto id = require_id(m);
   if (!id) return id.error();
   const json* result = find_field(m.body, "result");
   if (result == nullptr || !result->is_object())
     return field_error(m, "result", "an object", result);
-  return *result;
+  return validate_result(*result);
 }
 
 Result<std::string> parse_error(const Message& m) { return string_field(m, "message"); }

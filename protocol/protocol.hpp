@@ -12,6 +12,7 @@
 
 #include "common/cpu_list.hpp"
 #include "common/result.hpp"
+#include "protocol/benchmark_result.hpp"
 
 namespace topolab::protocol {
 
@@ -55,6 +56,10 @@ Result<std::string> encode_line(const nlohmann::json& message);
 // ---- decoding -------------------------------------------------------------------------------
 // Checks UTF-8, JSON syntax, object shape, "type" string and "id" type. The line excludes '\n'.
 Result<Message> decode(std::string_view line);
+// Any JSON text from outside (a stored row): the same bounds as decode() (size, UTF-8, NUL,
+// nesting depth), then parsed without exceptions; the value may be of any type.
+Result<nlohmann::json> parse_json_text(std::string_view text,
+                                       std::size_t max_bytes = kMaxLineBytes);
 // Returns the byte offset of the first invalid UTF-8 sequence, or nullopt when valid.
 std::optional<std::size_t> find_invalid_utf8(std::string_view text);
 
@@ -94,11 +99,14 @@ nlohmann::json sync_message(std::uint64_t id);
 // The bytes the host writes to resync: kSyncByte + encode(sync_message(id)).
 std::string sync_request_bytes(std::uint64_t id);
 
-// Parsers validate field types and reject unknown protocol versions; unknown fields are ignored.
+// Parsers validate field types and sizes and reject unknown protocol versions; unknown fields are
+// ignored. parse_hello bounds every string (kMaxNameBytes / kMaxTextBytes) and the topology
+// (check_bounded_json); the host reads a hello only through it.
 Result<Hello> parse_hello(const Message&);
 Result<RunRequest> parse_run(const Message&);
-Result<nlohmann::json> parse_result(const Message&);  // the "result" object
-Result<std::string> parse_error(const Message&);      // the "message" text
+// The "result" object, validated by validate_result (benchmark_result.hpp).
+Result<BenchmarkResult> parse_result(const Message&);
+Result<std::string> parse_error(const Message&);  // the "message" text
 Result<std::vector<VcpuMapping>> parse_placement(const Message&);
 nlohmann::json placement_to_json(const std::vector<VcpuMapping>&);
 // Requires the message to carry an id (ping, pong, shutdown, ack, sync).

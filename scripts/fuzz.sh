@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (fuzz/, clang, ASan+UBSan) and runs each for a bounded time.
 # Usage: bash scripts/fuzz.sh [--seconds N] [--only NAME] [--build-dir DIR] [--no-build]
 #   --seconds N   run each target N seconds (default 20)
-#   --only NAME   run only fuzz_NAME (repeatable)
+#   --only NAME   run only fuzz_NAME (repeatable), e.g. guest_data (guest line -> store -> report)
 # Prints executions and findings per target; exits non-zero when any target found a crash,
 # leak, timeout or out-of-memory. New corpus entries go to a temp dir (the repo corpus stays
 # hand-made); findings are kept in $FUZZ_OUT (default build-fuzz/findings/<target>/).
@@ -58,8 +58,9 @@ for name in "${targets[@]}"; do
   exe="$BUILD_DIR/fuzz/fuzz_$name"
   seeds="$ROOT/fuzz/corpus/$name"
   work="$WORK/$name"; mkdir -p "$work" "$OUT/$name"
+  # max_len 128 KiB: the nesting that crashed toml++ was ~80 KB (issue 12), over the old 64 KiB.
   args=(-max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 -timeout=10
-        -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$OUT/$name/")
+        -rss_limit_mb=2048 -max_len=131072 -artifact_prefix="$OUT/$name/")
   [[ -f "$ROOT/fuzz/dict/$name.dict" ]] && args+=(-dict="$ROOT/fuzz/dict/$name.dict")
   corpora=("$work"); [[ -d "$seeds" ]] && corpora+=("$seeds")
   log="$OUT/$name.log"

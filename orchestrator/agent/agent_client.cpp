@@ -174,7 +174,7 @@ void AgentClient::record_hello(const proto::Message& m) {
     hello_error_ = hello.error();
     return;
   }
-  hello_ = m.body;
+  hello_ = std::move(*hello);
   hello_error_.reset();
 }
 
@@ -265,7 +265,7 @@ Result<void> AgentClient::resync(milliseconds timeout) {
                     " ms (" + std::to_string(sent.size()) + " sync requests sent)");
 }
 
-Result<json> AgentClient::wait_hello(milliseconds timeout) {
+Result<proto::Hello> AgentClient::wait_hello(milliseconds timeout) {
   skip_mark_ = skipped_lines_;
   const auto deadline = Clock::now() + timeout;
   for (;;) {
@@ -310,15 +310,15 @@ Result<proto::Message> AgentClient::wait_reply(std::uint64_t id, std::string_vie
   }
 }
 
-Result<json> AgentClient::run(const std::string& benchmark, const json& params,
-                              milliseconds timeout) {
+Result<proto::BenchmarkResult> AgentClient::run(const std::string& benchmark, const json& params,
+                                                milliseconds timeout) {
   const std::uint64_t id = next_id_++;
   TL_TRY(send_message(proto::run_message(id, benchmark, params)));
   auto reply = wait_reply(id, proto::type::kResult, timeout);
   if (!reply) return reply.error().context("run " + benchmark);
   auto result = proto::parse_result(*reply);
   if (!result) return result.error().context("run " + benchmark);
-  return *result;
+  return std::move(*result);
 }
 
 Result<void> AgentClient::send_placement(const json& vcpus) {

@@ -34,12 +34,13 @@ class AgentClient {
   AgentClient(const AgentClient&) = delete;
   AgentClient& operator=(const AgentClient&) = delete;
 
-  // The agent's hello (validated: protocol version, field types). Returns the stored one if it
-  // has already arrived.
-  Result<nlohmann::json> wait_hello(std::chrono::milliseconds timeout);
-  // Runs one benchmark; returns the "result" object of the agent's reply.
-  Result<nlohmann::json> run(const std::string& benchmark, const nlohmann::json& params,
-                             std::chrono::milliseconds timeout);
+  // The agent's hello, typed and validated (protocol version, field types and sizes). Returns
+  // the stored one if it has already arrived.
+  Result<protocol::Hello> wait_hello(std::chrono::milliseconds timeout);
+  // Runs one benchmark; returns the reply's result, validated at receipt (validate_result): a
+  // malformed result is an error of this run, never a JSON value read later by assumption.
+  Result<protocol::BenchmarkResult> run(const std::string& benchmark, const nlohmann::json& params,
+                                        std::chrono::milliseconds timeout);
   // Tells the agent which host CPUs back each vCPU ([{"vcpu":0,"host_cpus":"8"}, ...]);
   // later results carry it in environment.placement. No reply.
   Result<void> send_placement(const nlohmann::json& vcpus);
@@ -86,7 +87,7 @@ class AgentClient {
   std::uint64_t next_id_ = 1;
   protocol::LineReader reader_{protocol::kMaxLineBytes, /*honour_sync_byte=*/false};
   std::set<std::uint64_t> sync_ids_;  // every sync id sent: late replies are not garbage
-  std::optional<nlohmann::json> hello_;
+  std::optional<protocol::Hello> hello_;
   std::optional<Error> hello_error_;
   std::ostream* transcript_ = nullptr;
   std::uint64_t skipped_lines_ = 0;

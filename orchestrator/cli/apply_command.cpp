@@ -56,7 +56,7 @@ class ApplyCommand : public Command {
 
  private:
   static int fail(const Error& e) {
-    std::cerr << "topolab apply: " << e.message << "\n";
+    print_error("apply", e.message);
     return 1;
   }
   ApplyOptions opts_;

@@ -71,7 +71,7 @@ class BootCommand : public Command {
       print_text(layout, *v);
     }
     if (!v->shutdown_error.empty()) {
-      std::cerr << "topolab boot: warning: " << v->shutdown_error << "\n";
+      print_error("boot", "warning: " + v->shutdown_error);
     }
     return v->match() ? 0 : kExitMismatch;
   }
@@ -102,7 +102,7 @@ class BootCommand : public Command {
     for (const auto& w : v.qemu_warnings) std::cout << "  qemu warning: " << w << "\n";
   }
   static int fail(const Error& e) {
-    std::cerr << "topolab boot: " << e.message << "\n";
+    print_error("boot", e.message);
     return 1;
   }
 

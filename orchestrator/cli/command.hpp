@@ -3,6 +3,7 @@
 // the chosen one. Commands are thin: they parse options and call the libraries.
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 namespace topolab::cli {
@@ -15,6 +16,10 @@ class Command {
   // Runs after a successful parse; returns the process exit code.
   virtual int run() = 0;
 };
+
+// The one printer of error texts to stderr ("topolab CMD: MESSAGE"): messages carry guest and
+// file text, so control characters and invalid UTF-8 are made visible (terminal_safe).
+void print_error(std::string_view command, std::string_view message);
 
 std::unique_ptr<Command> make_host_command();
 std::unique_ptr<Command> make_plan_command();

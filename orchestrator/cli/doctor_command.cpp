@@ -38,7 +38,7 @@ class DoctorCommand : public Command {
       doctor::RequirementsRequest req{layout_, root_, connect_, guest_cpus_, guest_os_};
       auto guest = doctor::load_guest_requirements(req);
       if (!guest) {
-        std::fprintf(stderr, "topolab doctor: %s\n", guest.error().message.c_str());
+        print_error("doctor", guest.error().message);
         return 2;
       }
       options.guest = *guest;

@@ -46,14 +46,13 @@ class HookCommand : public Command {
       return 0;
     }
     if (domain_.empty() || operation_.empty()) {
-      std::fprintf(stderr, "topolab hook: expected DOMAIN OPERATION (or --install-snippet)\n");
+      print_error("hook", "expected DOMAIN OPERATION (or --install-snippet)");
       return 2;
     }
     isolation::HookRequest request{domain_, operation_, layout_, guest_cpus_, root_, dry_run_};
     auto outcome = isolation::run_hook(request);
     if (!outcome) {
-      std::fprintf(stderr, "topolab hook: %s %s: %s\n", domain_.c_str(), operation_.c_str(),
-                   outcome.error().message.c_str());
+      print_error("hook", domain_ + " " + operation_ + ": " + outcome.error().message);
       return 1;
     }
     if (json_) {

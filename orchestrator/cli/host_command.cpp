@@ -25,7 +25,7 @@ class HostCommand : public Command {
   int run() override {
     auto topo = load_host_topology(source_);
     if (!topo) {
-      std::fprintf(stderr, "topolab host: %s\n", topo.error().message.c_str());
+      print_error("host", topo.error().message);
       return 1;
     }
     if (json_) {

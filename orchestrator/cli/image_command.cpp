@@ -39,7 +39,7 @@ class ImageCommand : public Command {
     opts.modules_dir = modules_dir_;
     auto img = build_guest_image(opts);
     if (!img) {
-      std::fprintf(stderr, "topolab image: %s\n", img.error().message.c_str());
+      print_error("image", img.error().message);
       return 1;
     }
     if (json_) {

@@ -1,9 +1,22 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "common/result.hpp"
+#include "common/terminal_text.hpp"
 #include "orchestrator/cli/command.hpp"
+
+namespace topolab::cli {
+
+void print_error(std::string_view command, std::string_view message) {
+  std::string line = "topolab";
+  if (!command.empty()) line += " " + std::string(command);
+  line += ": " + terminal_safe(message) + "\n";
+  std::fputs(line.c_str(), stderr);
+}
+
+}  // namespace topolab::cli
 
 int main(int argc, char** argv) {
   using namespace topolab::cli;
@@ -40,10 +53,10 @@ int main(int argc, char** argv) {
       if (sub->parsed()) return cmd->run();
     }
   } catch (const topolab::FatalError& e) {
-    std::fprintf(stderr, "topolab: %s\n", e.what());
+    print_error("", e.what());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "topolab: internal error: %s\n", e.what());
+    print_error("", std::string("internal error: ") + e.what());
     return 70;
   }
   return 1;

@@ -7,6 +7,7 @@
 #include "orchestrator/cli/layout_override_options.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/virt/vcpu_limits.hpp"
 
 namespace topolab::cli {
 
@@ -20,6 +21,10 @@ inline Result<PlacedLayout> load_placed_layout(const LayoutArgs& args,
                                                const TopologySource& source) {
   auto layout = load_layout_with_overrides(args);
   if (!layout) return layout.error();
+  // A layout that can never boot is refused here, at plan time, with the limit's source.
+  const bool from_libvirt = source.sysfs.empty() && source.caps.empty();
+  TL_TRY(virt::check_vcpu_limit(*layout, from_libvirt ? virt::libvirt_vcpu_limit(source.connect)
+                                                      : virt::static_vcpu_limit()));
   auto host = load_host_topology(source);
   if (!host) return host.error();
   auto plan = plan_placement(*layout, *host);

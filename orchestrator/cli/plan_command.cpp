@@ -44,7 +44,7 @@ class PlanCommand : public Command {
 
  private:
   static int fail(const Error& e) {
-    std::cerr << "topolab plan: " << e.message << "\n";
+    print_error("plan", e.message);
     return 1;
   }
   LayoutArgs args_;

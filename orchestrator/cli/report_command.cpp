@@ -35,6 +35,13 @@ class ReportCommand : public Command {
     auto reporter = report::make_reporter(format_, text);
     if (!reporter) return fail(reporter.error().message);
     (*reporter)->report(*data);
+    // Rows a report leaves out are said on stderr too, so a pipeline notices (exit stays 0).
+    if (!data->invalid_runs.empty()) {
+      const auto& first = data->invalid_runs.front();
+      print_error("report", "warning: " + std::to_string(data->invalid_runs.size()) +
+                                " stored run(s) failed validation and are left out (first: run " +
+                                std::to_string(first.run_id) + ": " + first.reason + ")");
+    }
     if (output_.empty()) {
       std::cout << text.str() << std::flush;
       return 0;
@@ -46,7 +53,7 @@ class ReportCommand : public Command {
 
  private:
   static int fail(const std::string& msg) {
-    std::fprintf(stderr, "topolab report: %s\n", msg.c_str());
+    print_error("report", msg);
     return 1;
   }
   std::string store_, format_ = "table", output_, experiment_;

@@ -31,14 +31,11 @@ class RunCommand : public Command {
   }
 
   int run() override {
-    auto e = experiment::load_experiment_file(file_);
+    experiment::Overrides overrides;
+    if (repetitions_ > 0) overrides.repetitions = repetitions_;
+    if (seed_ >= 0) overrides.seed = static_cast<std::uint64_t>(seed_);
+    auto e = experiment::load_experiment_file(file_, overrides);
     if (!e) return fail(e.error().message);
-    if (repetitions_ > 0) {
-      e->repetitions = repetitions_;
-      if (e->adaptive && e->adaptive->max_repetitions < repetitions_)
-        e->adaptive->max_repetitions = repetitions_;
-    }
-    if (seed_ >= 0) e->seed = static_cast<std::uint64_t>(seed_);
     if (store_.empty()) store_ = e->name + ".db";
     auto store = store::ResultStore::open(store_);
     if (!store) return fail(store.error().message);
@@ -65,7 +62,7 @@ class RunCommand : public Command {
 
  private:
   static int fail(const std::string& msg) {
-    std::fprintf(stderr, "topolab run: %s\n", msg.c_str());
+    print_error("run", msg);
     return 1;
   }
   std::string file_, store_;

@@ -72,7 +72,7 @@ class XmlCommand : public Command {
 
  private:
   static int fail(const Error& e) {
-    std::cerr << "topolab xml: " << e.message << "\n";
+    print_error("xml", e.message);
     return 1;
   }
   LayoutArgs args_;

@@ -6,6 +6,7 @@
 
 #include "common/file_io.hpp"
 #include "common/utc_time.hpp"
+#include "orchestrator/domain/define_preview.hpp"
 #include "orchestrator/domain/domain_sections.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 
@@ -133,7 +134,19 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
                                 ? Accelerator::kKvm
                                 : Accelerator::kTcg;
   const auto choice = choose_cpu_model(*spec.layout, accel, spec.host_vendor);
-  const auto opts = domain::sections_asked_by(*spec.layout);
+  auto opts = domain::sections_asked_by(*spec.layout);
+  if (spec.layout->expose == Exposure::kNuma) {
+    // The cells split the domain's own memory: libvirt sets <memory> to their sum.
+    if (domain.child("maxMemory")) {
+      return make_error(
+          "apply: the domain has <maxMemory> (memory hot-plug); its NUMA cells cannot be "
+          "rewritten without knowing its DIMMs (expected a domain without memory hot-plug, or a "
+          "layout that does not expose numa)");
+    }
+    auto mem = domain::domain_memory_kib(domain);
+    if (!mem) return mem.error().context("apply");
+    opts.numa_memory_kib = *mem;
+  }
   TL_TRY(domain::write_cpu_sections(domain, *spec.layout, *spec.plan, choice, opts));
 
   auto scan = scan_top_level(original);
@@ -144,7 +157,7 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
     auto ls = line_start(original, b);
     if (original.find_first_not_of(" \t", ls) == b) indent = original.substr(ls, b - ls);
   }
-  std::vector<std::string> names = {"vcpu", "cputune", "numatune", "cpu"};
+  std::vector<std::string> names = {"vcpu", "vcpus", "cputune", "numatune", "cpu"};
   if (opts.memory_backing) names.push_back("memoryBacking");
   if (opts.iothreads) names.push_back("iothreads");
 
@@ -221,21 +234,66 @@ void pin_live(virDomainPtr dom, const PlacementPlan& plan, std::vector<std::stri
     return map;
   };
   int failed = 0;
+  std::string first_error;  // captured at the failing call: later calls reset libvirt's error
+  auto count = [&](int rc) {
+    if (auto e = virt::failed(rc)) {
+      if (failed++ == 0) first_error = e->message;
+    }
+  };
   for (const auto& v : plan.vcpus) {
     auto map = map_of(v.host_cpus);
-    if (virDomainPinVcpuFlags(dom, static_cast<unsigned>(v.vcpu), map.data(), maplen,
-                              VIR_DOMAIN_AFFECT_LIVE) < 0) {
-      ++failed;
-    }
+    count(virDomainPinVcpuFlags(dom, static_cast<unsigned>(v.vcpu), map.data(), maplen,
+                                VIR_DOMAIN_AFFECT_LIVE));
   }
   if (!plan.emulator_cpus.empty()) {
     auto map = map_of(plan.emulator_cpus);
-    if (virDomainPinEmulator(dom, map.data(), maplen, VIR_DOMAIN_AFFECT_LIVE) < 0) ++failed;
+    count(virDomainPinEmulator(dom, map.data(), maplen, VIR_DOMAIN_AFFECT_LIVE));
   }
-  notes.push_back(failed ? "live: " + std::to_string(failed) + " live pin call(s) failed: " +
-                               virt::last_libvirt_error("pin").message
+  notes.push_back(failed ? "live: " + std::to_string(failed) +
+                               " live pin call(s) failed: " + first_error
                          : "live: vCPU and emulator pins applied now; topology and model "
                            "changes take effect at the next boot");
+}
+
+}  // namespace
+
+namespace {
+
+// The domain's persistent XML as libvirt formats it (secrets included: it is what we define).
+Result<std::string> persistent_xml(virDomainPtr dom, const std::string& name) {
+  virt::LibvirtString raw(
+      virDomainGetXMLDesc(dom, VIR_DOMAIN_XML_INACTIVE | VIR_DOMAIN_XML_SECURE));
+  if (!raw) return virt::capture_libvirt_error().context("reading the XML of '" + name + "'");
+  return std::string(raw.get());
+}
+
+// Running state, refusing what apply does not rewrite (transient domains).
+Result<bool> check_running(virDomainPtr dom, const ApplyOptions& opts) {
+  const int persistent = virDomainIsPersistent(dom);
+  if (auto e = virt::failed(persistent)) return e->context("domain '" + opts.domain + "'");
+  if (persistent != 1) {
+    return make_error("domain '" + opts.domain +
+                      "' is transient; apply rewrites persistent definitions only");
+  }
+  const int active = virDomainIsActive(dom);
+  if (auto e = virt::failed(active)) return e->context("domain '" + opts.domain + "'");
+  if (active == 1 && !opts.live && !opts.dry_run) {
+    return make_error("domain '" + opts.domain +
+                      "' is running; refusing without --live (the new definition would apply "
+                      "at its next boot)");
+  }
+  return active == 1;
+}
+
+void note_memory(const std::string& xml, const Layout& layout, std::vector<std::string>& notes) {
+  pugi::xml_document doc;
+  if (!doc.load_string(xml.c_str())) return;
+  auto kib = domain::domain_memory_kib(doc.child("domain"));
+  if (kib && *kib != layout.memory_mib * 1024) {
+    notes.push_back("memory: the domain keeps its own " + std::to_string(*kib / 1024) +
+                    " MiB; apply does not resize a VM (layout memory_mib " +
+                    std::to_string(layout.memory_mib) + " not applied)");
+  }
 }
 
 }  // namespace
@@ -246,50 +304,57 @@ Result<ApplyResult> apply_layout_to_domain(const ApplyOptions& opts, const Layou
   auto conn = virt::open_connection(opts.connect_uri);
   if (!conn) return conn.error();
   virt::DomainPtr dom(virDomainLookupByName(conn->get(), opts.domain.c_str()));
-  if (!dom) return virt::last_libvirt_error("domain '" + opts.domain + "'");
-  if (virDomainIsPersistent(dom.get()) != 1) {
-    return make_error("domain '" + opts.domain +
-                      "' is transient; apply rewrites persistent definitions only");
-  }
-  const bool running = virDomainIsActive(dom.get()) == 1;
-  if (running && !opts.live && !opts.dry_run) {
-    return make_error("domain '" + opts.domain +
-                      "' is running; refusing without --live (the new definition would apply "
-                      "at its next boot)");
-  }
-  virt::LibvirtString raw(
-      virDomainGetXMLDesc(dom.get(), VIR_DOMAIN_XML_INACTIVE | VIR_DOMAIN_XML_SECURE));
-  if (!raw) return virt::last_libvirt_error("reading the XML of '" + opts.domain + "'");
-  const std::string before(raw.get());
+  if (!dom) return virt::capture_libvirt_error().context("domain '" + opts.domain + "'");
+  auto running = check_running(dom.get(), opts);
+  if (!running) return running.error();
+  auto before = persistent_xml(dom.get(), opts.domain);
+  if (!before) return before.error();
   DomainSpec spec;
   spec.name = opts.domain;
   spec.layout = &layout;
   spec.plan = &plan;
   spec.host_vendor = host_vendor;
-  auto after = patch_domain_xml(before, spec);
+  auto after = patch_domain_xml(*before, spec);
   if (!after) return after.error();
+  // The diff is against what libvirt would store, not our text: the dry-run shows every
+  // change (libvirt's normalisation included) and fails where the real apply would.
+  auto predicted = domain::libvirt_normalised_definition(conn->get(), *after);
+  if (!predicted) return predicted.error().context("apply '" + opts.domain + "' (nothing changed)");
   ApplyResult result;
-  result.changed = *after != before;
+  result.changed = *predicted != *before;
   result.diff =
-      unified_diff(before, *after, "a/" + opts.domain + ".xml", "b/" + opts.domain + ".xml");
+      unified_diff(*before, *predicted, "a/" + opts.domain + ".xml", "b/" + opts.domain + ".xml");
+  note_memory(*before, layout, result.notes);
   if (opts.dry_run || !result.changed) {
     if (!result.changed) result.notes.push_back("no change: the domain already matches");
-    if (opts.dry_run) result.notes.push_back("dry run: nothing written, nothing defined");
+    if (opts.dry_run) {
+      result.notes.push_back(
+          "dry run: nothing written, nothing defined (diff as libvirt would store it)");
+    }
     return result;
   }
   const auto dir =
       opts.backup_dir.empty() ? std::filesystem::path("topolab-backups") : opts.backup_dir;
-  auto backup = write_backup(dir, opts.domain, before);
+  auto backup = write_backup(dir, opts.domain, *before);
   if (!backup) return backup.error();
   result.backup = *backup;
   virt::DomainPtr defined(
       virDomainDefineXMLFlags(conn->get(), after->c_str(), VIR_DOMAIN_DEFINE_VALIDATE));
   if (!defined) {
-    return virt::last_libvirt_error("defining the patched '" + opts.domain +
-                                    "' (unchanged; previous XML saved in " + backup->string() +
-                                    ")");
+    return virt::capture_libvirt_error().context("defining the patched '" + opts.domain +
+                                                 "' (unchanged; previous XML saved in " +
+                                                 backup->string() + ")");
   }
-  if (running) pin_live(dom.get(), plan, result.notes);
+  // The preview is the promise; say so if libvirt stored anything else.
+  if (auto stored = persistent_xml(defined.get(), opts.domain); !stored) {
+    result.notes.push_back("could not read the stored definition back: " + stored.error().message);
+  } else if (*stored != *predicted) {
+    result.notes.push_back(
+        "warning: libvirt stored a definition that differs from the diff "
+        "above:\n" +
+        unified_diff(*predicted, *stored, "predicted", "stored"));
+  }
+  if (*running) pin_live(dom.get(), plan, result.notes);
   return result;
 }
 

@@ -1,6 +1,9 @@
 #include "orchestrator/domain/domain_sections.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 namespace topolab::domain {
@@ -104,11 +107,19 @@ void write_cputune(pugi::xml_node domain, const Layout& l, const PlacementPlan& 
   if (!tune.first_child()) domain.remove_child(tune);
 }
 
-// Cell sizes in KiB; with hugepages every cell is a whole number of pages.
-std::vector<std::uint64_t> cell_sizes_kib(const Layout& l) {
+// Cell sizes in KiB splitting `total_kib`; with hugepages every cell is a whole number of pages.
+// Refused (never rounded) when the total is not a whole number of units: rounding would change
+// the guest's memory without saying so. (Fewer units than cells leaves memory-less cells, which
+// QEMU and Linux accept.)
+Result<std::vector<std::uint64_t>> cell_sizes_kib(const Layout& l, std::uint64_t total_kib) {
   const std::uint64_t unit = l.hugepage_kib ? l.hugepage_kib : 1024;
-  const std::uint64_t units = l.memory_mib * 1024 / unit;
   const auto g = static_cast<std::uint64_t>(l.l3_groups);
+  if (total_kib % unit != 0) {
+    return make_error("memory " + std::to_string(total_kib) + " KiB cannot be split into " +
+                      std::to_string(g) + " NUMA cells of whole " + std::to_string(unit) +
+                      " KiB units (expected a multiple of " + std::to_string(unit) + " KiB)");
+  }
+  const std::uint64_t units = total_kib / unit;
   std::vector<std::uint64_t> out;
   for (std::uint64_t i = 0; i < g; ++i) {
     std::uint64_t u = units / g + (i < units % g ? 1 : 0);
@@ -117,8 +128,8 @@ std::vector<std::uint64_t> cell_sizes_kib(const Layout& l) {
   return out;
 }
 
-void write_cpu(pugi::xml_node domain, const Layout& l, const PlacementPlan& plan,
-               const CpuModelChoice& choice) {
+Result<void> write_cpu(pugi::xml_node domain, const Layout& l, const PlacementPlan& plan,
+                       const CpuModelChoice& choice, std::uint64_t numa_memory_kib) {
   auto cpu = replace_child(domain, "cpu");
   set_attr(cpu, "mode", choice.mode);
   if (choice.mode == "custom") {
@@ -153,17 +164,19 @@ void write_cpu(pugi::xml_node domain, const Layout& l, const PlacementPlan& plan
     set_attr(feat, "name", f);
   }
   if (l.expose == Exposure::kNuma) {
+    auto sizes = cell_sizes_kib(l, numa_memory_kib);
+    if (!sizes) return sizes.error();
     auto numa = cpu.append_child("numa");
-    auto sizes = cell_sizes_kib(l);
     const int per_group = l.cores_per_group * l.threads_per_core;
     for (int g = 0; g < l.l3_groups; ++g) {
       auto cell = numa.append_child("cell");
       set_attr(cell, "id", std::to_string(g));
       set_attr(cell, "cpus", CpuList::range(g * per_group, (g + 1) * per_group - 1).to_string());
-      set_attr(cell, "memory", std::to_string(sizes[static_cast<std::size_t>(g)]));
+      set_attr(cell, "memory", std::to_string((*sizes)[static_cast<std::size_t>(g)]));
       set_attr(cell, "unit", "KiB");
     }
   }
+  return {};
 }
 
 void write_numatune(pugi::xml_node domain, const Layout& l, const PlacementPlan& plan) {
@@ -227,8 +240,36 @@ std::string libvirt_style(std::string xml) {
   return out;
 }
 
+Result<std::uint64_t> domain_memory_kib(pugi::xml_node domain) {
+  auto mem = domain.child("memory");
+  if (!mem) return make_error("domain XML has no <memory>");
+  const std::string unit = mem.attribute("unit") ? mem.attribute("unit").value() : "KiB";
+  struct Unit {
+    const char* name;
+    std::uint64_t bytes;
+  };
+  static const Unit units[] = {{"b", 1},          {"bytes", 1},       {"KB", 1000},
+                               {"k", 1024},       {"KiB", 1024},      {"MB", 1000000},
+                               {"M", 1u << 20},   {"MiB", 1u << 20},  {"GB", 1000000000},
+                               {"G", 1u << 30},   {"GiB", 1u << 30},  {"TB", 1000000000000},
+                               {"T", 1ull << 40}, {"TiB", 1ull << 40}};
+  const auto* u = std::find_if(std::begin(units), std::end(units),
+                               [&](const Unit& x) { return unit == x.name; });
+  if (u == std::end(units)) return make_error("<memory unit='" + unit + "'>: unknown unit");
+  const std::string text = mem.text().get();
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v > UINT64_MAX / u->bytes) {
+    return make_error("<memory>: expected a size, got '" + text + "'");
+  }
+  return v * u->bytes / 1024;
+}
+
 SectionOptions sections_asked_by(const Layout& l) {
-  return {l.hugepage_kib != 0 || l.hugepages_locked, l.iothreads > 0};
+  SectionOptions o;
+  o.memory_backing = l.hugepage_kib != 0 || l.hugepages_locked;
+  o.iothreads = l.iothreads > 0;
+  return o;
 }
 
 Result<void> write_cpu_sections(pugi::xml_node domain, const Layout& l, const PlacementPlan& plan,
@@ -240,6 +281,9 @@ Result<void> write_cpu_sections(pugi::xml_node domain, const Layout& l, const Pl
                       ", layout '" + l.name + "' has " + std::to_string(l.vcpu_count()) +
                       " (expected a plan made for this layout)");
   }
+  // A <vcpus> hot-plug list (and <vcpu current=...>) describes the old vCPU count; libvirt
+  // refuses it against the new one. The layout's vCPUs are all online: the list goes.
+  if (auto hotplug = domain.child("vcpus")) domain.remove_child(hotplug);
   auto vcpu = replace_child(domain, "vcpu");
   set_attr(vcpu, "placement", "static");
   if (!plan.pinned && !plan.vcpus.empty()) {
@@ -253,7 +297,8 @@ Result<void> write_cpu_sections(pugi::xml_node domain, const Layout& l, const Pl
   if (opts.memory_backing) write_memory_backing(domain, l);
   write_cputune(domain, l, plan);
   write_numatune(domain, l, plan);
-  write_cpu(domain, l, plan, choice);
+  auto cpu = write_cpu(domain, l, plan, choice, opts.numa_memory_kib.value_or(l.memory_mib * 1024));
+  if (!cpu) return cpu.error().context("layout '" + l.name + "'");
   return {};
 }
 

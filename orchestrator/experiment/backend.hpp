@@ -8,6 +8,7 @@
 
 #include "common/result.hpp"
 #include "orchestrator/experiment/matrix.hpp"
+#include "protocol/benchmark_result.hpp"
 
 namespace topolab::experiment {
 
@@ -15,8 +16,11 @@ namespace topolab::experiment {
 class Target {
  public:
   virtual ~Target() = default;
-  virtual Result<nlohmann::json> run(const std::string& benchmark, const nlohmann::json& params,
-                                     std::chrono::milliseconds timeout) = 0;
+  // A result is validated before it gets here (protocol::validate_result): an invalid one is
+  // an error of this run only.
+  virtual Result<protocol::BenchmarkResult> run(const std::string& benchmark,
+                                                const nlohmann::json& params,
+                                                std::chrono::milliseconds timeout) = 0;
   virtual Result<void> ping() = 0;              // is it still answering?
   virtual Result<void> shutdown() = 0;          // orderly stop; the destructor cleans up regardless
   virtual nlohmann::json intended() const = 0;  // intended topology (null: none)
@@ -34,6 +38,9 @@ class Backend {
   // boot, and cleans leftovers of killed runs.
   virtual Result<void> prepare(const Experiment&, const std::vector<Configuration>&) = 0;
   virtual Result<std::unique_ptr<Target>> start(const Experiment&, const Configuration&) = 0;
+  // The resolved layout of a prepared configuration (layout_to_json), recorded per cell and
+  // compared on resume. null: the backend has no guest layout (host).
+  virtual nlohmann::json layout_identity(const Configuration&) const { return nullptr; }
   virtual nlohmann::json host_topology() const = 0;
   virtual nlohmann::json versions() const = 0;
 };

@@ -1,12 +1,14 @@
 #include "orchestrator/experiment/experiment.hpp"
 
-#include <toml++/toml.h>
-
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "common/file_io.hpp"
+#include "orchestrator/layout/layout.hpp"
+#include "orchestrator/layout/toml_parse.hpp"
 
 namespace topolab::experiment {
 namespace {
@@ -27,7 +29,11 @@ int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line
 Result<nlohmann::json> scalar_to_json(const Ctx& c, const toml::node& n, const std::string& what) {
   if (auto s = n.as_string()) return nlohmann::json(s->get());
   if (auto i = n.as_integer()) return nlohmann::json(i->get());
-  if (auto f = n.as_floating_point()) return nlohmann::json(f->get());
+  if (auto f = n.as_floating_point()) {
+    // JSON has no nan/inf (they would be stored as null) and no measurement means them.
+    if (!std::isfinite(f->get())) return c.at(n, what + ": expected a finite number");
+    return nlohmann::json(f->get());
+  }
   if (auto b = n.as_boolean()) return nlohmann::json(b->get());
   return c.at(n, what + ": expected a string, integer, float or boolean");
 }
@@ -42,6 +48,13 @@ Result<nlohmann::json> table_to_json(const Ctx& c, const toml::table& t, const s
   return out;
 }
 
+const char* level_kind(const nlohmann::json& j) {
+  if (j.is_string()) return "a string";
+  if (j.is_boolean()) return "a boolean";
+  if (j.is_number_float()) return "a float";
+  return "an integer";
+}
+
 Result<FactorKind> classify_factor(const Ctx& c, const toml::node& n, const std::string& key) {
   if (key.rfind("cmdline.", 0) == 0) {
     if (key.size() == 8) return c.at(n, "factor '" + key + "': expected cmdline.<option>");
@@ -53,16 +66,46 @@ Result<FactorKind> classify_factor(const Ctx& c, const toml::node& n, const std:
       return c.at(n, "factor '" + key + "': expected param.<benchmark>.<name> or param.<name>");
     return FactorKind::kParam;
   }
-  return FactorKind::kLayout;  // checked against the layout by set_layout_field at run time
+  if (!layout_field_key(key)) {
+    std::string known;
+    for (const auto& k : layout_field_keys()) known += (known.empty() ? "" : ", ") + k;
+    return c.at(n, "factor '" + key + "': not a layout field (expected one of " + known +
+                       ", cmdline.<option> or param.<name>)");
+  }
+  return FactorKind::kLayout;
+}
+
+// Factor keys are a few segments (param.<bench>.<name>); the TOML depth gate bounds the input,
+// this bounds topolab's own walk independently of it.
+constexpr int kMaxFactorKeyDepth = 8;
+
+// Where each canonical key was first written: a second spelling of it ("guest.l3_groups" quoted
+// and dotted, or "groups") would silently make two factors of one field.
+using KeyLines = std::map<std::string, std::pair<std::string, int>>;
+
+Result<void> check_unique_key(const Ctx& c, const toml::node& n, const std::string& what,
+                              const std::string& written, const std::string& canonical,
+                              KeyLines& seen) {
+  auto [it, added] = seen.try_emplace(canonical, written, line_of(n));
+  if (added) return {};
+  // toml++ iterates keys sorted, not in file order: name the later line as the repetition.
+  std::pair<std::string, int> first = it->second, second{written, line_of(n)};
+  if (second.second < first.second) std::swap(first, second);
+  return c.at_line(second.second, what + " '" + second.first + "' repeats '" + first.first +
+                                      "' (line " + std::to_string(first.second) + "): both are " +
+                                      canonical + "; write it once");
 }
 
 // [factors] may use dotted keys (guest.l3_groups = [...]) which TOML turns into sub-tables.
 Result<void> collect_factors(const Ctx& c, const toml::table& t, const std::string& prefix,
-                             std::vector<Factor>& out) {
+                             int depth, KeyLines& seen, std::vector<Factor>& out) {
   for (const auto& [k, v] : t) {
     std::string key = prefix + std::string(k.str());
     if (auto sub = v.as_table()) {
-      TL_TRY(collect_factors(c, *sub, key + ".", out));
+      if (depth >= kMaxFactorKeyDepth)
+        return c.at(v, "factor '" + key + "...': expected at most " +
+                           std::to_string(kMaxFactorKeyDepth) + " key segments");
+      TL_TRY(collect_factors(c, *sub, key + ".", depth + 1, seen, out));
       continue;
     }
     auto arr = v.as_array();
@@ -70,7 +113,9 @@ Result<void> collect_factors(const Ctx& c, const toml::table& t, const std::stri
     if (arr->empty()) return c.at(v, "factor '" + key + "': expected at least one level");
     auto kind = classify_factor(c, v, key);
     if (!kind) return kind.error();
-    Factor f{key, *kind, {}, line_of(v)};
+    const std::string canonical = canonical_factor_key(key);
+    TL_TRY(check_unique_key(c, v, "factor", key, canonical, seen));
+    Factor f{key, canonical, *kind, {}, line_of(v)};
     std::set<std::string> seen;
     for (const auto& lv : *arr) {
       auto j = scalar_to_json(c, lv, "factor '" + key + "' level");
@@ -84,35 +129,54 @@ Result<void> collect_factors(const Ctx& c, const toml::table& t, const std::stri
   return {};
 }
 
-// A level in [baseline] or [[exclude]] must name a factor and one of its levels.
-Result<std::map<std::string, nlohmann::json>> factor_levels_table(const Ctx& c,
-                                                                  const toml::table& t,
-                                                                  const Experiment& e,
-                                                                  const std::string& what,
-                                                                  const std::string& prefix = "") {
-  std::map<std::string, nlohmann::json> out;
+// A level in [baseline] or [[exclude]] must name a factor and one of its levels, of the
+// levels' type; the factor's own level is stored so that later matching is exact.
+Result<const nlohmann::json*> find_level(const Ctx& c, const toml::node& v, const Factor& f,
+                                         const std::string& what, const std::string& key) {
+  auto j = scalar_to_json(c, v, what + " '" + key + "'");
+  if (!j) return j.error();
+  std::string levels;
+  for (const auto& l : f.levels) {
+    if (same_level(l, *j)) return &l;
+    levels += (levels.empty() ? "" : ", ") + level_text(l);
+  }
+  // "1" for the integer 1 looks right and matched nothing: say that the type differs.
+  std::string type_note;
+  for (const auto& l : f.levels)
+    if (level_text(l) == level_text(*j))
+      type_note = " (" + std::string(level_kind(*j)) + "; that level is " + level_kind(l) + ")";
+  return c.at(v, what + " '" + key + "' = '" + level_text(*j) + "'" + type_note +
+                     ": expected one of " + levels);
+}
+
+Result<void> factor_levels_table(const Ctx& c, const toml::table& t, const Experiment& e,
+                                 const std::string& what, const std::string& prefix, int depth,
+                                 KeyLines& seen, std::map<std::string, nlohmann::json>& out) {
   for (const auto& [k, v] : t) {
     std::string key = prefix + std::string(k.str());
     if (auto sub = v.as_table()) {
-      auto inner = factor_levels_table(c, *sub, e, what, key + ".");
-      if (!inner) return inner.error();
-      out.insert(inner->begin(), inner->end());
+      if (depth >= kMaxFactorKeyDepth)
+        return c.at(v, what + ": '" + key + "...' is not a factor of this experiment");
+      TL_TRY(factor_levels_table(c, *sub, e, what, key + ".", depth + 1, seen, out));
       continue;
     }
-    const Factor* f = e.factor(key);
+    const std::string canonical = canonical_factor_key(key);
+    const Factor* f = e.factor(canonical);
     if (!f) return c.at(v, what + ": '" + key + "' is not a factor of this experiment");
-    auto j = scalar_to_json(c, v, what + " '" + key + "'");
-    if (!j) return j.error();
-    bool found = false;
-    std::string levels;
-    for (const auto& l : f->levels) {
-      found = found || level_text(l) == level_text(*j);
-      levels += (levels.empty() ? "" : ", ") + level_text(l);
-    }
-    if (!found)
-      return c.at(v, what + " '" + key + "' = '" + level_text(*j) + "': expected one of " + levels);
-    out[key] = *j;
+    TL_TRY(check_unique_key(c, v, what, key, canonical, seen));
+    auto level = find_level(c, v, *f, what, key);
+    if (!level) return level.error();
+    out[f->key] = **level;  // the cells name the factor as [factors] wrote it
   }
+  return {};
+}
+
+Result<std::map<std::string, nlohmann::json>> factor_levels(const Ctx& c, const toml::table& t,
+                                                            const Experiment& e,
+                                                            const std::string& what) {
+  std::map<std::string, nlohmann::json> out;
+  KeyLines seen;
+  TL_TRY(factor_levels_table(c, t, e, what, "", 1, seen, out));
   return out;
 }
 
@@ -166,7 +230,7 @@ Result<void> parse_adaptive(const Ctx& c, const toml::node& n, Experiment& e) {
   for (const auto& [k, v] : *t) {
     if (k == "cv_threshold") {
       auto d = v.value<double>();
-      if (!d || *d <= 0 || *d >= 10)
+      if (!d || !std::isfinite(*d) || *d <= 0 || *d >= 10)
         return c.at(v, "'adaptive.cv_threshold': expected a number in (0, 10)");
       a.cv_threshold = *d;
     } else if (k == "max_repetitions") {
@@ -215,7 +279,8 @@ std::string factor_product_text(const Experiment& e) {
   return out;
 }
 
-Result<void> check_size_limits(const Ctx& c, int factors_line, const Experiment& e) {
+Result<void> check_size_limits(const Ctx& c, int factors_line, const Experiment& e,
+                               bool reps_from_cli) {
   const std::uint64_t cells = full_factorial_cells(e);
   if (cells > kMaxCells)
     return c.at_line(factors_line, "[factors]: the matrix has " + count_text(cells) + " cells (" +
@@ -231,13 +296,24 @@ Result<void> check_size_limits(const Ctx& c, int factors_line, const Experiment&
                          std::to_string(cells) + " cells × " + std::to_string(e.benchmarks.size()) +
                          " benchmarks × " + std::to_string(reps) +
                          (e.adaptive ? " adaptive.max_repetitions" : " repetitions") +
+                         (reps_from_cli ? " (with --repetitions)" : "") +
                          "), more than the limit " + std::to_string(kMaxRuns) +
                          "; remove levels, benchmarks or repetitions, or split the experiment");
   return {};
 }
 
+// The command line wins over the file; applied before any limit is checked.
+void apply_overrides(const Overrides& o, Experiment& e) {
+  if (o.repetitions) {
+    e.repetitions = *o.repetitions;
+    if (e.adaptive && e.adaptive->max_repetitions < e.repetitions)
+      e.adaptive->max_repetitions = e.repetitions;
+  }
+  if (o.seed) e.seed = *o.seed;
+}
+
 Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesystem::path& base,
-                        Experiment& e) {
+                        const Overrides& overrides, Experiment& e) {
   const toml::node* exclude_node = nullptr;
   const toml::node* baseline_node = nullptr;
   int factors_line = 1;
@@ -273,7 +349,8 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
       auto t = v.as_table();
       if (!t) return c.at(v, "'factors': expected a table");
       factors_line = line_of(v);
-      TL_TRY(collect_factors(c, *t, "", e.factors));
+      KeyLines seen;
+      TL_TRY(collect_factors(c, *t, "", 1, seen, e.factors));
       // toml++ tables iterate in key order; the file order is the order people expect.
       std::stable_sort(e.factors.begin(), e.factors.end(),
                        [](const Factor& a, const Factor& b) { return a.line < b.line; });
@@ -302,7 +379,7 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
     if (!arr || !arr->is_array_of_tables())
       return c.at(*exclude_node, "'exclude': expected [[exclude]] tables");
     for (const auto& item : *arr) {
-      auto m = factor_levels_table(c, *item.as_table(), e, "[[exclude]]");
+      auto m = factor_levels(c, *item.as_table(), e, "[[exclude]]");
       if (!m) return m.error();
       if (m->empty()) return c.at(item, "[[exclude]]: expected at least one factor = level");
       e.excludes.push_back({*m, line_of(item)});
@@ -311,15 +388,23 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
   if (baseline_node) {
     auto t = baseline_node->as_table();
     if (!t) return c.at(*baseline_node, "'baseline': expected a table");
-    auto m = factor_levels_table(c, *t, e, "[baseline]");
+    auto m = factor_levels(c, *t, e, "[baseline]");
     if (!m) return m.error();
     e.baseline = *m;
   }
+  if (overrides.repetitions && (*overrides.repetitions < 1 || *overrides.repetitions > 1000))
+    return make_error("--repetitions " + std::to_string(*overrides.repetitions) +
+                      ": expected an integer 1..1000");
+  apply_overrides(overrides, e);
+  if (overrides.repetitions && (*overrides.repetitions < 1 || *overrides.repetitions > 1000))
+    return make_error("--repetitions " + std::to_string(*overrides.repetitions) +
+                      ": expected an integer 1..1000");
+  apply_overrides(overrides, e);
   if (e.adaptive && e.adaptive->max_repetitions < e.repetitions)
     return c.at_line(1, "'adaptive.max_repetitions' (" +
                             std::to_string(e.adaptive->max_repetitions) +
                             ") must be >= repetitions (" + std::to_string(e.repetitions) + ")");
-  return check_size_limits(c, factors_line, e);
+  return check_size_limits(c, factors_line, e, overrides.repetitions.has_value());
 }
 
 }  // namespace
@@ -329,6 +414,9 @@ std::string to_string(BackendKind b) { return b == BackendKind::kHost ? "host" :
 const Factor* Experiment::factor(std::string_view key) const {
   for (const auto& f : factors)
     if (f.key == key) return &f;
+  const std::string field = canonical_factor_key(std::string(key));
+  for (const auto& f : factors)
+    if (f.field == field) return &f;
   return nullptr;
 }
 
@@ -338,32 +426,40 @@ std::uint64_t full_factorial_cells(const Experiment& e) {
   return cells;
 }
 
+std::string canonical_factor_key(const std::string& key) {
+  if (key.rfind("cmdline.", 0) == 0 || key.rfind("param.", 0) == 0) return key;
+  return layout_field_key(key).value_or(key);
+}
+
+bool same_level(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.is_number_float() != b.is_number_float()) return false;
+  if (a.is_number() && b.is_number()) return a == b;
+  return a.type() == b.type() && a == b;
+}
+
 std::string level_text(const nlohmann::json& level) {
   if (level.is_string()) return level.get<std::string>();
   return level.dump();
 }
 
 Result<Experiment> parse_experiment(std::string_view text, const std::string& origin,
-                                    const std::filesystem::path& base_dir) {
+                                    const std::filesystem::path& base_dir,
+                                    const Overrides& overrides) {
   Ctx c{origin};
-  toml::table root;
-  try {
-    root = toml::parse(text, origin);
-  } catch (const toml::parse_error& err) {
-    return make_error(origin + ":" + std::to_string(err.source().begin.line) +
-                      ": TOML syntax error: " + std::string(err.description()));
-  }
+  auto root = parse_toml(text, origin);
+  if (!root) return root.error();
   Experiment e;
   e.source_file = origin;
-  TL_TRY(parse_root(c, root, base_dir, e));
+  TL_TRY(parse_root(c, *root, base_dir, overrides, e));
   return e;
 }
 
-Result<Experiment> load_experiment_file(const std::filesystem::path& path) {
+Result<Experiment> load_experiment_file(const std::filesystem::path& path,
+                                        const Overrides& overrides) {
   auto text = read_file(path, 1u << 20);
   if (!text) return text.error();
   auto abs = std::filesystem::absolute(path);
-  return parse_experiment(*text, path.string(), abs.parent_path());
+  return parse_experiment(*text, path.string(), abs.parent_path(), overrides);
 }
 
 nlohmann::json experiment_to_json(const Experiment& e) {

@@ -23,7 +23,8 @@ std::string to_string(BackendKind);
 enum class FactorKind { kLayout, kCmdline, kParam };
 
 struct Factor {
-  std::string key;  // "expose", "guest.l3_groups", "cmdline.nohz", "param.sqrt.n"
+  std::string key;    // as written: "expose", "guest.l3_groups", "cmdline.nohz", "param.sqrt.n"
+  std::string field;  // canonical_factor_key(key): "expose.as"; one factor per field
   FactorKind kind = FactorKind::kLayout;
   std::vector<nlohmann::json> levels;  // TOML scalars as JSON (string, integer, float, bool)
   int line = 0;
@@ -61,6 +62,7 @@ struct Experiment {
   BackendKind backend = BackendKind::kGuest;
   int timeout_s = 600;  // per benchmark run
 
+  // By any spelling of the key ("groups" finds the factor written "guest.l3_groups").
   const Factor* factor(std::string_view key) const;
 };
 
@@ -75,10 +77,26 @@ std::uint64_t full_factorial_cells(const Experiment&);
 // Display form of a level: strings as is, numbers/bools as TOML writes them.
 std::string level_text(const nlohmann::json& level);
 
+// Command-line overrides of the file's values. They are applied inside the parser, before the
+// size limits are checked (a --repetitions applied afterwards once let 10^9 runs through).
+struct Overrides {
+  std::optional<int> repetitions;  // 1..1000, like the file's key
+  std::optional<std::uint64_t> seed;
+};
+
 // base_dir resolves the relative layout path; origin names the file in error messages.
 Result<Experiment> parse_experiment(std::string_view toml, const std::string& origin,
-                                    const std::filesystem::path& base_dir);
-Result<Experiment> load_experiment_file(const std::filesystem::path& path);
+                                    const std::filesystem::path& base_dir,
+                                    const Overrides& overrides = {});
+Result<Experiment> load_experiment_file(const std::filesystem::path& path,
+                                        const Overrides& overrides = {});
+
+// Factor keys are canonical: layout fields by their file key (layout_field_key: "groups" and
+// "guest.l3_groups" are one factor), cmdline./param. keys as written. Used for [factors],
+// [baseline] and [[exclude]] alike.
+std::string canonical_factor_key(const std::string& key);
+// Levels match by type and value: "1" (a string) is not the integer 1.
+bool same_level(const nlohmann::json& a, const nlohmann::json& b);
 
 // The experiment as JSON (stored with the results so a report knows the design).
 nlohmann::json experiment_to_json(const Experiment&);

@@ -7,6 +7,7 @@
 #include "orchestrator/verify/topology_compare.hpp"
 #include "orchestrator/virt/guest_session.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
+#include "orchestrator/virt/vcpu_limits.hpp"
 
 namespace topolab::experiment {
 namespace {
@@ -20,8 +21,8 @@ class GuestTarget : public Target {
     for (const auto& m : compare_topologies(intended_, session_->seen_topology()))
       mismatches_.push_back({{"level", m.level}, {"intended", m.intended}, {"seen", m.seen}});
   }
-  Result<nlohmann::json> run(const std::string& benchmark, const nlohmann::json& params,
-                             std::chrono::milliseconds timeout) override {
+  Result<protocol::BenchmarkResult> run(const std::string& benchmark, const nlohmann::json& params,
+                                        std::chrono::milliseconds timeout) override {
     return session_->agent().run(benchmark, params, timeout);
   }
   Result<void> ping() override { return session_->agent().ping(10s); }
@@ -32,9 +33,9 @@ class GuestTarget : public Target {
   nlohmann::json timings() const override { return session_->timings(); }
   nlohmann::json versions() const override {
     const auto& h = session_->hello();
-    return {{"agent", h.value("agent_version", "")},
-            {"guest_kernel", h.value("kernel", "")},
-            {"guest_cpu_model", h.value("cpu_model", "")},
+    return {{"agent", h.agent_version},
+            {"guest_kernel", h.kernel},
+            {"guest_cpu_model", h.cpu_model},
             {"domain", session_->domain_name()},
             {"run_id", session_->run_id()},
             {"kvm", session_->uses_kvm()},
@@ -68,11 +69,15 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
   auto host = load_host_topology({options_.connect_uri, "", ""});
   if (!host) return host.error().context("host topology");
   host_ = *host;
+  const auto vcpu_limit = virt::libvirt_vcpu_limit(options_.connect_uri);
   // Every configuration must plan before the first boot: a typo in the last level should not
   // surface an hour into the run.
   for (const auto& config : configs) {
     auto layout = configure_layout(*base, config);
     if (!layout) return layout.error().context(e.source_file.string() + ": " + config.label());
+    if (auto ok = virt::check_vcpu_limit(*layout, vcpu_limit); !ok) {
+      return ok.error().context(e.source_file.string() + ": " + config.label());
+    }
     auto plan = plan_placement(*layout, host_);
     if (!plan) return plan.error().context(e.source_file.string() + ": " + config.label());
     prepared_[config.key] = {*layout, *plan};
@@ -115,6 +120,11 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
       req.layout, (*session)->uses_kvm() ? Accelerator::kKvm : Accelerator::kTcg, host_.vendor);
   HostTopology intended = intended_guest_topology(req.layout, req.plan, model.style);
   return std::unique_ptr<Target>(new GuestTarget(std::move(*session), std::move(intended)));
+}
+
+nlohmann::json GuestBackend::layout_identity(const Configuration& c) const {
+  auto it = prepared_.find(c.key);
+  return it == prepared_.end() ? nlohmann::json() : layout_to_json(it->second.layout);
 }
 
 nlohmann::json GuestBackend::host_topology() const { return topology_to_json(host_); }

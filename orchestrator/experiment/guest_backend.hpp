@@ -19,6 +19,7 @@ class GuestBackend : public Backend {
   std::string name() const override { return "guest"; }
   Result<void> prepare(const Experiment&, const std::vector<Configuration>&) override;
   Result<std::unique_ptr<Target>> start(const Experiment&, const Configuration&) override;
+  nlohmann::json layout_identity(const Configuration&) const override;
   nlohmann::json host_topology() const override;
   nlohmann::json versions() const override;
 

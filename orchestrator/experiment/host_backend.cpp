@@ -67,8 +67,8 @@ class HostTarget : public Target {
     std::filesystem::remove_all(dir_, ec);
   }
 
-  Result<nlohmann::json> run(const std::string& benchmark, const nlohmann::json& params,
-                             std::chrono::milliseconds timeout) override {
+  Result<protocol::BenchmarkResult> run(const std::string& benchmark, const nlohmann::json& params,
+                                        std::chrono::milliseconds timeout) override {
     return client_->run(benchmark, params, timeout);
   }
   Result<void> ping() override { return client_->ping(5s); }
@@ -83,20 +83,20 @@ class HostTarget : public Target {
     return r;
   }
   nlohmann::json intended() const override { return nullptr; }
-  nlohmann::json seen() const override { return hello_.value("topology", nlohmann::json()); }
+  nlohmann::json seen() const override { return hello_.topology; }
   nlohmann::json mismatches() const override { return nlohmann::json::array(); }
   nlohmann::json timings() const override { return timings_; }
   nlohmann::json versions() const override {
-    return {{"agent", hello_.value("agent_version", "")}, {"kernel", hello_.value("kernel", "")}};
+    return {{"agent", hello_.agent_version}, {"kernel", hello_.kernel}};
   }
-  const nlohmann::json& hello() const { return hello_; }
 
  private:
   HostTarget() = default;
   std::filesystem::path dir_;
   pid_t pid_ = -1;
   std::unique_ptr<AgentClient> client_;
-  nlohmann::json hello_, timings_;
+  protocol::Hello hello_;
+  nlohmann::json timings_;
 };
 
 }  // namespace

@@ -40,7 +40,7 @@ bool is_excluded(const Experiment& e, const Levels& levels) {
     bool all = true;
     for (const auto& [k, v] : rule.match) {
       bool hit = false;
-      for (const auto& [lk, lv] : levels) hit = hit || (lk == k && level_text(lv) == level_text(v));
+      for (const auto& [lk, lv] : levels) hit = hit || (lk == k && same_level(lv, v));
       all = all && hit;
     }
     if (all) return true;

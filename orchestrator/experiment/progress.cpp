@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "common/terminal_text.hpp"
+
 namespace topolab::experiment {
 
 Progress::Progress(std::FILE* out, bool tty, bool quiet)
@@ -29,7 +31,9 @@ double Progress::elapsed_s() const {
 void Progress::log(const std::string& line) {
   if (quiet_) return;
   if (tty_ && bar_drawn_) std::fputs("\r\033[K", out_);
-  std::fprintf(out_, "[%s] %s\n", format_duration(elapsed_s()).c_str(), line.c_str());
+  // Cell labels, units and error texts come from guests and files: one sanitiser for the line.
+  std::fprintf(out_, "[%s] %s\n", format_duration(elapsed_s()).c_str(),
+               terminal_safe(line).c_str());
   if (tty_) draw();
   std::fflush(out_);
 }
@@ -44,7 +48,8 @@ void Progress::draw() {
   double el = elapsed_s();
   std::string eta =
       runs_done_ ? format_duration(el / runs_done_ * (runs_total_ - runs_done_)) : "?";
-  std::string cur = current_.size() > 40 ? current_.substr(0, 37) + "..." : current_;
+  std::string cur = terminal_safe(current_);
+  if (cur.size() > 40) cur = cur.substr(0, 37) + "...";
   std::fprintf(out_, "\r\033[K[%s] cells %d/%d  runs %d/%d  %s  elapsed %s  ETA %s", bar.c_str(),
                cells_done_, cells_total_, runs_done_, runs_total_, cur.c_str(),
                format_duration(el).c_str(), eta.c_str());
@@ -79,7 +84,7 @@ void Progress::run_start(const std::string& cell, const std::string& benchmark, 
 void Progress::run_done(const std::string& cell, const std::string& benchmark, int rep,
                         double value, const std::string& unit, double ms) {
   ++runs_done_;
-  char buf[96];
+  char buf[96];  // the unit is bounded (protocol::kMaxUnitBytes); snprintf truncates anyway
   std::snprintf(buf, sizeof buf, ": %.4g %s (%.1f s)", value, unit.c_str(), ms / 1000);
   if (tty_)
     draw();

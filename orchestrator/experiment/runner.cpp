@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "orchestrator/experiment/resume_check.hpp"
 #include "orchestrator/report/statistics.hpp"
 
 namespace topolab::experiment {
@@ -32,6 +33,11 @@ class ExperimentRun {
     cells_ = expand_cells(e_);
     configs_ = group_by_configuration(e_, cells_);
     TL_TRY(backend_.prepare(e_, configs_));
+    for (const auto& config : configs_) layouts_[config.key] = backend_.layout_identity(config);
+    // Before anything is written: results measured under another definition are never reused.
+    auto stored = store_.run_identities(e_.name);
+    if (!stored) return stored.error();
+    TL_TRY(check_resume(e_, cells_, layouts_, *stored, store_.path().string()));
     nlohmann::json spec = experiment_to_json(e_);
     auto exp =
         store_.begin_experiment(e_.name, spec, backend_.host_topology(), backend_.versions());
@@ -55,7 +61,8 @@ class ExperimentRun {
  private:
   Result<void> load_cells() {
     for (const auto& c : cells_) {
-      store::CellRecord rec{c.key, c.config_key, c.factors_json(), c.label(), c.index};
+      store::CellRecord rec{c.key,     c.config_key, c.factors_json(),
+                            c.label(), c.index,      layouts_.at(c.config_key)};
       auto id = store_.upsert_cell(exp_id_, rec);
       if (!id) return id.error();
       auto done = store_.completed_runs(*id);
@@ -154,7 +161,8 @@ class ExperimentRun {
     const auto& bench = e_.benchmarks[r.benchmark];
     CellState& st = state_[r.cell];
     progress_.run_start(cell.label(), bench.name, r.repetition);
-    Result<nlohmann::json> result = make_error("target stopped answering earlier in this boot");
+    Result<protocol::BenchmarkResult> result =
+        make_error("target stopped answering earlier in this boot");
     auto t0 = Clock::now();
     double ms = 0;
     if (alive) {
@@ -173,20 +181,20 @@ class ExperimentRun {
       if (alive && !t.ping()) alive = false;
       return {};
     }
-    store::RunRecord rec{st.id,        boot_id,
-                         r.benchmark,  bench.name,
-                         r.repetition, benchmark_params(e_, cell, r.benchmark),
-                         *result,      ms};
+    store::RunRecord rec{st.id,
+                         boot_id,
+                         r.benchmark,
+                         bench.name,
+                         r.repetition,
+                         benchmark_params(e_, cell, r.benchmark),
+                         protocol::result_to_json(*result),
+                         ms};
     TL_TRY(store_.add_run(rec));
     st.done.insert({r.benchmark, r.repetition});
     ++summary_.runs_executed;
     summary_.benchmark_ms += ms;
-    double value = std::nan("");
-    if (result->contains("summary") && (*result)["summary"].contains("median") &&
-        (*result)["summary"]["median"].is_number())
-      value = (*result)["summary"]["median"].get<double>();
-    progress_.run_done(cell.label(), bench.name, r.repetition, value,
-                       result->value("unit", std::string()), ms);
+    progress_.run_done(cell.label(), bench.name, r.repetition, protocol::result_value(*result),
+                       result->unit, ms);
     return {};
   }
 
@@ -245,6 +253,7 @@ class ExperimentRun {
   std::int64_t exp_id_ = 0;
   std::vector<Cell> cells_;
   std::vector<Configuration> configs_;
+  std::map<std::string, nlohmann::json> layouts_;  // configuration key -> layout identity
   std::vector<CellState> state_;
   RunSummary summary_;
 };

@@ -273,7 +273,14 @@ Result<void> set_layout_field(Layout& l, std::string_view raw_key, std::string_v
     return {};
   };
   auto set_cpus = [&](std::optional<CpuList>& field) -> Result<void> {
-    if (trim(value).empty() || lower(trim(value)) == "none") {
+    // An empty value (`--host-cpus ''`, a shell variable that expanded to nothing) used to lift
+    // the layout's restriction silently; lifting it must be said: "none".
+    if (trim(value).empty()) {
+      return make_error(key +
+                        ": empty CPU list (expected a list such as 2-7, or 'none' to lift the "
+                        "restriction)");
+    }
+    if (lower(trim(value)) == "none") {
       field.reset();
       return {};
     }
@@ -386,6 +393,13 @@ const std::vector<std::string>& layout_field_keys() {
                                                 "memory.hugepages",
                                                 "memory.locked"};
   return keys;
+}
+
+std::optional<std::string> layout_field_key(std::string_view key) {
+  std::string k = canonical_key(key);
+  const auto& keys = layout_field_keys();
+  if (std::find(keys.begin(), keys.end(), k) == keys.end()) return std::nullopt;
+  return k;
 }
 
 Result<Layout> load_layout_file(const std::filesystem::path& path) {

@@ -4,6 +4,7 @@
 // Read from TOML files (templates/topologies/*.toml), overridable field by field.
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,6 +67,15 @@ Result<void> validate_layout(const Layout&);
 Result<void> set_layout_field(Layout&, std::string_view key, std::string_view value);
 // Every key set_layout_field accepts (for help texts and error messages).
 const std::vector<std::string>& layout_field_keys();
+// The file key set_layout_field stores `key` under ("groups", "L3-Groups" and
+// "guest.l3_groups" all give "guest.l3_groups"); nullopt when it names no layout field.
+// Experiment factors use it so that two spellings of one field are one factor.
+std::optional<std::string> layout_field_key(std::string_view key);
+
+// Canonical JSON of everything that shapes the guest (name, description and file left out):
+// equal for two layouts exactly when they build the same guest. Stored per cell so that a
+// resume can refuse results measured with a different layout.
+nlohmann::json layout_to_json(const Layout&);
 
 std::string to_string(Exposure);
 Result<Exposure> parse_exposure(std::string_view);

@@ -1,12 +1,11 @@
 // TOML -> Layout. Every key is type-checked against a small schema and then stored through
 // set_layout_field, so the file and the CLI/experiment overrides share one set of rules.
-#include <toml++/toml.h>
-
 #include <algorithm>
 #include <map>
 #include <sstream>
 
 #include "orchestrator/layout/layout.hpp"
+#include "orchestrator/layout/toml_parse.hpp"
 
 namespace topolab {
 namespace {
@@ -201,14 +200,9 @@ class Parser {
   }
 
   Result<Layout> parse(std::string_view text) {
-    toml::table root;
-    try {
-      root = toml::parse(text, origin_);
-    } catch (const toml::parse_error& e) {
-      return make_error(origin_ + ":" + std::to_string(e.source().begin.line) + ":" +
-                        std::to_string(e.source().begin.column) +
-                        ": TOML syntax error: " + std::string(e.description()));
-    }
+    auto parsed = parse_toml(text, origin_);
+    if (!parsed) return parsed.error();
+    const toml::table& root = *parsed;
     Layout layout;
     layout.name.clear();
     std::map<std::string, std::uint32_t> section_lines;

@@ -28,6 +28,9 @@ std::string esc(const std::string& s) {
       case '"':
         out += "&quot;";
         break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         out += c;
     }
@@ -219,6 +222,13 @@ void HtmlReporter::report(const ReportData& data) {
       << (r.error.empty() ? "" : ": " + esc(r.error)) << "</td></tr>\n";
   }
   o << "</table>\n";
+  if (!data.invalid_runs.empty()) {
+    o << "<h2>Invalid stored runs (left out)</h2>\n<ul>\n";
+    for (const auto& i : data.invalid_runs)
+      o << "<li>run " << i.run_id << " (" << esc(i.cell) << " " << esc(i.benchmark)
+        << "): " << esc(i.reason) << "</li>\n";
+    o << "</ul>\n";
+  }
   for (const auto& m : data.matrices) {
     o << "<h2>Core-to-core latency: " << esc(m.cell)
       << "</h2>\n<p>Guest CPU ids; dashed blue lines: L3 boundaries, solid black: sockets "

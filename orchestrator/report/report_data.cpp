@@ -6,6 +6,7 @@
 
 #include "common/cpu_list.hpp"
 #include "orchestrator/store/result_store.hpp"
+#include "protocol/benchmark_result.hpp"
 
 namespace topolab::report {
 namespace {
@@ -20,16 +21,37 @@ nlohmann::json baseline_factors(const nlohmann::json& factors, const nlohmann::j
 }
 
 bool is_baseline_row(const nlohmann::json& factors, const nlohmann::json& baseline) {
-  if (!baseline.is_object() || baseline.empty()) return false;
+  if (!baseline.is_object() || baseline.empty() || !factors.is_object()) return false;
   return baseline_factors(factors, baseline) == factors;
+}
+
+using protocol::kMaxC2cCpus;
+using protocol::kMaxCpuId;
+
+bool is_cpu_id(const nlohmann::json& v) {
+  if (!v.is_number_integer()) return false;
+  if (v.is_number_unsigned())
+    return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxCpuId);
+  return v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= kMaxCpuId;
+}
+
+// A CPU-list string is expanded only when every number in it is a CPU id in range (checked on
+// the text first: "0-4000000000" must not become a 16 GB vector).
+bool cpu_list_text_in_range(const std::string& text) {
+  std::uint64_t number = 0;
+  for (char c : text) {
+    number = (c >= '0' && c <= '9') ? number * 10 + static_cast<std::uint64_t>(c - '0') : 0;
+    if (number > static_cast<std::uint64_t>(kMaxCpuId)) return false;
+  }
+  return text.size() <= protocol::kMaxTextBytes;
 }
 
 std::vector<int> cpu_ids(const nlohmann::json& j, std::size_t n) {
   std::vector<int> out;
-  if (j.is_array()) {
+  if (j.is_array() && j.size() <= kMaxC2cCpus) {
     for (const auto& v : j)
-      if (v.is_number_integer()) out.push_back(v.get<int>());
-  } else if (j.is_string()) {
+      if (is_cpu_id(v)) out.push_back(v.get<int>());
+  } else if (j.is_string() && cpu_list_text_in_range(j.get<std::string>())) {
     auto l = topolab::CpuList::parse(j.get<std::string>());
     if (l) out = l->ids();
   }
@@ -76,7 +98,9 @@ std::optional<LatencyMatrix> latency_matrix_from_result(const nlohmann::json& re
   LatencyMatrix m;
   for (const char* key : {"matrix_ns", "matrix", "latency_ns"}) {
     if (!d.contains(key) || !d[key].is_array()) continue;
+    if (d[key].size() > kMaxC2cCpus) return std::nullopt;
     for (const auto& row : d[key]) {
+      if (row.is_array() && row.size() > kMaxC2cCpus) return std::nullopt;
       std::vector<double> r;
       if (row.is_array())
         for (const auto& v : row) r.push_back(num(v));
@@ -89,7 +113,9 @@ std::optional<LatencyMatrix> latency_matrix_from_result(const nlohmann::json& re
     std::map<int, int> index;
     for (const auto& p : d["pairs"]) {
       for (const char* k : {"a", "b"})
-        if (p.contains(k) && p[k].is_number_integer()) index.emplace(p[k].get<int>(), 0);
+        if (p.is_object() && p.contains(k) && is_cpu_id(p[k])) index.emplace(p[k].get<int>(), 0);
+      // The n x n matrix below is allocated from this count: bounded first.
+      if (index.size() > kMaxC2cCpus) return std::nullopt;
     }
     int i = 0;
     for (auto& [cpu, idx] : index) {
@@ -98,8 +124,8 @@ std::optional<LatencyMatrix> latency_matrix_from_result(const nlohmann::json& re
     }
     m.ns.assign(index.size(), std::vector<double>(index.size(), kNaN));
     for (const auto& p : d["pairs"]) {
-      if (!p.contains("a") || !p.contains("b") || !p["a"].is_number_integer() ||
-          !p["b"].is_number_integer())
+      if (!p.is_object() || !p.contains("a") || !p.contains("b") || !is_cpu_id(p["a"]) ||
+          !is_cpu_id(p["b"]))
         continue;
       int a = index[p["a"].get<int>()], b = index[p["b"].get<int>()];
       double v = num(p.contains("median_ns") ? p["median_ns"] : p.value("ns", nlohmann::json()));
@@ -130,6 +156,29 @@ LatencyMatrix combine(const std::vector<LatencyMatrix>& ms) {
   return out;
 }
 
+// The stored experiment spec is topolab's own output, but a store may come from an older or
+// hostile build: read it by type, never by assumption.
+nlohmann::json stored_baseline(const nlohmann::json& spec) {
+  if (!spec.is_object() || !spec.contains("baseline") || !spec["baseline"].is_object())
+    return nlohmann::json::object();
+  return spec["baseline"];
+}
+
+constexpr std::size_t kMaxStoredBenchmarks = 1024;
+
+std::vector<std::string> stored_benchmark_names(const nlohmann::json& spec) {
+  std::vector<std::string> names;
+  if (!spec.is_object() || !spec.contains("benchmarks") || !spec["benchmarks"].is_array())
+    return names;
+  for (const auto& b : spec["benchmarks"]) {
+    // rows = cells x benchmarks: a crafted spec must not multiply them without bound.
+    if (names.size() >= kMaxStoredBenchmarks) break;
+    const bool named = b.is_object() && b.contains("name") && b["name"].is_string();
+    names.push_back(named ? b["name"].get<std::string>() : "");
+  }
+  return names;
+}
+
 }  // namespace
 
 Result<ReportData> load_report(store::ResultStore& store, const std::string& name) {
@@ -153,11 +202,11 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
                       "'; it holds: " + names);
   ReportData data;
   data.experiment = exp->name;
-  nlohmann::json baseline = exp->spec.value("baseline", nlohmann::json::object());
+  const nlohmann::json baseline = stored_baseline(exp->spec);
   for (const auto& [k, v] : baseline.items())
     data.baseline += (data.baseline.empty() ? "" : " ") + k + "=" +
                      (v.is_string() ? v.get<std::string>() : v.dump());
-  const nlohmann::json benches = exp->spec.value("benchmarks", nlohmann::json::array());
+  const std::vector<std::string> benches = stored_benchmark_names(exp->spec);
   auto cells = store.cells(exp->id);
   if (!cells) return cells.error();
   for (const auto& c : *cells) {
@@ -175,17 +224,24 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
       row.cell = c.cell.label;
       row.factors = c.cell.factors;
       row.benchmark_index = static_cast<int>(b);
-      row.benchmark = b < benches.size() ? benches[b].value("name", "") : "";
+      row.benchmark = b < benches.size() ? benches[b] : "";
       row.status = c.status;
       row.mismatch = mismatch;
       row.error = error;
       for (const auto& r : *runs) {
         if (r.benchmark_index != static_cast<int>(b)) continue;
         if (row.benchmark.empty()) row.benchmark = r.benchmark;
-        row.unit = r.result.value("unit", "");
-        row.lower_is_better = r.result.value("lower_is_better", true);
-        if (std::isfinite(r.value)) row.values.push_back(r.value);
-        if (auto m = latency_matrix_from_result(r.result)) matrices.push_back(*m);
+        // The same typed reader as at receipt: a bad stored row is listed, never thrown on.
+        auto valid = protocol::validate_result(r.result);
+        if (!valid) {
+          data.invalid_runs.push_back({r.id, c.cell.label, r.benchmark, valid.error().message});
+          continue;
+        }
+        row.unit = valid->unit;
+        row.lower_is_better = valid->lower_is_better;
+        if (double v = protocol::result_value(*valid); std::isfinite(v)) row.values.push_back(v);
+        if (auto m = latency_matrix_from_result(protocol::result_to_json(*valid)))
+          matrices.push_back(*m);
       }
       data.rows.push_back(std::move(row));
     }

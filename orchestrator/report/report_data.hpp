@@ -1,6 +1,7 @@
 #pragma once
 // What every reporter prints: one row per (cell, benchmark) with statistics over the
 // repetitions, the penalty against the baseline level, and core-to-core latency matrices.
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -39,21 +40,34 @@ struct LatencyMatrix {
   nlohmann::json topology;              // guest-seen topology (topology_to_json shape)
 };
 
+// A stored run whose result fails validation (a store written by an older or hostile build):
+// left out of the statistics and listed with its id and the reason.
+struct InvalidRun {
+  std::int64_t run_id = 0;
+  std::string cell;
+  std::string benchmark;
+  std::string reason;  // "guest result: field 'unit': expected a string, got number 5"
+};
+
 struct ReportData {
   std::string experiment;
   std::string baseline;  // "expose=flat", empty when none
   std::vector<ReportRow> rows;
   std::vector<LatencyMatrix> matrices;
+  std::vector<InvalidRun> invalid_runs;
 };
 
 // Fills stats and penalties of rows whose `values` are set. Baseline rows: same benchmark
 // index, factors equal except the baseline keys set to their baseline levels.
 void compute_statistics(ReportData& data, const nlohmann::json& baseline_levels);
 
-// Reads one experiment (the only one, or `name`) from a store.
+// Reads one experiment (the only one, or `name`) from a store. Every stored result is re-read
+// through protocol::validate_result; nothing here throws on a stored value of the wrong type.
 Result<ReportData> load_report(store::ResultStore& store, const std::string& name);
 
-// A c2c-latency result's matrix: details.matrix_ns (or details.matrix) rows over details.cpus.
+// A c2c-latency result's matrix: details.matrix_ns (or details.matrix) rows over details.cpus,
+// or details.pairs. nullopt when absent or larger than protocol::kMaxC2cCpus CPUs (checked
+// before the n x n matrix is allocated).
 std::optional<LatencyMatrix> latency_matrix_from_result(const nlohmann::json& result);
 
 }  // namespace topolab::report

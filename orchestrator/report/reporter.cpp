@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/terminal_text.hpp"
+
 namespace topolab::report {
 namespace {
 
@@ -31,12 +33,23 @@ std::string cv_text(const ReportRow& r) {
   return buf;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+// RFC 4180 quoting of a number or fixed word topolab wrote itself.
+std::string csv_quoted(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
+
+// Text that may come from a guest, a stored row or the experiment file: control characters made
+// visible (the CSV goes to stdout, often a terminal), formula prefixes neutralised (OWASP CSV
+// injection), then quoted.
+std::string csv_field(const std::string& s) {
+  return csv_quoted(csv_formula_safe(terminal_safe(s)));
+}
+
+// Every text cell of the console table goes through terminal_safe (class 8).
+std::string tt(const std::string& s) { return terminal_safe(s); }
 
 nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; }
 
@@ -50,15 +63,15 @@ std::string format_number(double v) {
 }
 
 void ConsoleReporter::report(const ReportData& data) {
-  out_ << "experiment " << data.experiment;
-  if (!data.baseline.empty()) out_ << " (baseline " << data.baseline << ")";
+  out_ << "experiment " << tt(data.experiment);
+  if (!data.baseline.empty()) out_ << " (baseline " << tt(data.baseline) << ")";
   out_ << "\n";
   std::vector<std::vector<std::string>> table = {{"cell", "benchmark", "unit", "n", "median", "min",
                                                   "max", "cv", "penalty [95% CI]", "status"}};
   for (const auto& r : data.rows)
-    table.push_back({r.cell, r.benchmark, r.unit, std::to_string(r.values.size()),
+    table.push_back({tt(r.cell), tt(r.benchmark), tt(r.unit), std::to_string(r.values.size()),
                      format_number(r.median), format_number(r.min), format_number(r.max),
-                     cv_text(r), penalty_text(r), status_text(r)});
+                     cv_text(r), penalty_text(r), tt(status_text(r))});
   std::vector<std::size_t> width(table[0].size(), 0);
   for (const auto& row : table)
     for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
@@ -79,7 +92,10 @@ void ConsoleReporter::report(const ReportData& data) {
     }
   }
   for (const auto& r : data.rows)
-    if (!r.error.empty()) out_ << "error in " << r.cell << ": " << r.error << "\n";
+    if (!r.error.empty()) out_ << "error in " << tt(r.cell) << ": " << tt(r.error) << "\n";
+  for (const auto& i : data.invalid_runs)
+    out_ << "invalid stored run " << i.run_id << " (" << tt(i.cell) << " " << tt(i.benchmark)
+         << "), left out: " << tt(i.reason) << "\n";
 }
 
 void CsvReporter::report(const ReportData& data) {
@@ -94,7 +110,11 @@ void CsvReporter::report(const ReportData& data) {
     out_ << csv_field(data.experiment) << "," << csv_field(r.cell);
     for (const auto& k : keys) {
       const auto& v = r.factors.contains(k) ? r.factors[k] : nlohmann::json();
-      out_ << "," << csv_field(v.is_string() ? v.get<std::string>() : v.dump());
+      // A number level is written as the number; only text can be a formula.
+      out_ << ","
+           << (v.is_string()
+                   ? csv_field(v.get<std::string>())
+                   : csv_quoted(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     }
     out_ << "," << csv_field(r.benchmark) << "," << csv_field(r.unit) << "," << r.values.size()
          << "," << format_number(r.median) << "," << format_number(r.min) << ","
@@ -104,6 +124,13 @@ void CsvReporter::report(const ReportData& data) {
          << (r.penalty_ci ? format_number(r.penalty_ci->high) : "-") << ","
          << (r.is_baseline ? "1" : "0") << "," << csv_field(r.status) << ","
          << (r.mismatch ? "1" : "0") << "," << csv_field(r.error) << "\n";
+  }
+  // Invalid stored runs: one row each, the reason in the error column, no numbers.
+  for (const auto& i : data.invalid_runs) {
+    out_ << csv_field(data.experiment) << "," << csv_field(i.cell);
+    for (std::size_t k = 0; k < keys.size(); ++k) out_ << ",";
+    out_ << "," << csv_field(i.benchmark) << ",,0,-,-,-,-,-,-,-,-,0,invalid,0,"
+         << csv_field("run " + std::to_string(i.run_id) + ": " + i.reason) << "\n";
   }
 }
 
@@ -143,13 +170,23 @@ nlohmann::json report_to_json(const ReportData& data) {
     }
     matrices.push_back({{"cell", m.cell}, {"cpus", m.cpus}, {"ns", ns}});
   }
+  nlohmann::json invalid = nlohmann::json::array();
+  for (const auto& i : data.invalid_runs)
+    invalid.push_back(
+        {{"run_id", i.run_id}, {"cell", i.cell}, {"benchmark", i.benchmark}, {"reason", i.reason}});
   return {{"experiment", data.experiment},
           {"baseline", data.baseline},
           {"rows", rows},
-          {"latency_matrices", matrices}};
+          {"latency_matrices", matrices},
+          {"invalid_runs", invalid}};
 }
 
-void JsonReporter::report(const ReportData& data) { out_ << report_to_json(data).dump(2) << "\n"; }
+// A stored label may hold bytes that are not UTF-8 (an older or hostile build): replaced, never
+// thrown (nlohmann's dump() throws on invalid UTF-8 by default).
+void JsonReporter::report(const ReportData& data) {
+  out_ << report_to_json(data).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+       << "\n";
+}
 
 Result<std::unique_ptr<Reporter>> make_reporter(std::string_view format, std::ostream& out) {
   if (format == "table") return std::unique_ptr<Reporter>(new ConsoleReporter(out));

@@ -2,17 +2,22 @@
 
 #include <sqlite3.h>
 
+#include <charconv>
 #include <cmath>
 
 #include "common/file_io.hpp"
 #include "common/utc_time.hpp"
+#include "protocol/protocol.hpp"
 
 namespace topolab::store {
 namespace {
 
+// Schema 2 added cells.layout (the resolved layout a cell ran with). Schema-1 stores are
+// migrated when opened for writing (the column is added, NULL: "not recorded").
+constexpr int kSchemaVersion = 2;
 constexpr const char* kSchema = R"SQL(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '1');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '2');
 CREATE TABLE IF NOT EXISTS experiments(
   id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, spec TEXT NOT NULL,
   host_topology TEXT, versions TEXT, created TEXT NOT NULL, updated TEXT NOT NULL);
@@ -20,7 +25,7 @@ CREATE TABLE IF NOT EXISTS cells(
   id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
   cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL, label TEXT NOT NULL,
   position INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending', error TEXT,
-  mismatches TEXT, boot_id INTEGER, UNIQUE(experiment_id, cell_key));
+  mismatches TEXT, boot_id INTEGER, layout TEXT, UNIQUE(experiment_id, cell_key));
 CREATE TABLE IF NOT EXISTS boots(
   id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
   config_key TEXT NOT NULL, order_seed TEXT NOT NULL, intended_topology TEXT,
@@ -72,11 +77,17 @@ class Stmt {
     auto p = sqlite3_column_text(stmt_, col);
     return p ? reinterpret_cast<const char*>(p) : "";
   }
+  // A stored value may come from an older or hostile build: bounded like a guest line
+  // (size, UTF-8, nesting) and never thrown; unreadable text reads as a discarded value, which
+  // every typed reader refuses.
   nlohmann::json json(int col) const {
     if (sqlite3_column_type(stmt_, col) == SQLITE_NULL) return nullptr;
-    return nlohmann::json::parse(text(col), nullptr, false);
+    auto value = protocol::parse_json_text(text(col), kMaxStoredJsonBytes);
+    return value ? std::move(*value) : nlohmann::json(nlohmann::json::value_t::discarded);
   }
+  static constexpr std::size_t kMaxStoredJsonBytes = 4 * protocol::kMaxLineBytes;
   std::int64_t i64(int col) const { return sqlite3_column_int64(stmt_, col); }
+  bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   double real(int col) const {
     if (sqlite3_column_type(stmt_, col) == SQLITE_NULL) return std::nan("");
     return sqlite3_column_double(stmt_, col);
@@ -87,13 +98,6 @@ class Stmt {
   sqlite3_stmt* stmt_ = nullptr;
   int rc_;
 };
-
-double result_value(const nlohmann::json& result) {
-  const auto& s = result.contains("summary") ? result["summary"] : nlohmann::json();
-  if (s.is_object() && s.contains("median") && s["median"].is_number())
-    return s["median"].get<double>();
-  return std::nan("");
-}
 
 }  // namespace
 
@@ -129,7 +133,13 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::pa
   TL_TRY(store->exec("PRAGMA journal_mode=WAL"));
   TL_TRY(store->exec("PRAGMA synchronous=NORMAL"));
   TL_TRY(store->exec("PRAGMA foreign_keys=ON"));
-  TL_TRY(store->exec(std::string("BEGIN IMMEDIATE;") + kSchema + "COMMIT;"));
+  TL_TRY(store->exec(std::string("BEGIN IMMEDIATE;") + kSchema));
+  auto migrated = store->migrate();
+  if (!migrated) {
+    (void)store->exec("ROLLBACK");
+    return migrated.error();
+  }
+  TL_TRY(store->exec("COMMIT"));
   return store;
 }
 
@@ -150,6 +160,24 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
 }
 
 ResultStore::~ResultStore() { sqlite3_close(db_); }
+
+// Inside open()'s transaction: brings a schema-1 store to schema 2, refuses a newer one.
+Result<void> ResultStore::migrate() {
+  Stmt v(db_, "SELECT value FROM meta WHERE key='schema_version'");
+  if (!v.prepared() || v.step() != SQLITE_ROW) return db_error("read the schema version");
+  const std::string version = v.text(0);
+  if (version != "1" && version != std::to_string(kSchemaVersion))
+    return make_error("store " + path_.string() + ": schema version '" + version +
+                      "' is not one this topolab knows (1 or " + std::to_string(kSchemaVersion) +
+                      "); it was written by another version: use a new --store");
+  bool has_layout = false;
+  Stmt cols(db_, "SELECT name FROM pragma_table_info('cells')");
+  if (!cols.prepared()) return db_error("read the cells table");
+  while (cols.step() == SQLITE_ROW) has_layout = has_layout || cols.text(0) == "layout";
+  if (!has_layout) TL_TRY(exec("ALTER TABLE cells ADD COLUMN layout TEXT"));
+  return exec("UPDATE meta SET value='" + std::to_string(kSchemaVersion) +
+              "' WHERE key='schema_version'");
+}
 
 Result<std::int64_t> ResultStore::begin_experiment(const std::string& name,
                                                    const nlohmann::json& spec,
@@ -175,12 +203,13 @@ Result<std::int64_t> ResultStore::begin_experiment(const std::string& name,
 
 Result<std::int64_t> ResultStore::upsert_cell(std::int64_t experiment_id, const CellRecord& c) {
   Stmt s(db_,
-         "INSERT INTO cells(experiment_id, cell_key, config_key, factors, label, position) "
-         "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(experiment_id, cell_key) DO UPDATE SET "
-         "config_key=?3, factors=?4, label=?5, position=?6");
+         "INSERT INTO cells(experiment_id, cell_key, config_key, factors, label, position, "
+         "layout) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(experiment_id, cell_key) DO "
+         "UPDATE SET config_key=?3, factors=?4, label=?5, position=?6, layout=?7");
   if (!s.prepared()) return db_error("prepare cell");
   s.bind(1, experiment_id).bind(2, c.key).bind(3, c.config_key).bind_json(4, c.factors);
   s.bind(5, c.label).bind(6, c.position);
+  s.bind(7, c.layout.dump());  // "null" (no guest) stays distinct from NULL (not recorded)
   if (s.step() != SQLITE_DONE) return db_error("record cell " + c.label);
   Stmt q(db_, "SELECT id FROM cells WHERE experiment_id=?1 AND cell_key=?2");
   q.bind(1, experiment_id).bind(2, c.key);
@@ -195,6 +224,28 @@ Result<std::set<std::pair<int, int>>> ResultStore::completed_runs(std::int64_t c
   std::set<std::pair<int, int>> out;
   while (q.step() == SQLITE_ROW)
     out.emplace(static_cast<int>(q.i64(0)), static_cast<int>(q.i64(1)));
+  return out;
+}
+
+Result<std::vector<StoredRunIdentity>> ResultStore::run_identities(
+    const std::string& experiment_name) {
+  Stmt q(db_,
+         "SELECT DISTINCT c.cell_key, c.label, c.layout, r.benchmark_index, r.benchmark, "
+         "r.params FROM runs r JOIN cells c ON r.cell_id = c.id JOIN experiments e ON "
+         "c.experiment_id = e.id WHERE e.name = ?1 ORDER BY c.position, r.benchmark_index");
+  if (!q.prepared()) return db_error("read stored runs");
+  q.bind(1, experiment_name);
+  std::vector<StoredRunIdentity> out;
+  while (q.step() == SQLITE_ROW) {
+    StoredRunIdentity id;
+    id.cell_key = q.text(0);
+    id.cell_label = q.text(1);
+    if (!q.is_null(2)) id.layout = q.json(2);
+    id.benchmark_index = static_cast<int>(q.i64(3));
+    id.benchmark = q.text(4);
+    id.params = q.json(5);
+    out.push_back(std::move(id));
+  }
   return out;
 }
 
@@ -227,13 +278,16 @@ Result<void> ResultStore::add_run(const RunRecord& r) {
          "params, samples, summary, result, value, unit, duration_ms, started) "
          "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   if (!s.prepared()) return db_error("prepare run");
-  auto field = [&](const char* k) {
-    return r.result.is_object() && r.result.contains(k) ? r.result[k] : nlohmann::json();
-  };
+  // The store keeps only validated results (issue 12): the same validator as at receipt.
+  auto valid = protocol::validate_result(r.result);
+  if (!valid)
+    return make_error("store: not recording a result of " + r.benchmark + ": " +
+                      valid.error().message);
+  const nlohmann::json result = protocol::result_to_json(*valid);
   s.bind(1, r.cell_id).bind(2, r.boot_id).bind(3, r.benchmark_index).bind(4, r.benchmark);
-  s.bind(5, r.repetition).bind_json(6, r.params).bind_json(7, field("samples"));
-  s.bind_json(8, field("summary")).bind(9, r.result.dump()).bind(10, result_value(r.result));
-  s.bind(11, field("unit").is_string() ? field("unit").get<std::string>() : std::string());
+  s.bind(5, r.repetition).bind_json(6, r.params).bind_json(7, result["samples"]);
+  s.bind_json(8, result["summary"]).bind(9, result.dump()).bind(10, protocol::result_value(*valid));
+  s.bind(11, valid->unit);
   s.bind(12, r.duration_ms).bind(13, utc_now());
   if (s.step() != SQLITE_DONE) return db_error("record result of " + r.benchmark);
   return {};
@@ -273,7 +327,7 @@ Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
   while (q.step() == SQLITE_ROW) {
     StoredCell c;
     c.id = q.i64(0);
-    c.cell = {q.text(1), q.text(2), q.json(3), q.text(4), static_cast<int>(q.i64(5))};
+    c.cell = {q.text(1), q.text(2), q.json(3), q.text(4), static_cast<int>(q.i64(5)), nullptr};
     c.status = q.text(6);
     c.error = q.text(7);
     c.mismatches = q.json(8);
@@ -315,7 +369,10 @@ StoredBoot boot_from_row(const Stmt& q) {
   b.id = q.i64(0);
   b.boot.experiment_id = q.i64(1);
   b.boot.config_key = q.text(2);
-  b.boot.order_seed = std::stoull(q.text(3).empty() ? "0" : q.text(3));
+  // from_chars, not stoull: a stored seed that is not a number must not throw in a report.
+  const std::string seed = q.text(3);
+  b.boot.order_seed = 0;
+  std::from_chars(seed.data(), seed.data() + seed.size(), b.boot.order_seed);
   b.boot.intended = q.json(4);
   b.boot.seen = q.json(5);
   b.boot.mismatches = q.json(6);

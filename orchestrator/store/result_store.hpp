@@ -23,6 +23,19 @@ struct CellRecord {
   nlohmann::json factors;  // {"expose":"flat",...}
   std::string label;
   int position = 0;
+  // What the cell's guest was: the resolved layout (layout_to_json), null without a guest
+  // (backend "host"). Resume compares it (schema 2; NULL in cells of schema-1 stores).
+  nlohmann::json layout;
+};
+
+// What one stored result was measured with: enough to refuse a resume whose experiment file
+// changed under the same name (a different benchmark, parameter or layout).
+struct StoredRunIdentity {
+  std::string cell_key, cell_label;
+  std::optional<nlohmann::json> layout;  // nullopt: not recorded (a schema-1 store)
+  int benchmark_index = 0;
+  std::string benchmark;
+  nlohmann::json params;  // the parameters the benchmark ran with (factor levels applied)
 };
 
 struct BootRecord {
@@ -97,6 +110,9 @@ class ResultStore {
                                         const nlohmann::json& versions);
   Result<std::int64_t> upsert_cell(std::int64_t experiment_id, const CellRecord& cell);
   Result<std::set<std::pair<int, int>>> completed_runs(std::int64_t cell_id);  // (bench, rep)
+  // Distinct (cell, layout, benchmark, params) of every stored run of the named experiment;
+  // empty when it has none. Reads only.
+  Result<std::vector<StoredRunIdentity>> run_identities(const std::string& experiment_name);
   Result<std::int64_t> add_boot(const BootRecord& boot);
   Result<void> set_cell_status(std::int64_t cell_id, const std::string& status,
                                const std::string& error, const nlohmann::json& mismatches,
@@ -116,6 +132,7 @@ class ResultStore {
  private:
   ResultStore(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}
   Result<void> exec(const std::string& sql);
+  Result<void> migrate();
   Error db_error(const std::string& what) const;
   sqlite3* db_;
   std::filesystem::path path_;

@@ -50,8 +50,10 @@ Result<std::string> accel_cache_key(virConnectPtr conn) {
   struct utsname u {};
   if (uname(&u) != 0) return make_error("uname failed");
   unsigned long hv = 0, lib = 0;
-  if (virConnectGetVersion(conn, &hv) < 0) return last_libvirt_error("virConnectGetVersion");
-  if (virConnectGetLibVersion(conn, &lib) < 0) return last_libvirt_error("virConnectGetLibVersion");
+  if (auto e = failed(virConnectGetVersion(conn, &hv))) return e->context("virConnectGetVersion");
+  if (auto e = failed(virConnectGetLibVersion(conn, &lib))) {
+    return e->context("virConnectGetLibVersion");
+  }
   return std::string("kernel=") + u.release + ";qemu=" + version_string(hv) +
          ";libvirt=" + version_string(lib);
 }

@@ -2,18 +2,51 @@
 
 #include <libvirt/virterror.h>
 
+#include <deque>
 #include <optional>
 #include <pugixml.hpp>
+#include <sstream>
 #include <thread>
+
+#include "common/file_io.hpp"
 
 namespace topolab::virt {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool last_error_is(int code) {
-  virErrorPtr err = virGetLastError();
-  return err && err->code == code;
+bool last_error_is(int code) { return capture_libvirt_error().is(code); }
+
+std::uintmax_t file_size_or_zero(const std::filesystem::path& p) {
+  std::error_code ec;
+  auto n = std::filesystem::file_size(p, ec);
+  return ec ? 0 : n;
+}
+
+// What QEMU wrote to libvirt's per-domain log during this start (the bytes after `from`),
+// minus libvirt's own bookkeeping lines and the command line, and minus what libvirt's error
+// already quotes: the last few lines that add to `already`.
+std::string qemu_log_explanation(const std::filesystem::path& log, std::uintmax_t from,
+                                 const std::string& already) {
+  constexpr std::size_t kMaxLines = 3, kMaxLine = 300;
+  auto text = read_file(log, 4u << 20);
+  if (!text || text->size() <= from) return "";
+  std::istringstream in(text->substr(static_cast<std::size_t>(from)));
+  std::deque<std::string> kept;
+  for (std::string line; std::getline(in, line);) {
+    const bool bookkeeping = line.find("starting up libvirt") != std::string::npos ||
+                             line.find("shutting down, reason=") != std::string::npos ||
+                             line.rfind("LC_ALL=", 0) == 0 || line.rfind("Hostname:", 0) == 0 ||
+                             line.rfind("char device redirected", 0) == 0 ||
+                             line.find(" is tainted: ") != std::string::npos ||
+                             line.find("-name guest=") != std::string::npos;
+    if (line.empty() || bookkeeping || already.find(line) != std::string::npos) continue;
+    kept.push_back(line.substr(0, kMaxLine));
+    if (kept.size() > kMaxLines) kept.pop_front();
+  }
+  std::string out;
+  for (const auto& l : kept) out += (out.empty() ? "" : " / ") + l;
+  return out;
 }
 
 }  // namespace
@@ -23,25 +56,30 @@ std::string domain_name(virDomainPtr dom) {
   return n ? n : "?";
 }
 
+std::filesystem::path qemu_log_path(const std::string& domain_name) {
+  return std::filesystem::path("/var/log/libvirt/qemu") / (domain_name + ".log");
+}
+
 Result<std::string> domain_uuid(virDomainPtr dom) {
   char buf[VIR_UUID_STRING_BUFLEN] = {};
-  if (virDomainGetUUIDString(dom, buf) < 0) {
-    return last_libvirt_error("virDomainGetUUIDString(" + domain_name(dom) + ")");
+  if (auto e = failed(virDomainGetUUIDString(dom, buf))) {
+    return e->context("virDomainGetUUIDString(" + domain_name(dom) + ")");
   }
   return std::string(buf);
 }
 
 Result<DomainPtr> lookup_domain(virConnectPtr conn, const std::string& name) {
   virDomainPtr d = virDomainLookupByName(conn, name.c_str());
-  if (!d) return last_libvirt_error("no domain named '" + name + "'");
+  if (!d) return capture_libvirt_error().context("no domain named '" + name + "'");
   return DomainPtr(d);
 }
 
 Result<std::optional<DomainPtr>> find_domain_by_uuid(virConnectPtr conn, const std::string& uuid) {
   virDomainPtr d = virDomainLookupByUUIDString(conn, uuid.c_str());
   if (d) return std::optional<DomainPtr>(DomainPtr(d));
-  if (virGetLastErrorCode() == VIR_ERR_NO_DOMAIN) return std::optional<DomainPtr>();
-  return last_libvirt_error("lookup of domain " + uuid);
+  const auto e = capture_libvirt_error();
+  if (e.is(VIR_ERR_NO_DOMAIN)) return std::optional<DomainPtr>();
+  return e.context("lookup of domain " + uuid);
 }
 
 Result<DomainPtr> define_domain(virConnectPtr conn, const std::string& xml) {
@@ -55,20 +93,28 @@ Result<DomainPtr> define_domain(virConnectPtr conn, const std::string& xml) {
                       "' already exists; refusing to redefine a domain this run did not create");
   }
   virDomainPtr d = virDomainDefineXML(conn, xml.c_str());
-  if (!d) return last_libvirt_error("virDomainDefineXML(" + name + ")");
+  if (!d) return capture_libvirt_error().context("virDomainDefineXML(" + name + ")");
   return DomainPtr(d);
 }
 
 Result<void> start_domain(virDomainPtr dom) {
-  if (virDomainCreate(dom) < 0)
-    return last_libvirt_error("virDomainCreate(" + domain_name(dom) + ")");
+  const std::string name = domain_name(dom);  // before the call: it resets the last error
+  const auto log = qemu_log_path(name);
+  const auto log_size = file_size_or_zero(log);
+  if (auto e = failed(virDomainCreate(dom))) {
+    Error err = e->context("virDomainCreate(" + name + ")");
+    if (auto said = qemu_log_explanation(log, log_size, err.message); !said.empty()) {
+      err.message += "; QEMU log " + log.string() + ": " + said;
+    }
+    return err;
+  }
   return {};
 }
 
 Result<DomainRunState> domain_state(virDomainPtr dom) {
   int state = 0, reason = 0;
-  if (virDomainGetState(dom, &state, &reason, 0) < 0) {
-    return last_libvirt_error("virDomainGetState(" + domain_name(dom) + ")");
+  if (auto e = failed(virDomainGetState(dom, &state, &reason, 0))) {
+    return e->context("virDomainGetState(" + domain_name(dom) + ")");
   }
   switch (state) {
     case VIR_DOMAIN_SHUTOFF:
@@ -85,17 +131,20 @@ Result<DomainRunState> domain_state(virDomainPtr dom) {
 Result<void> destroy_domain(virDomainPtr dom) {
   // A guest stuck in a hung (e.g. nested-KVM) vCPU may not die on the first SIGTERM/SIGKILL
   // round within libvirt's grace period; retry a few times before giving up.
+  LibvirtError last;
   for (int attempt = 0; attempt < 3; ++attempt) {
     int active = virDomainIsActive(dom);
     if (active == 0) return {};
     if (active < 0 && last_error_is(VIR_ERR_NO_DOMAIN)) return {};
-    if (virDomainDestroy(dom) == 0) return {};
-    if (last_error_is(VIR_ERR_OPERATION_INVALID) || last_error_is(VIR_ERR_NO_DOMAIN)) {
+    auto e = failed(virDomainDestroy(dom));
+    if (!e) return {};
+    last = *e;
+    if (e->is(VIR_ERR_OPERATION_INVALID) || e->is(VIR_ERR_NO_DOMAIN)) {
       if (virDomainIsActive(dom) != 1) return {};  // it stopped meanwhile
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  return last_libvirt_error("virDomainDestroy(" + domain_name(dom) + ")");
+  return last.context("virDomainDestroy(" + domain_name(dom) + ")");
 }
 
 Result<void> undefine_domain(virDomainPtr dom) {
@@ -103,9 +152,9 @@ Result<void> undefine_domain(virDomainPtr dom) {
   if (persistent == 0) return {};  // transient: gone once destroyed
   if (persistent < 0 && last_error_is(VIR_ERR_NO_DOMAIN)) return {};
   unsigned flags = VIR_DOMAIN_UNDEFINE_MANAGED_SAVE | VIR_DOMAIN_UNDEFINE_SNAPSHOTS_METADATA;
-  if (virDomainUndefineFlags(dom, flags) == 0) return {};
-  if (last_error_is(VIR_ERR_NO_DOMAIN)) return {};
-  return last_libvirt_error("virDomainUndefineFlags(" + domain_name(dom) + ")");
+  auto e = failed(virDomainUndefineFlags(dom, flags));
+  if (!e || e->is(VIR_ERR_NO_DOMAIN)) return {};
+  return e->context("virDomainUndefineFlags(" + domain_name(dom) + ")");
 }
 
 Result<void> destroy_and_undefine(virDomainPtr dom) {
@@ -119,8 +168,8 @@ Result<void> destroy_and_undefine(virDomainPtr dom) {
 }
 
 Result<void> request_shutdown(virDomainPtr dom) {
-  if (virDomainShutdown(dom) < 0) {
-    return last_libvirt_error("virDomainShutdown(" + domain_name(dom) + ")");
+  if (auto e = failed(virDomainShutdown(dom))) {
+    return e->context("virDomainShutdown(" + domain_name(dom) + ")");
   }
   return {};
 }
@@ -130,9 +179,9 @@ Result<void> wait_for_shutoff(virDomainPtr dom, std::chrono::milliseconds timeou
   for (;;) {
     int active = virDomainIsActive(dom);
     if (active == 0) return {};
-    if (active < 0) {
-      if (last_error_is(VIR_ERR_NO_DOMAIN)) return {};  // transient and gone
-      return last_libvirt_error("virDomainIsActive(" + domain_name(dom) + ")");
+    if (auto e = failed(active)) {
+      if (e->is(VIR_ERR_NO_DOMAIN)) return {};  // transient and gone
+      return e->context("virDomainIsActive(" + domain_name(dom) + ")");
     }
     if (Clock::now() >= deadline) {
       return make_error("domain " + domain_name(dom) + " still running after " +
@@ -145,7 +194,7 @@ Result<void> wait_for_shutoff(virDomainPtr dom, std::chrono::milliseconds timeou
 Result<std::string> domain_xml(virDomainPtr dom, bool live) {
   unsigned flags = live ? 0 : VIR_DOMAIN_XML_INACTIVE;
   LibvirtString xml(virDomainGetXMLDesc(dom, flags));
-  if (!xml) return last_libvirt_error("virDomainGetXMLDesc(" + domain_name(dom) + ")");
+  if (!xml) return capture_libvirt_error().context("virDomainGetXMLDesc(" + domain_name(dom) + ")");
   return std::string(xml.get());
 }
 

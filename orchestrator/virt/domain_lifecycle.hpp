@@ -24,7 +24,12 @@ Result<DomainPtr> lookup_domain(virConnectPtr conn, const std::string& name);
 // took it as gone would leak the domain silently.
 Result<std::optional<DomainPtr>> find_domain_by_uuid(virConnectPtr conn, const std::string& uuid);
 
+// On failure: libvirt's own reason (captured before any other libvirt call) and, for local QEMU
+// domains, what QEMU wrote to /var/log/libvirt/qemu/NAME.log during this start when libvirt's
+// message does not already quote it.
 Result<void> start_domain(virDomainPtr dom);
+// libvirt's per-domain QEMU log on this host (qemu:///system).
+std::filesystem::path qemu_log_path(const std::string& domain_name);
 // Hard power-off; succeeds when the domain is not running (nothing to do).
 Result<void> destroy_domain(virDomainPtr dom);
 // Removes the persistent definition (and managed save / snapshot metadata / NVRAM).

@@ -191,19 +191,25 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   }
   hello_ = *hello;
   timings_["hello_ms"] = ms_between(t_started, t_hello);
-  timings_["guest_uptime_at_hello_ms"] = hello_.value("uptime_ms", 0);
-  if (!hello_.contains("topology") || hello_["topology"].is_null()) {
-    return make_error("the agent's hello has no topology (" +
-                      hello_.value("topology_error", std::string("no reason given")) + ")");
+  timings_["guest_uptime_at_hello_ms"] = hello_.uptime_ms;
+  if (hello_.topology.is_null()) {
+    return make_error(
+        "the agent's hello has no topology (" +
+        (hello_.topology_error.empty() ? std::string("no reason given") : hello_.topology_error) +
+        ")");
   }
-  auto seen = topology_from_json(hello_["topology"]);
+  auto seen = topology_from_json(hello_.topology);
   if (!seen) return seen.error().context("guest topology in hello");
   seen_ = std::move(seen).value();
 
   auto t_place = Clock::now();
   TL_TRY(agent_->send_placement(placement_message(req.plan)));
   timings_["placement_ms"] = ms_between(t_place, Clock::now());
-  (void)write_file_atomic(run_dir_ / "hello.json", hello_.dump(2) + "\n", 0600);
+  (void)write_file_atomic(run_dir_ / "hello.json",
+                          protocol::hello_message(hello_).dump(
+                              2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                              "\n",
+                          0600);
   return {};
 }
 
@@ -218,7 +224,7 @@ GuestSession::~GuestSession() {
   domain_.reset();  // destroys + undefines unless released
 }
 
-const nlohmann::json& GuestSession::hello() const { return hello_; }
+const protocol::Hello& GuestSession::hello() const { return hello_; }
 const HostTopology& GuestSession::seen_topology() const { return seen_; }
 AgentClient& GuestSession::agent() { return *agent_; }
 nlohmann::json GuestSession::timings() const { return timings_; }

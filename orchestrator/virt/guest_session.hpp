@@ -52,7 +52,7 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   GuestSession(const GuestSession&) = delete;
   GuestSession& operator=(const GuestSession&) = delete;
 
-  const nlohmann::json& hello() const;
+  const protocol::Hello& hello() const;  // typed and validated at receipt (parse_hello)
   const HostTopology& seen_topology() const;
   AgentClient& agent();
   // define_ms, start_ms, hello_ms (start returned -> hello received), guest_uptime_at_hello_ms,
@@ -78,7 +78,7 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   std::optional<virt::OwnedDomain> domain_;
   std::unique_ptr<AgentClient> agent_;
   std::ofstream transcript_;
-  nlohmann::json hello_;
+  protocol::Hello hello_;
   HostTopology seen_;
   nlohmann::json timings_ = nlohmann::json::object();
   virt::AccelDecision accel_;

@@ -12,17 +12,24 @@ void silent_error_handler(void*, virErrorPtr) {}
 
 }  // namespace
 
-Error last_libvirt_error(const std::string& what) {
-  virErrorPtr err = virGetLastError();
-  std::string msg = err && err->message ? err->message : "unknown libvirt error";
-  return Error{what + ": " + msg};
+LibvirtError capture_libvirt_error() {
+  const virErrorPtr err = virGetLastError();  // thread-local; copied at once
+  if (!err) return {0, "libvirt recorded no error for this failure"};
+  std::string msg = err->message ? err->message : "";
+  if (msg.empty()) msg = "libvirt error code " + std::to_string(err->code) + " without a message";
+  return {err->code, std::move(msg)};
+}
+
+std::optional<LibvirtError> failed(int rc) {
+  if (rc >= 0) return std::nullopt;
+  return capture_libvirt_error();
 }
 
 Result<ConnectPtr> open_connection(const std::string& uri) {
   virSetErrorFunc(nullptr, silent_error_handler);
   std::string target = uri.empty() ? "qemu:///system" : uri;
   virConnectPtr c = virConnectOpen(target.c_str());
-  if (!c) return last_libvirt_error("cannot connect to " + target);
+  if (!c) return capture_libvirt_error().context("cannot connect to " + target);
   return ConnectPtr(c);
 }
 
@@ -38,14 +45,16 @@ Result<ConnectPtr> open_connection_retrying(const std::string& uri,
 
 Result<std::string> get_capabilities(virConnectPtr conn) {
   LibvirtString caps(virConnectGetCapabilities(conn));
-  if (!caps) return last_libvirt_error("virConnectGetCapabilities");
+  if (!caps) return capture_libvirt_error().context("virConnectGetCapabilities");
   return std::string(caps.get());
 }
 
 Result<std::string> get_domain_capabilities(virConnectPtr conn, const std::string& virttype) {
   LibvirtString caps(
       virConnectGetDomainCapabilities(conn, nullptr, "x86_64", nullptr, virttype.c_str(), 0));
-  if (!caps) return last_libvirt_error("virConnectGetDomainCapabilities(" + virttype + ")");
+  if (!caps) {
+    return capture_libvirt_error().context("virConnectGetDomainCapabilities(" + virttype + ")");
+  }
   return std::string(caps.get());
 }
 

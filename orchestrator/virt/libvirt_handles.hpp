@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/result.hpp"
@@ -26,8 +27,22 @@ using ConnectPtr = std::unique_ptr<virConnect, ConnectDeleter>;
 using DomainPtr = std::unique_ptr<virDomain, DomainDeleter>;
 using LibvirtString = std::unique_ptr<char, LibvirtStringDeleter>;
 
-// The last libvirt error on this thread, as "what: libvirt message".
-Error last_libvirt_error(const std::string& what);
+// libvirt's error for the call that just failed, copied out of libvirt. Every libvirt API entry
+// (even virDomainGetName) resets the thread's last error, so it must be copied before anything
+// else runs; the context is added afterwards from data already in hand:
+//   if (auto e = failed(virDomainCreate(dom))) return e->context("virDomainCreate(" + name + ")");
+//   if (!ptr) return capture_libvirt_error().context("...");  // C++17: object before argument
+// There is deliberately no "make an Error from the last error with this text" function: its
+// argument (often built with another libvirt call) would run before the capture.
+struct LibvirtError {
+  int code = 0;  // virErrorNumber; 0 when libvirt recorded none
+  std::string message;
+  bool is(int c) const { return code == c; }
+  Error context(const std::string& what) const { return Error{what + ": " + message}; }
+};
+LibvirtError capture_libvirt_error();
+// For calls that return an int status: the captured error when rc < 0, else nullopt.
+std::optional<LibvirtError> failed(int rc);
 
 // Opens a read-write connection; uri empty means qemu:///system, as virsh.
 Result<ConnectPtr> open_connection(const std::string& uri);

@@ -20,9 +20,9 @@ Result<std::vector<StaleDomain>> find_stale_domains(virConnectPtr conn, std::str
                                                     std::string_view run_id) {
   DomainList list;
   list.n = virConnectListAllDomains(conn, &list.doms, 0);
-  if (list.n < 0) {
+  if (auto e = failed(list.n)) {
     list.n = 0;
-    return last_libvirt_error("virConnectListAllDomains");
+    return e->context("virConnectListAllDomains");
   }
   std::vector<StaleDomain> out;
   for (int i = 0; i < list.n; ++i) {

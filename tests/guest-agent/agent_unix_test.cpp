@@ -45,15 +45,14 @@ TEST(AgentOverUnix, HelloCarriesTheTopologyTheAgentSees) {
   ASSERT_TRUE(client);
   auto hello = client->wait_hello(5000ms);
   ASSERT_TRUE(hello.ok()) << hello.error().message;
-  EXPECT_EQ((*hello)["type"], "hello");
-  EXPECT_EQ((*hello)["protocol"], protocol::kProtocolVersion);
-  EXPECT_GT((*hello)["uptime_ms"].get<std::uint64_t>(), 0u);
-  EXPECT_EQ((*hello)["kernel"].get<std::string>().rfind("Linux ", 0), 0u);
+  EXPECT_EQ(hello->protocol, protocol::kProtocolVersion);
+  EXPECT_GT(hello->uptime_ms, 0u);
+  EXPECT_EQ(hello->kernel.rfind("Linux ", 0), 0u);
   auto local = read_sysfs_topology("/");
   ASSERT_TRUE(local.ok()) << local.error().message;
   // Same machine, same sysfs: the agent's view must equal the host library's reading.
-  EXPECT_EQ((*hello)["topology"], topology_to_json(*local));
-  EXPECT_EQ((*hello)["topology"]["cpus"].size(), local->cpus.size());
+  EXPECT_EQ(hello->topology, topology_to_json(*local));
+  EXPECT_EQ(hello->topology["cpus"].size(), local->cpus.size());
 }
 
 TEST(AgentOverUnix, PingAndTranscript) {
@@ -130,14 +129,14 @@ TEST(AgentOverUnix, ReconnectGetsAFreshHello) {
     ASSERT_TRUE(c1);
     auto h1 = c1->wait_hello(5000ms);
     ASSERT_TRUE(h1.ok()) << h1.error().message;
-    first_uptime = (*h1)["uptime_ms"];
+    first_uptime = h1->uptime_ms;
   }
   std::this_thread::sleep_for(20ms);
   auto c2 = connect(agent);
   ASSERT_TRUE(c2);
   auto h2 = c2->wait_hello(5000ms);
   ASSERT_TRUE(h2.ok()) << h2.error().message;
-  EXPECT_GE((*h2)["uptime_ms"].get<std::uint64_t>(), first_uptime);
+  EXPECT_GE(h2->uptime_ms, first_uptime);
   EXPECT_TRUE(c2->ping(5000ms).ok());
 }
 
@@ -181,15 +180,15 @@ TEST(AgentOverUnix, RunReturnsTheResultWithTheLastPlacement) {
   ASSERT_TRUE(client);
   auto before = client->run("sqrt", {{"n", 1000}, {"repeats", 1}}, 30000ms);
   ASSERT_TRUE(before.ok()) << before.error().message;
-  EXPECT_EQ((*before)["benchmark"], "sqrt");
-  EXPECT_TRUE((*before)["details"]["checksum_ok"].get<bool>());
-  EXPECT_FALSE((*before)["environment"].contains("placement"));
+  EXPECT_EQ(before->benchmark, "sqrt");
+  EXPECT_TRUE(before->details["checksum_ok"].get<bool>());
+  EXPECT_FALSE(before->environment.contains("placement"));
   const json vcpus =
       json::array({{{"vcpu", 0}, {"host_cpus", "8"}}, {{"vcpu", 1}, {"host_cpus", "9-10"}}});
   ASSERT_TRUE(client->send_placement(vcpus).ok());
   auto after = client->run("sqrt", {{"n", 1000}, {"repeats", 1}}, 30000ms);
   ASSERT_TRUE(after.ok()) << after.error().message;
-  EXPECT_EQ((*after)["environment"]["placement"], vcpus);
+  EXPECT_EQ(after->environment["placement"], vcpus);
   auto bad = client->run("sqrt", {{"n", "many"}}, 30000ms);
   EXPECT_FALSE(bad.ok()) << "the benchmark's parameter error comes back as an error reply";
 }

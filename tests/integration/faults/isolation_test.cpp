@@ -48,7 +48,7 @@ class Isolation : public ::testing::Test {
   void define(const std::string& name, const std::string& metadata) {
     defined_.push_back(name);
     virt::DomainPtr dom(virDomainDefineXML(conn_.get(), minimal_domain(name, metadata).c_str()));
-    ASSERT_TRUE(dom) << virt::last_libvirt_error("define " + name).message;
+    ASSERT_TRUE(dom) << virt::capture_libvirt_error().context("define " + name).message;
   }
   std::string xml_of(const std::string& name) {
     virt::DomainPtr dom(virDomainLookupByName(conn_.get(), name.c_str()));

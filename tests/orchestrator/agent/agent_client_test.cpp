@@ -137,7 +137,7 @@ TEST(AgentClient, StaleLinesBeforeTheSyncReplyAreDiscarded) {
   ASSERT_NE(c, nullptr);
   auto hello = c->wait_hello(1s);
   ASSERT_TRUE(hello.ok()) << hello.error().message;
-  EXPECT_EQ((*hello)["agent_version"], "fake");
+  EXPECT_EQ(hello->agent_version, "fake");
   ASSERT_TRUE(c->ping(2s).ok());
   EXPECT_GE(c->skipped_lines(), 2u);
   EXPECT_NE(transcript.str().find("> {\"id\":"), std::string::npos);
@@ -215,6 +215,48 @@ TEST(AgentClient, ErrorRepliesAndWrongReplyTypesBecomeErrors) {
   auto r2 = (*c)->run("x", json::object(), 2s);
   ASSERT_FALSE(r2.ok());
   EXPECT_NE(r2.error().message.find("'result' must be an object"), std::string::npos);
+}
+
+// Issue 12, class 1: the result is validated at receipt; a bad one fails only its request.
+TEST(AgentClient, AMalformedResultIsAnErrorOfThatRunOnly) {
+  const json valid = json::parse(R"({"benchmark":"sqrt","params":{},"metric":"time","unit":"s",
+      "lower_is_better":true,"samples":[2.0],"summary":{"n":1,"median":2.0},"environment":{},
+      "details":null})");
+  FakeAgent agent([&](FakeAgent& a) {
+    a.answer_sync();
+    json bad = valid;
+    bad["unit"] = 5;
+    a.send_json(protocol::result_message(a.next()["id"], bad));
+    a.send_json(protocol::result_message(a.next()["id"], valid));
+    a.idle();
+  });
+  auto c = AgentClient::connect_unix(agent.path(), 5s);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto r = (*c)->run("sqrt", json::object(), 2s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "run sqrt: guest result: field 'unit': expected a string, got number 5");
+  auto again = (*c)->run("sqrt", json::object(), 2s);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->unit, "s");
+  EXPECT_DOUBLE_EQ(protocol::result_value(*again), 2.0);
+}
+
+TEST(AgentClient, AHelloWithAWrongFieldTypeIsRefused) {
+  FakeAgent agent([](FakeAgent& a) {
+    json hello = FakeAgent::hello();
+    hello["topology_error"] = 12;
+    a.send_json(hello);
+    a.answer_sync();
+    a.idle();
+  });
+  auto c = AgentClient::connect_unix(agent.path(), 5s);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto hello = (*c)->wait_hello(1s);
+  ASSERT_FALSE(hello.ok());
+  EXPECT_NE(hello.error().message.find("field 'topology_error' must be a string, got number"),
+            std::string::npos)
+      << hello.error().message;
 }
 
 TEST(AgentClient, AgentClosingIsReportedAtOnce) {

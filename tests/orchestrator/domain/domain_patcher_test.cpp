@@ -124,7 +124,7 @@ class ApplyLibvirt : public ::testing::Test {
         "<rng model='virtio'><backend model='random'>/dev/urandom</backend></rng>\n"
         "    <controller type='usb' model='none'/>\n    <memballoon model='none'/>");
     dom_ = virDomainDefineXML(conn_, xml.c_str());
-    ASSERT_NE(dom_, nullptr) << virt::last_libvirt_error("define").message;
+    ASSERT_NE(dom_, nullptr) << virt::capture_libvirt_error().message;
     backups_ = fs::temp_directory_path() / (name_ + "-backups");
   }
   void TearDown() override {
@@ -209,6 +209,8 @@ TEST_F(ApplyLibvirt, DryRunChangesNothingApplyReplacesCpuSections) {
   // Applying the same layout again: no change, no new backup.
   auto again = apply_layout_to_domain(opts, pl.layout, pl.plan, "AuthenticAMD");
   ASSERT_TRUE(again) << again.error().message;
+  // The diff is against libvirt's own normalised form, so a second apply is a fixed point.
+  EXPECT_FALSE(again->changed) << again->diff;
   // libvirt normalises what it stores (e.g. adds check='partial'); a second apply may rewrite
   // those lines, but only inside the CPU sections.
   for (std::istringstream lines(again->diff); !lines.eof();) {

@@ -1,12 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.hpp"
 #include "orchestrator/isolation/hook.hpp"
 #include "orchestrator/isolation/isolation_apply.hpp"
 #include "orchestrator/isolation/isolation_plan.hpp"
+#include "tests/support/child_process.hpp"
 
 namespace topolab::isolation {
 namespace {
@@ -284,9 +286,45 @@ TEST(Hook, PrepareThenStartThenRelease) {
 TEST(Hook, SnippetCallsTheBinaryOnlyForOurOperations) {
   auto s = hook_snippet("/usr/local/bin/topolab");
   EXPECT_EQ(s.rfind("#!/bin/sh\n", 0), 0u);
-  EXPECT_NE(s.find("prepare|start|release)"), std::string::npos);
   EXPECT_NE(s.find("'/usr/local/bin/topolab' hook \"$1\" \"$2\""), std::string::npos);
-  EXPECT_NE(s.find("|| true"), std::string::npos);  // never blocks the guest
+  // Fails closed: a failed prepare/start stops the guest from starting unisolated
+  // (issue 12: a layout toml++ could not read let the VM start without isolation).
+  const auto prepare = s.find("  prepare|start)\n");
+  const auto release = s.find("  release)\n");
+  ASSERT_NE(prepare, std::string::npos);
+  ASSERT_NE(release, std::string::npos);
+  EXPECT_NE(s.substr(prepare, release - prepare).find("2>&1 || exit 1\n"), std::string::npos);
+  EXPECT_NE(s.substr(release).find("2>&1 || true\n"), std::string::npos);
+}
+
+// The snippet run by sh with a stand-in binary that fails: prepare exits 1, release 0.
+TEST(Hook, SnippetFailsClosedAtPrepareAndNeverBlocksRelease) {
+  char tmpl[] = "/tmp/topolab-snippet-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(tmpl);
+  const auto fake = dir / "fails";
+  {
+    std::ofstream f(fake);
+    f << "#!/bin/sh\nexit 1\n";
+  }
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  std::string s = hook_snippet(fake);
+  // Keep the test out of /var/log.
+  const std::string log = "/var/log/topolab-hook.log";
+  s.replace(s.find(log), log.size(), (dir / "hook.log").string());
+  s.replace(s.find(log), log.size(), (dir / "hook.log").string());
+  {
+    std::ofstream f(dir / "qemu");
+    f << s;
+  }
+  auto sh = [&](const std::string& op) {
+    return testing::run_process({"/bin/sh", (dir / "qemu").string(), "win10", op, "begin", "-"})
+        .status();
+  };
+  EXPECT_EQ(sh("prepare"), 1);
+  EXPECT_EQ(sh("start"), 1);
+  EXPECT_EQ(sh("release"), 0);
+  EXPECT_EQ(sh("stopped"), 0);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -210,6 +210,26 @@ TEST(LayoutFields, OverridesUseFileKeysAndAliases) {
   EXPECT_TRUE(validate_layout(l));
 }
 
+// Issue 12 class 6: an empty list never lifts a restriction silently; "none" says it.
+TEST(LayoutFields, EmptyCpuListIsRefusedNoneLiftsTheRestriction) {
+  Layout l;
+  ASSERT_TRUE(set_layout_field(l, "host_cpus", "2-3"));
+  ASSERT_TRUE(set_layout_field(l, "housekeeping_cpus", "0"));
+  for (const char* key : {"placement.host_cpus", "placement.housekeeping_cpus"}) {
+    for (const char* empty : {"", "  "}) {
+      auto r = set_layout_field(l, key, empty);
+      ASSERT_FALSE(r) << key;
+      EXPECT_NE(r.error().message.find(std::string(key) + ": empty CPU list"), std::string::npos)
+          << r.error().message;
+      EXPECT_NE(r.error().message.find("'none'"), std::string::npos) << r.error().message;
+    }
+  }
+  EXPECT_EQ(l.host_cpus->to_string(), "2-3");
+  EXPECT_EQ(l.housekeeping_cpus->to_string(), "0");
+  ASSERT_TRUE(set_layout_field(l, "housekeeping_cpus", "none"));
+  EXPECT_FALSE(l.housekeeping_cpus);
+}
+
 TEST(LayoutFields, BadOverridesSayWhatWasExpected) {
   Layout l;
   auto r = set_layout_field(l, "guest.l3_groups", "-1");

@@ -33,7 +33,7 @@ class StoreTest : public ::testing::Test {
 
   static CellRecord cell(const std::string& expose, int pos) {
     nlohmann::json f = {{"expose", expose}};
-    return {f.dump(), f.dump(), f, "expose=" + expose, pos};
+    return {f.dump(), f.dump(), f, "expose=" + expose, pos, nullptr};
   }
 
   static RunRecord run(std::int64_t cell_id, int bench, int rep, double median) {
@@ -45,7 +45,9 @@ class StoreTest : public ::testing::Test {
     r.repetition = rep;
     r.params = {{"n", 1000}};
     r.result = {{"benchmark", "sqrt"},
+                {"metric", "time"},
                 {"unit", "s"},
+                {"lower_is_better", true},
                 {"samples", {median, median}},
                 {"summary", {{"n", 2}, {"median", median}}}};
     r.duration_ms = 12.5;

@@ -1,6 +1,8 @@
 #include "orchestrator/virt/domain_lifecycle.hpp"
 
 #include <gtest/gtest.h>
+#include <libvirt/virterror.h>
+#include <unistd.h>
 
 #include "tests/orchestrator/virt/test_domain.hpp"
 
@@ -84,7 +86,49 @@ TEST_F(Lifecycle, StartingARunningDomainFails) {
   auto again = start_domain(dom->get());
   ASSERT_FALSE(again.ok());
   EXPECT_NE(again.error().message.find("virDomainCreate(topolab-life-4)"), std::string::npos);
+  // libvirt's own reason, not "unknown libvirt error": the name was read before the call.
+  EXPECT_NE(again.error().message.find("already running"), std::string::npos)
+      << again.error().message;
   EXPECT_TRUE(destroy_and_undefine(dom->get()).ok());
+}
+
+TEST_F(Lifecycle, CapturedErrorSurvivesLaterLibvirtCalls) {
+  auto dom = define_domain(conn(), test_domain_xml("topolab-life-5"));
+  ASSERT_TRUE(dom.ok());
+  ASSERT_TRUE(start_domain(dom->get()).ok());
+  auto e = failed(virDomainCreate(dom->get()));
+  ASSERT_TRUE(e.has_value());
+  (void)domain_name(dom->get());  // resets libvirt's thread error; the copy must not change
+  EXPECT_EQ(virGetLastError(), nullptr);
+  EXPECT_NE(e->code, 0);
+  EXPECT_NE(e->message.find("already running"), std::string::npos) << e->message;
+  EXPECT_FALSE(failed(0).has_value());
+  EXPECT_TRUE(destroy_and_undefine(dom->get()).ok());
+}
+
+// The real driver: QEMU itself refuses to start (an option it does not know). Its stderr line
+// must reach the caller through libvirt's error, with the domain named.
+TEST(RealQemuStart, QemusOwnReasonReachesTheCaller) {
+  auto conn = open_connection("qemu:///system");
+  if (!conn) GTEST_SKIP() << conn.error().message;
+  const std::string name = "topolab-test-startfail-" + std::to_string(getpid());
+  const std::string xml =
+      "<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'><name>" + name +
+      "</name><memory unit='MiB'>64</memory><vcpu>1</vcpu><os><type arch='x86_64' "
+      "machine='q35'>hvm</type></os><qemu:commandline><qemu:arg "
+      "value='-topolab-no-such-option'/></qemu:commandline></domain>";
+  auto dom = define_domain(conn->get(), xml);
+  ASSERT_TRUE(dom.ok()) << dom.error().message;
+  auto started = start_domain(dom->get());
+  EXPECT_TRUE(destroy_and_undefine(dom->get()).ok());
+  ASSERT_FALSE(started.ok());
+  const auto& msg = started.error().message;
+  EXPECT_NE(msg.find("virDomainCreate(" + name + ")"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("-topolab-no-such-option: invalid option"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("unknown libvirt error"), std::string::npos) << msg;
+  // QEMU's log line is appended only when libvirt's message does not quote it already.
+  const auto first = msg.find("invalid option");
+  EXPECT_EQ(msg.find("invalid option", first + 1), std::string::npos) << msg;
 }
 
 constexpr const char* kLiveXml = R"(<domain type='qemu' id='3'><name>topolab-x</name><devices>

@@ -1,0 +1,19 @@
+#pragma once
+// Text from outside (a guest's result unit, an agent's error message, a console tail, a stored
+// label) reaches terminals through one function (issue 12, class 8): C0 controls (newline and
+// tab included), DEL, C1 controls (U+0080..U+009F) and bytes that are not valid UTF-8 become
+// visible escapes ("\x1b", "\u009b", "\xff"), so no escape sequence from a guest can move the
+// cursor, retitle the window or hide text. Valid printable UTF-8 passes unchanged.
+#include <string>
+#include <string_view>
+
+namespace topolab {
+
+std::string terminal_safe(std::string_view text);
+
+// A CSV cell that a spreadsheet would evaluate as a formula (first character '=', '+', '-',
+// '@', tab or carriage return; OWASP "CSV injection") gets a leading apostrophe. The value is
+// returned unquoted: CSV quoting is the writer's job.
+std::string csv_formula_safe(std::string_view cell);
+
+}  // namespace topolab

@@ -1,0 +1,44 @@
+// Class 8 of issue 12: guest and file text is made inert before a terminal or a spreadsheet.
+#include "common/terminal_text.hpp"
+
+#include <gtest/gtest.h>
+
+namespace topolab {
+namespace {
+
+TEST(TerminalSafe, EscapesControlCharactersAndKeepsText) {
+  EXPECT_EQ(terminal_safe("plain ns"), "plain ns");
+  EXPECT_EQ(terminal_safe("\x1b[2J\x1b]0;title\x07"), "\\x1b[2J\\x1b]0;title\\x07");
+  EXPECT_EQ(terminal_safe("a\nb\tc\rd"), "a\\x0ab\\x09c\\x0dd");
+  EXPECT_EQ(terminal_safe(std::string("nul\0x", 5)), "nul\\x00x");
+  EXPECT_EQ(terminal_safe("del\x7f"), "del\\x7f");
+  // C1 controls as UTF-8 (U+009B is a one-character CSI on some terminals).
+  EXPECT_EQ(terminal_safe("\xc2\x9b"
+                          "31m"),
+            "\\u009b31m");
+  EXPECT_EQ(terminal_safe("\xc2\x85"), "\\u0085");
+  // Valid UTF-8 text passes unchanged.
+  EXPECT_EQ(terminal_safe("µs – Größe ✓ 😀"), "µs – Größe ✓ 😀");
+  // Invalid UTF-8: stray bytes, truncated, overlong and surrogate forms become \xNN.
+  EXPECT_EQ(terminal_safe("\xff\xfe"), "\\xff\\xfe");
+  EXPECT_EQ(terminal_safe("ab\xe2\x82"), "ab\\xe2\\x82");
+  EXPECT_EQ(terminal_safe("\xc0\xaf"), "\\xc0\\xaf");
+  EXPECT_EQ(terminal_safe("\xed\xa0\x80"), "\\xed\\xa0\\x80");
+  // The raw 8-bit CSI byte alone is invalid UTF-8 and escaped too.
+  EXPECT_EQ(terminal_safe("\x9b"), "\\x9b");
+}
+
+TEST(CsvFormulaSafe, PrefixesFormulaStartsOnly) {
+  EXPECT_EQ(csv_formula_safe("=HYPERLINK(\"http://x\")"), "'=HYPERLINK(\"http://x\")");
+  EXPECT_EQ(csv_formula_safe("+1+1"), "'+1+1");
+  EXPECT_EQ(csv_formula_safe("-2+3"), "'-2+3");
+  EXPECT_EQ(csv_formula_safe("@SUM(A1)"), "'@SUM(A1)");
+  EXPECT_EQ(csv_formula_safe("\tcmd"), "'\tcmd");
+  EXPECT_EQ(csv_formula_safe("\rcmd"), "'\rcmd");
+  EXPECT_EQ(csv_formula_safe("ns"), "ns");
+  EXPECT_EQ(csv_formula_safe("a=b"), "a=b");
+  EXPECT_EQ(csv_formula_safe(""), "");
+}
+
+}  // namespace
+}  // namespace topolab

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+# A hostile guest agent for the runner tests (issue 12, class 1): speaks the agent protocol on
+# `--unix PATH` like topolab-agent, but answers `run` with a result whose "unit" is a number
+# when params.threads == 1, and with a control-character unit otherwise. Only the standard
+# library; exits when the host goes away or asks it to shut down.
+import json
+import os
+import socket
+import sys
+
+HELLO = {"type": "hello", "protocol": 1, "agent_version": "hostile\x1b[31m", "uptime_ms": 1,
+         "kernel": "Linux hostile", "cpu_model": "none", "topology": None,
+         "topology_error": "not reading sysfs"}
+
+
+def result(params):
+    unit = 5 if params.get("threads") == 1 else "s\x1b]0;pwned\x07"
+    return {"benchmark": "sqrt", "params": params, "metric": "time", "unit": unit,
+            "lower_is_better": True, "samples": [1.0], "summary": {"n": 1, "min": 1.0,
+            "median": 1.0, "mean": 1.0, "max": 1.0, "cv": 0.0}, "environment": {},
+            "details": {}}
+
+
+def send(conn, obj):
+    conn.sendall((json.dumps(obj) + "\n").encode())
+
+
+def serve(conn):
+    send(conn, HELLO)
+    buf = b""
+    while True:
+        data = conn.recv(65536)
+        if not data:
+            return
+        buf += data
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            line = line.split(b"\xff")[-1]
+            if not line.strip():
+                continue
+            msg = json.loads(line)
+            kind, mid = msg.get("type"), msg.get("id")
+            if kind == "sync":
+                send(conn, {"type": "sync", "id": mid})
+                send(conn, HELLO)
+            elif kind == "run":
+                send(conn, {"type": "result", "id": mid, "result": result(msg.get("params", {}))})
+            elif kind == "ping":
+                send(conn, {"type": "pong", "id": mid})
+            elif kind == "shutdown":
+                send(conn, {"type": "ack", "id": mid, "request": "shutdown"})
+                return
+
+
+def main():
+    path = sys.argv[sys.argv.index("--unix") + 1]
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    if os.path.exists(path):
+        os.unlink(path)
+    srv.bind(path)
+    srv.listen(1)
+    conn, _ = srv.accept()
+    serve(conn)
+
+
+if __name__ == "__main__":
+    main()

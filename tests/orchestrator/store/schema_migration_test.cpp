@@ -1,0 +1,149 @@
+// Stores written by schema 1 (before cells.layout) still open: read-only as they are, for writing
+// migrated to schema 2 with every old cell's layout "not recorded". A newer schema is refused.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "orchestrator/store/result_store.hpp"
+
+namespace topolab::store {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// The schema of the store as main wrote it before issue 12 (schema_version 1), with one cell
+// and one run.
+constexpr const char* kSchema1 = R"SQL(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta(key, value) VALUES('schema_version', '1');
+CREATE TABLE experiments(
+  id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, spec TEXT NOT NULL,
+  host_topology TEXT, versions TEXT, created TEXT NOT NULL, updated TEXT NOT NULL);
+CREATE TABLE cells(
+  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
+  cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL, label TEXT NOT NULL,
+  position INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending', error TEXT,
+  mismatches TEXT, boot_id INTEGER, UNIQUE(experiment_id, cell_key));
+CREATE TABLE boots(
+  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
+  config_key TEXT NOT NULL, order_seed TEXT NOT NULL, intended_topology TEXT,
+  seen_topology TEXT, mismatches TEXT, timings TEXT, versions TEXT, started TEXT NOT NULL);
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
+  benchmark_index INTEGER NOT NULL, benchmark TEXT NOT NULL, repetition INTEGER NOT NULL,
+  params TEXT NOT NULL, samples TEXT, summary TEXT, result TEXT NOT NULL, value REAL,
+  unit TEXT, duration_ms REAL, started TEXT NOT NULL,
+  UNIQUE(cell_id, benchmark_index, repetition));
+CREATE TABLE failures(
+  id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
+  benchmark_index INTEGER, repetition INTEGER, error TEXT NOT NULL, at TEXT NOT NULL);
+INSERT INTO experiments VALUES(1, 'old', '{}', NULL, NULL, 't', 't');
+INSERT INTO cells(id, experiment_id, cell_key, config_key, factors, label, position, status)
+  VALUES(1, 1, '{"expose":"flat"}', '{"expose":"flat"}', '{"expose":"flat"}', 'expose=flat', 0,
+         'done');
+INSERT INTO runs(cell_id, boot_id, benchmark_index, benchmark, repetition, params, result, value,
+                 started) VALUES(1, 1, 0, 'sqrt', 1, '{"n":1000}', '{"benchmark":"sqrt"}', 1.5, 't');
+)SQL";
+
+class SchemaMigrationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/topolab-schema-test-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    path_ = dir_ / "old.db";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void sql(const std::string& text) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    int rc = sqlite3_exec(db, text.c_str(), nullptr, nullptr, &err);
+    std::string msg = err ? err : "";
+    sqlite3_free(err);
+    sqlite3_close(db);
+    ASSERT_EQ(rc, SQLITE_OK) << msg;
+  }
+
+  std::string query(const std::string& text) {
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt* st = nullptr;
+    std::string out = "(none)";
+    if (sqlite3_prepare_v2(db, text.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+      auto p = sqlite3_column_text(st, 0);
+      out = p ? reinterpret_cast<const char*>(p) : "NULL";
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
+  }
+
+  fs::path dir_, path_;
+};
+
+TEST_F(SchemaMigrationTest, ASchemaOneStoreIsReadAsItIs) {
+  sql(kSchema1);
+  auto s = ResultStore::open_read_only(path_);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto exps = (*s)->experiments();
+  ASSERT_TRUE(exps.ok());
+  ASSERT_EQ(exps->size(), 1u);
+  auto cells = (*s)->cells(1);
+  ASSERT_TRUE(cells.ok()) << cells.error().message;
+  ASSERT_EQ(cells->size(), 1u);
+  EXPECT_EQ((*s)->runs(1)->size(), 1u);
+  EXPECT_EQ(query("SELECT value FROM meta WHERE key='schema_version'"), "1") << "read-only";
+}
+
+TEST_F(SchemaMigrationTest, OpeningForWritingMigratesAndMarksLayoutsNotRecorded) {
+  sql(kSchema1);
+  auto s = ResultStore::open(path_);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(query("SELECT value FROM meta WHERE key='schema_version'"), "2");
+  auto ids = (*s)->run_identities("old");
+  ASSERT_TRUE(ids.ok()) << ids.error().message;
+  ASSERT_EQ(ids->size(), 1u);
+  EXPECT_FALSE((*ids)[0].layout.has_value()) << "schema-1 cells did not record their layout";
+  EXPECT_EQ((*ids)[0].benchmark, "sqrt");
+  EXPECT_EQ((*ids)[0].params, nlohmann::json({{"n", 1000}}));
+  // New cells record theirs; "null" (no guest) is not "not recorded".
+  CellRecord c{"{}", "{}", nlohmann::json::object(), "(default)", 1, nullptr};
+  auto id = (*s)->upsert_cell(1, c);
+  ASSERT_TRUE(id.ok()) << id.error().message;
+  RunRecord r;
+  r.cell_id = *id;
+  r.benchmark = "sqrt";
+  r.repetition = 1;
+  r.params = {{"n", 1}};
+  r.result = {{"benchmark", "sqrt"}};
+  ASSERT_TRUE((*s)->add_run(r).ok());
+  ids = (*s)->run_identities("old");
+  ASSERT_EQ(ids->size(), 2u);
+  ASSERT_TRUE((*ids)[1].layout.has_value());
+  EXPECT_TRUE((*ids)[1].layout->is_null());
+  // Opening again is a no-op.
+  s->reset();
+  ASSERT_TRUE(ResultStore::open(path_).ok());
+  EXPECT_EQ(query("SELECT count(*) FROM pragma_table_info('cells') WHERE name='layout'"), "1");
+}
+
+TEST_F(SchemaMigrationTest, AnUnknownSchemaIsRefusedAndLeftUntouched) {
+  sql(kSchema1);
+  sql("UPDATE meta SET value='7' WHERE key='schema_version'");
+  auto s = ResultStore::open(path_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr("old.db: schema version '7' is not one this topolab "
+                                           "knows"));
+  EXPECT_EQ(query("SELECT value FROM meta WHERE key='schema_version'"), "7");
+  EXPECT_EQ(query("SELECT count(*) FROM pragma_table_info('cells') WHERE name='layout'"), "0");
+}
+
+}  // namespace
+}  // namespace topolab::store
