@@ -42,6 +42,11 @@ std::string console_tail(const std::filesystem::path& log, std::size_t lines) {
   std::string line;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    // Guest bytes: only printable ASCII reaches error messages and stored JSON (a cut or
+    // invalid UTF-8 sequence would make the JSON writer throw).
+    for (char& c : line) {
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+    }
     if (line.size() > 200) line = line.substr(0, 200) + "...";
     tail.push_back(line);
     if (tail.size() > lines) tail.pop_front();

@@ -28,8 +28,9 @@ std::chrono::milliseconds derived_watchdog_bound(int vcpus, bool kvm);
 // progress, and what tells why a failed boot stopped (kept in the run folder).
 std::string verbose_cmdline(const std::string& cmdline);
 
-// The last `lines` lines of a console log joined by " / " (each cut at 200 characters), to say
-// why a guest never said hello; "(console log empty)" when there is nothing.
+// The last `lines` lines of a console log joined by " / " (each cut at 200 characters, bytes
+// outside printable ASCII shown as '?'), to say why a guest never said hello; "(console log
+// empty)" when there is nothing.
 std::string console_tail(const std::filesystem::path& log, std::size_t lines);
 
 // Watches one file (the serial console log) from its own thread; when the file has not grown for

@@ -39,6 +39,9 @@ TEST(ConsoleTail, LastLinesJoinedAndCut) {
   std::ofstream(dir / "c.log") << "one\r\ntwo\nthree\n" << std::string(300, 'x') << "\n";
   EXPECT_EQ(console_tail(dir / "c.log", 2), "three / " + std::string(200, 'x') + "...");
   EXPECT_EQ(console_tail(dir / "missing.log", 2), "(console log empty)");
+  // Guest bytes: a cut UTF-8 sequence or control bytes must not reach JSON or an error as is.
+  std::ofstream(dir / "g.log") << "ok \xc3\x28 \x1b[0m end\n";
+  EXPECT_EQ(console_tail(dir / "g.log", 1), "ok ?( ?[0m end");
   fs::remove_all(dir);
 }
 
