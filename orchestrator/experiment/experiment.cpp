@@ -8,6 +8,7 @@
 
 #include "common/file_io.hpp"
 #include "common/safe_name.hpp"
+#include "orchestrator/experiment/matrix.hpp"
 #include "orchestrator/layout/layout.hpp"
 #include "orchestrator/layout/toml_parse.hpp"
 
@@ -408,7 +409,13 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
     return c.at_line(1, "'adaptive.max_repetitions' (" +
                             std::to_string(e.adaptive->max_repetitions) +
                             ") must be >= repetitions (" + std::to_string(e.repetitions) + ")");
-  return check_size_limits(c, factors_line, e, overrides.repetitions.has_value());
+  TL_TRY(check_size_limits(c, factors_line, e, overrides.repetitions.has_value()));
+  // After the size check, so the expansion is bounded. An experiment whose [[exclude]] rules
+  // drop every cell ran nothing and exited 0 (redteam).
+  if (!e.excludes.empty() && expand_cells(e).empty())
+    return c.at_line(e.excludes.front().line,
+                     "[[exclude]]: the rules exclude every cell of the matrix; nothing would run");
+  return {};
 }
 
 }  // namespace
