@@ -340,16 +340,21 @@ Result<void> set_layout_field(Layout& l, std::string_view raw_key, std::string_v
   } else if (key == "placement.housekeeping_cpus") {
     return set_cpus(l.housekeeping_cpus);
   } else if (key == "placement.explicit") {
-    // One list per vCPU, separated by ';' or '/': "8;9;10;11".
+    // One list per vCPU, separated by ';' or '/': "8;9;10;11". One budget for all of them:
+    // 16 000 copies of "0-8191" must not expand into 500 MB (issue 12).
     std::vector<CpuList> lists;
+    CpuIdBudget budget;
     std::string_view rest = value;
     while (!rest.empty()) {
       auto cut = rest.find_first_of(";/");
       auto item = rest.substr(0, cut);
       rest = cut == std::string_view::npos ? std::string_view{} : rest.substr(cut + 1);
-      auto v = CpuList::parse(item);
+      if (lists.size() == static_cast<std::size_t>(kMaxCpuIds)) {
+        return make_error(key + ": more than " + std::to_string(kMaxCpuIds) + " lists");
+      }
+      auto v = CpuList::parse(item, &budget);
       if (!v) return with_key(v.error());
-      lists.push_back(*v);
+      lists.push_back(std::move(*v));
     }
     l.explicit_cpus = std::move(lists);
   } else if (key == "cpu.model") {

@@ -121,7 +121,7 @@ Result<void> ResultStore::exec(const std::string& sql) {
 }
 
 Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::path& path) {
-  TL_TRY(check_regular_or_absent(path));  // a FIFO or device would block SQLite (issue 12)
+  TL_TRY(check_sqlite_paths(path));  // a FIFO or device would block SQLite (issue 12)
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   std::unique_ptr<ResultStore> store(new ResultStore(db, path));
@@ -149,7 +149,7 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
   if (!std::filesystem::exists(path, ec))
     return make_error("store " + path.string() + ": " +
                       (ec ? ec.message() : std::string("no such file")));
-  TL_TRY(check_regular_or_absent(path));  // a FIFO or device would block SQLite (issue 12)
+  TL_TRY(check_sqlite_paths(path));  // a FIFO or device would block SQLite (issue 12)
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
   std::unique_ptr<ResultStore> store(new ResultStore(db, path));

@@ -122,8 +122,11 @@ TEST_F(SchemaMigrationTest, OpeningForWritingMigratesAndMarksLayoutsNotRecorded)
   r.benchmark = "sqrt";
   r.repetition = 1;
   r.params = {{"n", 1}};
-  r.result = {{"benchmark", "sqrt"}};
-  ASSERT_TRUE((*s)->add_run(r).ok());
+  // The store keeps only validated results (issue 12, class 1): a complete one.
+  r.result = {{"benchmark", "sqrt"},     {"metric", "time"}, {"unit", "s"},
+              {"lower_is_better", true}, {"samples", {1.0}}, {"summary", {{"n", 1}}}};
+  auto added = (*s)->add_run(r);
+  ASSERT_TRUE(added.ok()) << added.error().message;
   ids = (*s)->run_identities("old");
   ASSERT_EQ(ids->size(), 2u);
   ASSERT_TRUE((*ids)[1].layout.has_value());
