@@ -18,12 +18,8 @@ void print_error(std::string_view command, std::string_view message) {
 
 namespace {
 
-// Options whose empty value means something (an empty kernel command line) or that refuse it
-// themselves with a more specific hint (the CPU-list overrides point at 'none').
-bool empty_allowed(const CLI::Option& opt) {
-  const std::string name = opt.get_name();
-  return name == "--cmdline" || name == "--host-cpus" || name == "--housekeeping-cpus";
-}
+// Options whose empty value means something (an empty kernel command line).
+bool empty_allowed(const CLI::Option& opt) { return opt.get_name() == "--cmdline"; }
 
 // An explicitly empty value ("--store ''", "--base ''", "--guest-cpus ''") used to mean "not
 // given" and silently fell back to a default (redteam): one check for every named option.
