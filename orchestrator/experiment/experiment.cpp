@@ -401,10 +401,6 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
     return make_error("--repetitions " + std::to_string(*overrides.repetitions) +
                       ": expected an integer 1..1000");
   apply_overrides(overrides, e);
-  if (overrides.repetitions && (*overrides.repetitions < 1 || *overrides.repetitions > 1000))
-    return make_error("--repetitions " + std::to_string(*overrides.repetitions) +
-                      ": expected an integer 1..1000");
-  apply_overrides(overrides, e);
   if (e.adaptive && e.adaptive->max_repetitions < e.repetitions)
     return c.at_line(1, "'adaptive.max_repetitions' (" +
                             std::to_string(e.adaptive->max_repetitions) +
