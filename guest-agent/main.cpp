@@ -189,7 +189,7 @@ int topology_command(int argc, char** argv, Platform& platform) {
   }
   if (a.options.hangs_at_boot()) {
     std::cerr << "topolab-agent: test fault hang-boot: no hello, silent from here\n";
-    for (;;) ::pause();  // PID 1 must not exit; nothing more reaches the console
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));  // PID 1 must not exit; silent
   }
   for (;;) {
     int rc = serve(a, platform, /*as_init=*/true);

@@ -36,6 +36,7 @@ class ReportCommand : public Command {
     if (!reporter) return fail(reporter.error().message);
     (*reporter)->report(*data);
     // Rows a report leaves out are said on stderr too, so a pipeline notices (exit stays 0).
+    for (const auto& w : data->warnings) print_error("report", "warning: " + w);
     if (!data->invalid_runs.empty()) {
       const auto& first = data->invalid_runs.front();
       print_error("report", "warning: " + std::to_string(data->invalid_runs.size()) +

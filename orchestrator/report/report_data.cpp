@@ -183,6 +183,20 @@ std::vector<std::string> stored_benchmark_names(const nlohmann::json& spec) {
   return names;
 }
 
+// What an unreadable spec takes away from the report, in words (empty: nothing).
+std::vector<std::string> spec_warnings(const nlohmann::json& spec) {
+  if (!spec.is_object())
+    return {
+        "stored experiment spec is unreadable: no baseline, so no penalties; benchmark "
+        "names come from the runs"};
+  std::vector<std::string> out;
+  if (spec.contains("baseline") && !spec["baseline"].is_object())
+    out.push_back("stored baseline is not a table: no penalties");
+  if (!spec.contains("benchmarks") || !spec["benchmarks"].is_array())
+    out.push_back("stored benchmark list is unreadable: benchmark names come from the runs");
+  return out;
+}
+
 }  // namespace
 
 Result<ReportData> load_report(store::ResultStore& store, const std::string& name) {
@@ -211,9 +225,15 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
     data.baseline += (data.baseline.empty() ? "" : " ") + k + "=" +
                      (v.is_string() ? v.get<std::string>() : v.dump());
   const std::vector<std::string> benches = stored_benchmark_names(exp->spec);
+  data.warnings = spec_warnings(exp->spec);
   auto cells = store.cells(exp->id);
   if (!cells) return cells.error();
+  const std::size_t bench_count = std::max<std::size_t>(benches.size(), 1);
+  std::size_t unreadable_factors = 0;
+  std::string first_unreadable;
   for (const auto& c : *cells) {
+    if (!baseline.empty() && !c.cell.factors.is_object() && unreadable_factors++ == 0)
+      first_unreadable = c.cell.label;
     auto runs = store.runs(c.id);
     if (!runs) return runs.error();
     bool mismatch = c.mismatches.is_array() && !c.mismatches.empty();
@@ -223,7 +243,13 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
       if (f && !f->empty()) error = f->back();
     }
     std::vector<LatencyMatrix> matrices;
-    for (std::size_t b = 0; b < std::max<std::size_t>(benches.size(), 1); ++b) {
+    for (const auto& r : *runs)  // a run no row below would pick up is said, not dropped
+      if (r.benchmark_index < 0 || static_cast<std::size_t>(r.benchmark_index) >= bench_count)
+        data.invalid_runs.push_back({r.id, c.cell.label, r.benchmark,
+                                     "benchmark index " + std::to_string(r.benchmark_index) +
+                                         " names no benchmark of the stored experiment (it has " +
+                                         std::to_string(benches.size()) + ")"});
+    for (std::size_t b = 0; b < bench_count; ++b) {
       ReportRow row;
       row.cell = c.cell.label;
       // Unreadable stored factors read as null (a discarded value would print as "<discarded>").
@@ -260,6 +286,11 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
       data.matrices.push_back(std::move(m));
     }
   }
+  if (unreadable_factors > 0)  // one line, however many cells: a warning must not flood
+    data.warnings.push_back(std::to_string(unreadable_factors) +
+                            " cell(s) have unreadable stored factors, so no baseline and no "
+                            "penalty for them (first: " +
+                            first_unreadable + ")");
   compute_statistics(data, baseline);
   return data;
 }

@@ -55,6 +55,9 @@ struct ReportData {
   std::vector<ReportRow> rows;
   std::vector<LatencyMatrix> matrices;
   std::vector<InvalidRun> invalid_runs;
+  // Store-level problems that change what the report can say (no baseline, so no penalties):
+  // said in every format that has room for text and on stderr, never silently (redteam).
+  std::vector<std::string> warnings;
 };
 
 // Fills stats and penalties of rows whose `values` are set. Baseline rows: same benchmark

@@ -93,6 +93,7 @@ void ConsoleReporter::report(const ReportData& data) {
   }
   for (const auto& r : data.rows)
     if (!r.error.empty()) out_ << "error in " << tt(r.cell) << ": " << tt(r.error) << "\n";
+  for (const auto& w : data.warnings) out_ << "warning: " << tt(w) << "\n";
   for (const auto& i : data.invalid_runs)
     out_ << "invalid stored run " << i.run_id << " (" << tt(i.cell) << " " << tt(i.benchmark)
          << "), left out: " << tt(i.reason) << "\n";
@@ -174,11 +175,9 @@ nlohmann::json report_to_json(const ReportData& data) {
   for (const auto& i : data.invalid_runs)
     invalid.push_back(
         {{"run_id", i.run_id}, {"cell", i.cell}, {"benchmark", i.benchmark}, {"reason", i.reason}});
-  return {{"experiment", data.experiment},
-          {"baseline", data.baseline},
-          {"rows", rows},
-          {"latency_matrices", matrices},
-          {"invalid_runs", invalid}};
+  return {
+      {"experiment", data.experiment}, {"baseline", data.baseline}, {"rows", rows},
+      {"latency_matrices", matrices},  {"invalid_runs", invalid},   {"warnings", data.warnings}};
 }
 
 // A stored label may hold bytes that are not UTF-8 (an older or hostile build): replaced, never

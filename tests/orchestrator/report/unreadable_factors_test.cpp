@@ -65,6 +65,40 @@ TEST_F(StoredFactors, UnreadableFactorsGiveNoPenalty) {
   }
 }
 
+TEST_F(StoredFactors, UnreadableFactorsAreSaidNotSilent) {
+  build("UPDATE cells SET factors='[1';");
+  auto data = load();
+  ASSERT_EQ(data.warnings.size(), 1u);  // one line for both cells: the baseline is set
+  EXPECT_NE(data.warnings[0].find("2 cell(s) have unreadable stored factors"), std::string::npos)
+      << data.warnings[0];
+}
+
+TEST_F(StoredFactors, IntactStoreHasNoWarnings) {
+  build("");
+  auto data = load();
+  EXPECT_TRUE(data.warnings.empty());
+  EXPECT_TRUE(data.invalid_runs.empty());
+}
+
+TEST_F(StoredFactors, UnreadableSpecDropsPenaltiesAndSaysSo) {
+  build("UPDATE experiments SET spec='not json';");
+  auto data = load();
+  for (const auto& r : data.rows) EXPECT_FALSE(r.penalty.has_value()) << r.cell;
+  ASSERT_EQ(data.warnings.size(), 1u);
+  EXPECT_NE(data.warnings[0].find("spec is unreadable: no baseline, so no penalties"),
+            std::string::npos)
+      << data.warnings[0];
+}
+
+TEST_F(StoredFactors, RunOfNoStoredBenchmarkIsListedNotDropped) {
+  build("UPDATE runs SET benchmark_index=7 WHERE id=(SELECT MIN(id) FROM runs);");
+  auto data = load();
+  ASSERT_EQ(data.invalid_runs.size(), 1u);
+  EXPECT_NE(data.invalid_runs[0].reason.find("benchmark index 7 names no benchmark"),
+            std::string::npos)
+      << data.invalid_runs[0].reason;
+}
+
 TEST_F(StoredFactors, StoreOfAnUnknownSchemaIsRefused) {
   build("UPDATE meta SET value='999' WHERE key='schema_version';");
   auto store = store::ResultStore::open_read_only(db_);
