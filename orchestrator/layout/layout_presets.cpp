@@ -1,16 +1,12 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "orchestrator/install/install_paths.hpp"
 #include "orchestrator/layout/layout.hpp"
 
 namespace topolab {
 
-std::filesystem::path presets_dir() {
-  if (const char* env = std::getenv("TOPOLAB_TEMPLATES_DIR"); env && *env) {
-    return std::filesystem::path(env) / "topologies";
-  }
-  return std::filesystem::path(TOPOLAB_SOURCE_DIR) / "templates" / "topologies";
-}
+std::filesystem::path presets_dir() { return install_paths().templates / "topologies"; }
 
 std::vector<std::string> preset_names() {
   std::vector<std::string> out;
