@@ -208,7 +208,10 @@ Result<void> AgentClient::resync(milliseconds timeout) {
   milliseconds resend_every{1000};
   std::set<std::uint64_t> sent;
   reader_.reset();
-  while (Clock::now() < deadline) {
+  // remaining_ms rounds down: a wait that ends with under 1 ms left must not start another send
+  // (on this kernel a second unread request to a silent peer can fail with EAGAIN, and the
+  // caller would then see a write timeout instead of "no sync reply").
+  while (remaining_ms(deadline) > 0) {
     const std::uint64_t id = next_id_++;
     sent.insert(id);
     sync_ids_.insert(id);

@@ -116,11 +116,11 @@ Result<void> collect_factors(const Ctx& c, const toml::table& t, const std::stri
     const std::string canonical = canonical_factor_key(key);
     TL_TRY(check_unique_key(c, v, "factor", key, canonical, seen));
     Factor f{key, canonical, *kind, {}, line_of(v)};
-    std::set<std::string> seen;
+    std::set<std::string> texts;  // "1" and 1 would read the same in labels and reports
     for (const auto& lv : *arr) {
       auto j = scalar_to_json(c, lv, "factor '" + key + "' level");
       if (!j) return j.error();
-      if (!seen.insert(level_text(*j)).second)
+      if (!texts.insert(level_text(*j)).second)
         return c.at(lv, "factor '" + key + "': duplicate level '" + level_text(*j) + "'");
       f.levels.push_back(*j);
     }

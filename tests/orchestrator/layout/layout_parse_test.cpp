@@ -121,6 +121,17 @@ const BadCase kBad[] = {
      "bad.toml:4:", "expected an integer, got a float"},
     {"zero memory", "[guest]\nl3_groups = 1\ncores_per_group = 1\nmemory_mib = 0\n",
      "bad.toml:4:", "expected a positive size"},
+    // Layouts have no float fields: nan/inf are refused as floats (issue 12 class 5).
+    {"nan memory", "[guest]\nl3_groups = 1\ncores_per_group = 1\nmemory_mib = nan\n",
+     "bad.toml:4:", "expected an integer, got a float"},
+    {"inf groups", "[guest]\nl3_groups = inf\ncores_per_group = 1\n",
+     "bad.toml:2:", "expected an integer, got a float"},
+    {"negative iothreads", "[guest]\nl3_groups = 1\ncores_per_group = 1\niothreads = -1\n",
+     "bad.toml:4:", "expected 0 to 64, got -1"},
+    {"deep",
+     "[guest]\nl3_groups = 1\nx = "
+     "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n",
+     "bad.toml:3:", "TOML nested deeper than 64 levels"},
     {"unknown top key", "[guest]\nl3_groups = 1\ncores_per_group = 1\n[gust]\nx = 1\n",
      "bad.toml:4:", "unknown key 'gust'"},
     {"unknown guest key", "[guest]\nl3_groups = 1\ncores_per_group = 1\ncores = 3\n",

@@ -122,8 +122,11 @@ TEST_F(SchemaMigrationTest, OpeningForWritingMigratesAndMarksLayoutsNotRecorded)
   r.benchmark = "sqrt";
   r.repetition = 1;
   r.params = {{"n", 1}};
-  r.result = {{"benchmark", "sqrt"}};
-  ASSERT_TRUE((*s)->add_run(r).ok());
+  r.result = {{"benchmark", "sqrt"},   {"metric", "time"},
+              {"unit", "s"},           {"lower_is_better", true},
+              {"samples", {1.5, 1.5}}, {"summary", {{"n", 2}, {"median", 1.5}}}};
+  auto added = (*s)->add_run(r);
+  ASSERT_TRUE(added.ok()) << added.error().message;
   ids = (*s)->run_identities("old");
   ASSERT_EQ(ids->size(), 2u);
   ASSERT_TRUE((*ids)[1].layout.has_value());
