@@ -8,8 +8,6 @@
 namespace topolab {
 namespace {
 
-constexpr int kMaxCpuId = 1 << 20;  // bounds hostile input; real kernels stop at 8192
-
 std::string_view trim(std::string_view s) {
   const char* ws = " \t\r\n";
   auto b = s.find_first_not_of(ws);
@@ -18,18 +16,69 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
+// Hostile text can be 64 KB: error messages quote its start only.
+std::string shown(std::string_view text) {
+  constexpr std::size_t kShown = 60;
+  if (text.size() <= kShown) return "'" + std::string(text) + "'";
+  return "'" + std::string(text.substr(0, kShown)) + "...' (" + std::to_string(text.size()) +
+         " characters)";
+}
+
+Error list_error(std::string_view whole, const std::string& why) {
+  return make_error("invalid CPU list " + shown(whole) + ": " + why);
+}
+
+Result<void> check_text_size(std::string_view text, const char* what) {
+  if (text.size() <= kMaxCpuListText) return {};
+  return make_error(std::string(what) + " of " + std::to_string(text.size()) +
+                    " characters is longer than the " + std::to_string(kMaxCpuListText) +
+                    " allowed");
+}
+
 Result<int> parse_id(std::string_view token, std::string_view whole) {
-  int value = -1;
+  unsigned long long value = 0;
   auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
-  if (token.empty() || ec != std::errc() || ptr != token.data() + token.size() || value < 0 ||
-      value > kMaxCpuId) {
-    return make_error("invalid CPU list '" + std::string(whole) + "': bad number '" +
-                      std::string(token) + "'");
+  if (token.empty() || ptr != token.data() + token.size() ||
+      (ec != std::errc() && ec != std::errc::result_out_of_range)) {
+    return list_error(whole, "bad number " + shown(token));
   }
-  return value;
+  if (ec == std::errc::result_out_of_range || value >= static_cast<unsigned>(kMaxCpuIds)) {
+    return list_error(whole, "CPU id " + shown(token) + " is beyond the maximum " +
+                                 std::to_string(kMaxCpuIds - 1));
+  }
+  return static_cast<int>(value);
+}
+
+// Sorted, merged, inclusive ranges: their total length is the list's size, known before a
+// single id is expanded.
+std::size_t merge_ranges(std::vector<std::pair<int, int>>& ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<int, int>> merged;
+  std::size_t ids = 0;
+  for (const auto& r : ranges) {
+    if (!merged.empty() && r.first <= merged.back().second + 1) {
+      int grown = std::max(merged.back().second, r.second);
+      ids += static_cast<std::size_t>(grown - merged.back().second);
+      merged.back().second = grown;
+    } else {
+      merged.push_back(r);
+      ids += static_cast<std::size_t>(r.second - r.first) + 1;
+    }
+  }
+  ranges = std::move(merged);
+  return ids;
 }
 
 }  // namespace
+
+Result<void> CpuIdBudget::take(std::size_t ids) {
+  if (ids > max_ - used_) {
+    return make_error("CPU lists together name more than " + std::to_string(max_) +
+                      " CPU ids; refusing to expand them");
+  }
+  used_ += ids;
+  return {};
+}
 
 CpuList::CpuList(std::initializer_list<int> ids) : ids_(ids) {
   std::sort(ids_.begin(), ids_.end());
@@ -50,18 +99,17 @@ CpuList CpuList::range(int first, int last) {
   return list;
 }
 
-Result<CpuList> CpuList::parse(std::string_view text) {
+Result<CpuList> CpuList::parse(std::string_view text, CpuIdBudget* budget) {
+  TL_TRY(check_text_size(text, "CPU list"));
   std::string_view body = trim(text);
-  // Collect ranges first and expand after merging them: hostile text such as "0-1048576"
-  // repeated thousands of times must not expand to billions of ids (found by fuzz_cpu_list).
+  // Ranges are collected and checked, then merged and counted, and only then expanded: "0-8191"
+  // repeated thousands of times must cost its text, not billions of ids.
   std::vector<std::pair<int, int>> ranges;
   while (!body.empty()) {
     auto comma = body.find(',');
     std::string_view item = trim(body.substr(0, comma));
     body = comma == std::string_view::npos ? std::string_view{} : body.substr(comma + 1);
-    if (item.empty()) {
-      return make_error("invalid CPU list '" + std::string(text) + "': empty item");
-    }
+    if (item.empty()) return list_error(text, "empty item");
     auto dash = item.find('-');
     if (dash == std::string_view::npos) {
       auto id = parse_id(item, text);
@@ -73,25 +121,25 @@ Result<CpuList> CpuList::parse(std::string_view text) {
     if (!lo) return lo.error();
     auto hi = parse_id(trim(item.substr(dash + 1)), text);
     if (!hi) return hi.error();
-    if (*hi < *lo) {
-      return make_error("invalid CPU list '" + std::string(text) + "': descending range '" +
-                        std::string(item) + "'");
-    }
+    if (*hi < *lo) return list_error(text, "descending range " + shown(item));
     ranges.emplace_back(*lo, *hi);
   }
-  std::sort(ranges.begin(), ranges.end());
+  std::size_t size = merge_ranges(ranges);
+  if (budget) TL_TRY(budget->take(size));
   CpuList list;
+  list.ids_.reserve(size);
   for (const auto& [lo, hi] : ranges) {
-    int from = list.ids_.empty() ? lo : std::max(lo, list.ids_.back() + 1);
-    for (int i = from; i <= hi; ++i) list.ids_.push_back(i);
+    for (int i = lo; i <= hi; ++i) list.ids_.push_back(i);
   }
   return list;
 }
 
-Result<CpuList> CpuList::parse_mask(std::string_view text) {
+Result<CpuList> CpuList::parse_mask(std::string_view text, CpuIdBudget* budget) {
+  TL_TRY(check_text_size(text, "CPU mask"));
   std::string_view body = trim(text);
   std::vector<int> ids;
-  // Words are most-significant first; walk hex digits from the right.
+  // Words are most-significant first; walk hex digits from the right. Ids only grow, so the
+  // vector is sorted and unique, and never longer than kMaxCpuIds.
   int bit = 0;
   bool any_digit = false;
   for (auto it = body.rbegin(); it != body.rend(); ++it) {
@@ -105,17 +153,25 @@ Result<CpuList> CpuList::parse_mask(std::string_view text) {
     } else if (c >= 'A' && c <= 'F') {
       v = c - 'A' + 10;
     } else {
-      return make_error("invalid CPU mask '" + std::string(text) + "'");
+      return make_error("invalid CPU mask " + shown(text));
     }
     any_digit = true;
     for (int b = 0; b < 4; ++b) {
-      if (v & (1 << b)) ids.push_back(bit + b);
+      if (!(v & (1 << b))) continue;
+      if (bit + b >= kMaxCpuIds) {
+        return make_error("invalid CPU mask " + shown(text) + ": sets CPU " +
+                          std::to_string(bit + b) + ", beyond the maximum " +
+                          std::to_string(kMaxCpuIds - 1));
+      }
+      ids.push_back(bit + b);
     }
     bit += 4;
-    if (bit > kMaxCpuId) return make_error("CPU mask too long '" + std::string(text) + "'");
   }
-  if (!any_digit) return make_error("invalid CPU mask '" + std::string(text) + "'");
-  return from_vector(std::move(ids));
+  if (!any_digit) return make_error("invalid CPU mask " + shown(text));
+  if (budget) TL_TRY(budget->take(ids.size()));
+  CpuList list;
+  list.ids_ = std::move(ids);
+  return list;
 }
 
 std::string CpuList::to_string() const {

@@ -95,6 +95,13 @@ Result<void> check_regular_or_absent(const std::filesystem::path& path) {
   return {};
 }
 
+Result<void> check_sqlite_paths(const std::filesystem::path& path) {
+  for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+    TL_TRY(check_regular_or_absent(path.string() + suffix));
+  }
+  return {};
+}
+
 void strip_attribute_tail(std::string& s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t' ||
                         s.back() == '\r' || s.back() == '\0')) {

@@ -49,6 +49,10 @@ Result<std::string> read_file(const std::filesystem::path& path, std::size_t max
 // libraries that open a path themselves (SQLite). Absent is fine: the caller may create it.
 Result<void> check_regular_or_absent(const std::filesystem::path& path);
 
+// The same for a SQLite database and the siblings SQLite opens by name: PATH-journal (a FIFO
+// there made `report` hang reading a "hot journal"), PATH-wal and PATH-shm.
+Result<void> check_sqlite_paths(const std::filesystem::path& path);
+
 // Reads a one-line sysfs/procfs attribute and strips the trailing newline and blanks.
 Result<std::string> read_attribute(const std::filesystem::path& path);
 

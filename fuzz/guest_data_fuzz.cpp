@@ -75,7 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto exp = (*st)->begin_experiment("fuzz", {{"benchmarks", {{{"name", "b"}}}}}, nullptr, {});
   if (!exp.ok()) std::abort();
   json factors = {{"x", "1"}};
-  auto cell = (*st)->upsert_cell(*exp, {factors.dump(), factors.dump(), factors, "x=1", 0});
+  auto cell =
+      (*st)->upsert_cell(*exp, {factors.dump(), factors.dump(), factors, "x=1", 0, nullptr});
   if (!cell.ok()) std::abort();
   store::BootRecord boot{*exp, factors.dump(), 0, nullptr, nullptr, json::array(), {}, {}};
 

@@ -1,14 +1,13 @@
 // topolab-agent: the static guest agent.
-//   topolab-agent [serve] [--port PATH | --unix PATH | --name PORTNAME] [--poweroff]
+//   topolab-agent [serve] [--port PATH | --unix PATH | --tcp PORT | --name PORTNAME] [--poweroff]
 //   topolab-agent run BENCH [--param k=v ...] [--json]
 //   topolab-agent topology [--json]
 //   topolab-agent --version
+//   topolab-agent.exe service install|uninstall|run   (Windows only: os_windows/service_windows)
 // As PID 1 (the built-in image's /init) it mounts proc/sys/devtmpfs, loads /modules.order and
 // serves the default port; shutdown powers the guest off.
-#include <signal.h>
-#include <unistd.h>
-
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +21,7 @@
 #include "guest-agent/agent.hpp"
 #include "guest-agent/agent_version.hpp"
 #include "guest-agent/benchmarks.hpp"
+#include "guest-agent/os.hpp"
 #include "guest-agent/platform.hpp"
 #include "guest-agent/transport.hpp"
 #include "host/topology_printer.hpp"
@@ -36,9 +36,10 @@ constexpr const char* kDefaultPort = "org.topolab.agent.0";
 constexpr const char* kModulesOrder = "/modules.order";
 
 const char* kUsage =
-    "usage: topolab-agent [serve] [--port PATH | --unix PATH | --name PORTNAME] [--poweroff]\n"
+    "usage: topolab-agent [serve] [--port PATH | --unix PATH | --tcp PORT | --name PORTNAME]\n"
+    "                     [--poweroff]   (--tcp: 127.0.0.1 only)\n"
     "                     [--io-timeout MS] [--idle-timeout MS]   (client bounds; defaults\n"
-    "                     10000 and, for --unix, 600000)\n"
+    "                     10000 and, for --unix and --tcp, 600000)\n"
     "                     [--hang-after N] [--garbage]   (test-only faults)\n"
     "       topolab-agent run BENCH [--param k=v ...] [--json]   (run --list: benchmarks)\n"
     "       topolab-agent topology [--json]\n"
@@ -51,8 +52,9 @@ constexpr int kDefaultUnixIdleMs = 600000;
 
 struct ServeArgs {
   std::string port, unix_path, name = kDefaultPort;
+  std::uint16_t tcp_port = 0;
   bool poweroff = false;
-  int idle_timeout_ms = kDefaultUnixIdleMs;  // UNIX socket only
+  int idle_timeout_ms = kDefaultUnixIdleMs;  // listening sockets (UNIX, TCP) only
   AgentOptions options;
 };
 
@@ -84,6 +86,15 @@ std::string parse_serve_args(int argc, char** argv, int first, ServeArgs& a) {
     } else if (arg == "--unix") {
       if (!value(a.unix_path)) return "--unix needs a socket path";
       ++transports;
+    } else if (arg == "--tcp") {
+      if (!value(v)) return "--tcp needs a port number";
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (end == v.c_str() || *end != '\0' || n < 1 || n > 65535) {
+        return "--tcp: expected a port number 1..65535, got '" + v + "'";
+      }
+      a.tcp_port = static_cast<std::uint16_t>(n);
+      ++transports;
     } else if (arg == "--name") {
       if (!value(a.name)) return "--name needs a port name";
       ++transports;
@@ -112,14 +123,15 @@ std::string parse_serve_args(int argc, char** argv, int first, ServeArgs& a) {
       return "unknown argument '" + arg + "'";
     }
   }
-  if (transports > 1) return "give only one of --port, --unix, --name";
-  // Only a UNIX socket can have a second client waiting behind a silent first one.
-  if (!a.unix_path.empty()) a.options.idle_timeout_ms = a.idle_timeout_ms;
+  if (transports > 1) return "give only one of --port, --unix, --tcp, --name";
+  // Only a listening socket can have a second client waiting behind a silent first one.
+  if (!a.unix_path.empty() || a.tcp_port != 0) a.options.idle_timeout_ms = a.idle_timeout_ms;
   return "";
 }
 
 Result<std::unique_ptr<Transport>> open_transport(const ServeArgs& a) {
   if (!a.unix_path.empty()) return listen_unix(a.unix_path);
+  if (a.tcp_port != 0) return listen_tcp_loopback(a.tcp_port);
   if (!a.port.empty()) return open_virtio_port(a.port);
   return open_virtio_port_by_name(a.name);
 }
@@ -184,7 +196,7 @@ int topology_command(int argc, char** argv, Platform& platform) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  ::signal(SIGPIPE, SIG_IGN);
+  os::process_setup();
   auto platform = make_platform();
   try {
     if (platform->is_init()) run_as_init(*platform);
@@ -199,14 +211,17 @@ int main(int argc, char** argv) {
     }
     if (cmd == "run") return run_benchmark_command(argc - 1, argv + 1);
     if (cmd == "topology") return topology_command(argc, argv, *platform);
-    ServeArgs a;
-    const int first = (cmd == "serve") ? 2 : 1;
-    std::string err = parse_serve_args(argc, argv, first, a);
-    if (!err.empty()) {
-      std::fprintf(stderr, "topolab-agent: %s\n%s", err.c_str(), kUsage);
-      return 2;
-    }
-    return serve(a, *platform, false);
+    auto serve_command = [&](int count, char** args, int first) {
+      ServeArgs a;
+      std::string err = parse_serve_args(count, args, first, a);
+      if (!err.empty()) {
+        std::fprintf(stderr, "topolab-agent: %s\n%s", err.c_str(), kUsage);
+        return 2;
+      }
+      return serve(a, *platform, false);
+    };
+    if (auto code = os::os_command(argc, argv, serve_command)) return *code;
+    return serve_command(argc, argv, cmd == "serve" ? 2 : 1);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "topolab-agent: internal error: %s\n", e.what());
     if (platform->is_init()) platform->power_off(true);

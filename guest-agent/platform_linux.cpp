@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "common/file_io.hpp"
+#include "guest-agent/os.hpp"
 #include "guest-agent/platform.hpp"
-#include "host/sysfs_reader.hpp"
 #include "host/topology_json.hpp"
 
 namespace topolab::agent {
@@ -62,7 +62,7 @@ class LinuxPlatform : public Platform {
     return "";
   }
 
-  Result<HostTopology> read_topology() override { return read_sysfs_topology("/"); }
+  Result<HostTopology> read_topology() override { return os::read_local_topology(); }
 
   nlohmann::json topology_json(const HostTopology& t) override { return topology_to_json(t); }
 

@@ -1,10 +1,12 @@
 #pragma once
 // How the agent reaches the host: a virtio-serial port (the guest's normal case) or a listening
-// UNIX socket (host-local runs and tests). Sessions: wait_for_host() returns when a host is
+// UNIX or loopback TCP socket (host-local runs and tests). transport_linux.cpp and
+// transport_windows.cpp implement it. Sessions: wait_for_host() returns when a host is
 // there; read_some() reports kHangup when it leaves; the agent then waits again.
 // Bounds (issue 12): one host at a time. A UNIX-socket client that connects while another is
 // served gets one error line ("busy: ...") and is closed at once; write_all() gives up after its
 // timeout, so a host that does not read cannot hold the agent (the agent ends the session).
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -40,5 +42,8 @@ Result<std::unique_ptr<Transport>> open_virtio_port_by_name(const std::string& n
 Result<std::unique_ptr<Transport>> open_virtio_port(const std::filesystem::path& device);
 // Listens on a UNIX socket (mode 0600); a stale socket file at path is replaced.
 Result<std::unique_ptr<Transport>> listen_unix(const std::filesystem::path& path);
+// Listens on 127.0.0.1:port (loopback only: the protocol has no authentication) and serves one
+// client at a time: the Windows agent's test transport, since wine 8 has no AF_UNIX sockets.
+Result<std::unique_ptr<Transport>> listen_tcp_loopback(std::uint16_t port);
 
 }  // namespace topolab::agent

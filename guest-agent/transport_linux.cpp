@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -125,16 +126,18 @@ class VirtioPortTransport : public Transport {
   fs::path path_;
 };
 
-class UnixSocketTransport : public Transport {
+// A listening socket serving one client at a time: UNIX (path_ is its file, removed at the end)
+// or loopback TCP (path_ empty).
+class ListeningSocketTransport : public Transport {
  public:
-  UnixSocketTransport(int listen_fd, fs::path path)
-      : listen_fd_(listen_fd), path_(std::move(path)) {
+  ListeningSocketTransport(int listen_fd, fs::path path, std::string what)
+      : listen_fd_(listen_fd), path_(std::move(path)), what_(std::move(what)) {
     set_nonblocking(listen_fd_);  // refuse_waiting_client must never block in accept
   }
-  ~UnixSocketTransport() override {
+  ~ListeningSocketTransport() override {
     end_session();
     ::close(listen_fd_);
-    ::unlink(path_.c_str());
+    if (!path_.empty()) ::unlink(path_.c_str());
   }
 
   Result<void> wait_for_host() override {
@@ -149,7 +152,7 @@ class UnixSocketTransport : public Transport {
       }
       if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN || errno == EWOULDBLOCK)
         continue;
-      return make_error("accept on " + path_.string() + ": " + errno_text());
+      return make_error("accept on " + what_ + ": " + errno_text());
     }
   }
 
@@ -164,8 +167,12 @@ class UnixSocketTransport : public Transport {
       return make_error("poll: " + errno_text());
     }
     if (rc == 0) return ReadStatus::kTimeout;
-    if (p[1].revents & POLLIN) refuse_waiting_client();
-    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) return ReadStatus::kTimeout;
+    // The current host first: when it has just closed and reconnected, the new connection is
+    // the next session, not a second client to refuse.
+    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+      if (p[1].revents & POLLIN) refuse_waiting_client();
+      return ReadStatus::kTimeout;
+    }
     char buf[65536];
     ssize_t n = ::read(client_, buf, sizeof(buf));
     if (n > 0) {
@@ -185,7 +192,7 @@ class UnixSocketTransport : public Transport {
     if (client_ >= 0) ::close(client_);
     client_ = -1;
   }
-  std::string describe() const override { return "UNIX socket " + path_.string(); }
+  std::string describe() const override { return what_; }
 
  private:
   // One error line, best effort (the socket buffer of a fresh connection always has room), then
@@ -202,6 +209,7 @@ class UnixSocketTransport : public Transport {
   int listen_fd_;
   int client_ = -1;
   fs::path path_;
+  std::string what_;
 };
 
 }  // namespace
@@ -280,7 +288,25 @@ Result<std::unique_ptr<Transport>> listen_unix(const fs::path& path) {
     ::close(fd);
     return make_error("listen " + p + ": " + errno_text());
   }
-  return std::unique_ptr<Transport>(new UnixSocketTransport(fd, path));
+  return std::unique_ptr<Transport>(new ListeningSocketTransport(fd, path, "UNIX socket " + p));
+}
+
+Result<std::unique_ptr<Transport>> listen_tcp_loopback(std::uint16_t port) {
+  const std::string what = "TCP 127.0.0.1:" + std::to_string(port);
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return make_error("socket: " + errno_text());
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(fd, 4) != 0) {
+    std::string err = errno_text();
+    ::close(fd);
+    return make_error("listen on " + what + ": " + err);
+  }
+  return std::unique_ptr<Transport>(new ListeningSocketTransport(fd, {}, what));
 }
 
 }  // namespace topolab::agent

@@ -29,14 +29,19 @@ Result<int> int_attr(const std::string& origin, const pugi::xml_node& node, cons
   std::string text = node.attribute(attr).value();
   auto v = to_integer(text);
   if (!v || *v < min_value || *v > max_value) {
-    return field_error(origin, node, attr, text, "an integer");
+    const std::string range =
+        "an integer from " + std::to_string(min_value) + " to " + std::to_string(max_value);
+    return field_error(origin, node, attr, text, range.c_str());
   }
   return static_cast<int>(*v);
 }
 
-Result<CpuList> list_attr(const std::string& origin, const pugi::xml_node& node, const char* attr) {
-  std::string text = node.attribute(attr).value();
-  auto list = CpuList::parse(text);
+// All lists of one document draw on one budget: 5 MB of <cpu siblings='0-8191'> must stop at
+// kMaxExpandedCpuIds, not expand into gigabytes (issue 12).
+Result<CpuList> list_attr(const std::string& origin, const pugi::xml_node& node, const char* attr,
+                          CpuIdBudget& budget) {
+  std::string_view text = node.attribute(attr).value();
+  auto list = CpuList::parse(text, &budget);
   if (!list) return list.error().context(origin + ": <" + node.name() + "> attribute " + attr);
   return list;
 }
@@ -69,7 +74,8 @@ Result<std::uint64_t> sized(const std::string& origin, const pugi::xml_node& nod
   return *kib;
 }
 
-Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, RawTopology& raw) {
+Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, RawTopology& raw,
+                        CpuIdBudget& budget) {
   NumaNode node;
   auto id = int_attr(origin, cell, "id");
   if (!id) return id.error();
@@ -100,7 +106,7 @@ Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, R
   std::vector<int> node_cpus;
   for (auto cpu : cell.child("cpus").children("cpu")) {
     RawCpu r;
-    auto cpu_id = int_attr(origin, cpu, "id");
+    auto cpu_id = int_attr(origin, cpu, "id", 0, kMaxCpuIds - 1);
     if (!cpu_id) return cpu_id.error().context("cell " + std::to_string(node.id));
     r.id = *cpu_id;
     r.siblings = CpuList{r.id};
@@ -116,7 +122,7 @@ Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, R
         r.die_id = *die;
       }
       if (cpu.attribute("siblings")) {
-        auto siblings = list_attr(origin, cpu, "siblings");
+        auto siblings = list_attr(origin, cpu, "siblings", budget);
         if (!siblings) return siblings.error();
         r.siblings = siblings->united(CpuList{r.id});
       }
@@ -132,11 +138,12 @@ Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, R
   return {};
 }
 
-Result<void> parse_cache(const std::string& origin, const pugi::xml_node& cache, RawTopology& raw) {
+Result<void> parse_cache(const std::string& origin, const pugi::xml_node& cache, RawTopology& raw,
+                         CpuIdBudget& budget) {
   for (auto bank : cache.children("bank")) {
     if (std::string_view(bank.attribute("level").value()) != "3") continue;
     if (std::string_view(bank.attribute("type").value()) == "code") continue;
-    auto cpus = list_attr(origin, bank, "cpus");
+    auto cpus = list_attr(origin, bank, "cpus", budget);
     if (!cpus) return cpus.error();
     RawCache c;
     c.cpus = std::move(*cpus);
@@ -170,11 +177,12 @@ Result<HostTopology> parse_xml(std::string_view xml, const std::string& origin) 
   RawTopology raw;
   raw.source = origin.rfind("libvirt:", 0) == 0 ? origin : "caps:" + origin;
   pugi::xml_node cells = host.child("topology").child("cells");
-  for (auto cell : cells.children("cell")) TL_TRY(parse_cell(origin, cell, raw));
+  CpuIdBudget budget;
+  for (auto cell : cells.children("cell")) TL_TRY(parse_cell(origin, cell, raw, budget));
   if (raw.cpus.empty()) {
     return make_error(origin + ": no <host><topology><cells><cell><cpus><cpu> elements (no CPUs)");
   }
-  TL_TRY(parse_cache(origin, host.child("cache"), raw));
+  TL_TRY(parse_cache(origin, host.child("cache"), raw, budget));
   raw.vendor = cpuid_vendor(host.child("cpu").child_value("vendor"));
   raw.model = host.child("cpu").child_value("model");
   auto topo = build_topology(std::move(raw));

@@ -62,18 +62,20 @@ Result<int> read_int(const fs::path& path, int min_value = -1, int max_value = 1
   return static_cast<int>(*v);
 }
 
-Result<CpuList> read_list_file(const fs::path& path) {
+// Every list of one tree draws on one budget: a tree that names "0-8191" in each of thousands
+// of files stops at kMaxExpandedCpuIds instead of expanding into gigabytes (issue 12).
+Result<CpuList> read_list_file(const fs::path& path, CpuIdBudget& budget) {
   auto text = read_text(path);
   if (!text) return text.error();
-  auto list = CpuList::parse(*text);
+  auto list = CpuList::parse(*text, &budget);
   if (!list) return list.error().context(path.string());
   return list;
 }
 
-Result<CpuList> read_mask_file(const fs::path& path) {
+Result<CpuList> read_mask_file(const fs::path& path, CpuIdBudget& budget) {
   auto text = read_text(path);
   if (!text) return text.error();
-  auto list = CpuList::parse_mask(*text);
+  auto list = CpuList::parse_mask(*text, &budget);
   if (!list) return list.error().context(path.string());
   return list;
 }
@@ -82,17 +84,18 @@ Result<CpuList> read_mask_file(const fs::path& path) {
 // nullopt when neither exists. Lists are preferred: they are what current kernels document.
 Result<std::optional<CpuList>> read_cpu_set(const fs::path& dir,
                                             std::initializer_list<const char*> list_names,
-                                            std::initializer_list<const char*> mask_names) {
+                                            std::initializer_list<const char*> mask_names,
+                                            CpuIdBudget& budget) {
   for (const char* name : list_names) {
     if (path_exists(dir / name)) {
-      auto l = read_list_file(dir / name);
+      auto l = read_list_file(dir / name, budget);
       if (!l) return l.error();
       return std::optional<CpuList>(std::move(*l));
     }
   }
   for (const char* name : mask_names) {
     if (path_exists(dir / name)) {
-      auto l = read_mask_file(dir / name);
+      auto l = read_mask_file(dir / name, budget);
       if (!l) return l.error();
       return std::optional<CpuList>(std::move(*l));
     }
@@ -143,7 +146,7 @@ Result<bool> read_online(const fs::path& cpu_dir, int id, const std::optional<Cp
   return is_directory_path(cpu_dir / ("cpu" + std::to_string(id)) / "topology");
 }
 
-Result<RawCpu> read_cpu(const fs::path& cpu_dir, int id, bool online) {
+Result<RawCpu> read_cpu(const fs::path& cpu_dir, int id, bool online, CpuIdBudget& budget) {
   RawCpu cpu;
   cpu.id = id;
   cpu.online = online;
@@ -163,7 +166,7 @@ Result<RawCpu> read_cpu(const fs::path& cpu_dir, int id, bool online) {
     cpu.die_id = *die;
   }
   auto siblings = read_cpu_set(topo, {"core_cpus_list", "thread_siblings_list"},
-                               {"core_cpus", "thread_siblings"});
+                               {"core_cpus", "thread_siblings"}, budget);
   if (!siblings) return siblings.error();
   if (*siblings) cpu.siblings = siblings->value().united(CpuList{id});
   return cpu;
@@ -188,7 +191,8 @@ std::optional<std::uint64_t> parse_size_kib(const std::string& text) {
 }
 
 // Appends this CPU's L3 caches (cache/indexN with level 3, not instruction-only).
-Result<void> read_l3(const fs::path& cpu_dir, int id, std::vector<RawCache>& out) {
+Result<void> read_l3(const fs::path& cpu_dir, int id, std::vector<RawCache>& out,
+                     CpuIdBudget& budget) {
   fs::path cache = cpu_dir / ("cpu" + std::to_string(id)) / "cache";
   if (!is_directory_path(cache)) return {};
   auto indexes = list_numbered_dirs(cache, "index");
@@ -204,7 +208,7 @@ Result<void> read_l3(const fs::path& cpu_dir, int id, std::vector<RawCache>& out
       if (!type) return type.error();
       if (*type == "Instruction") continue;
     }
-    auto cpus = read_cpu_set(dir, {"shared_cpu_list"}, {"shared_cpu_map"});
+    auto cpus = read_cpu_set(dir, {"shared_cpu_list"}, {"shared_cpu_map"}, budget);
     if (!cpus) return cpus.error();
     RawCache c;
     c.cpus = *cpus ? cpus->value() : CpuList{id};
@@ -275,7 +279,7 @@ Result<std::vector<HugepagePool>> read_hugepages(const fs::path& dir) {
   return pools;
 }
 
-Result<std::vector<NumaNode>> read_nodes(const fs::path& node_dir) {
+Result<std::vector<NumaNode>> read_nodes(const fs::path& node_dir, CpuIdBudget& budget) {
   std::vector<NumaNode> nodes;
   if (!is_directory_path(node_dir)) return nodes;
   auto ids = list_numbered_dirs(node_dir, "node");
@@ -284,7 +288,7 @@ Result<std::vector<NumaNode>> read_nodes(const fs::path& node_dir) {
     fs::path dir = node_dir / ("node" + std::to_string(id));
     NumaNode node;
     node.id = id;
-    auto cpus = read_cpu_set(dir, {"cpulist"}, {"cpumap"});
+    auto cpus = read_cpu_set(dir, {"cpulist"}, {"cpumap"}, budget);
     if (!cpus) return cpus.error();
     if (*cpus) node.cpus = cpus->value();
     if (path_exists(dir / "meminfo")) {
@@ -335,9 +339,10 @@ Result<HostTopology> read_sysfs_tree(const fs::path& root) {
   if (!ids) return ids.error();
   if (ids->empty()) return make_error(cpu_dir.string() + ": no cpuN directories (no CPUs)");
 
+  CpuIdBudget budget;
   std::optional<CpuList> online_list;
   if (path_exists(cpu_dir / "online")) {
-    auto l = read_list_file(cpu_dir / "online");
+    auto l = read_list_file(cpu_dir / "online", budget);
     if (!l) return l.error();
     online_list = std::move(*l);
   }
@@ -346,16 +351,16 @@ Result<HostTopology> read_sysfs_tree(const fs::path& root) {
   for (int id : *ids) {
     auto online = read_online(cpu_dir, id, online_list);
     if (!online) return online.error();
-    auto cpu = read_cpu(cpu_dir, id, *online);
+    auto cpu = read_cpu(cpu_dir, id, *online, budget);
     if (!cpu) return cpu.error();
     raw.cpus.push_back(std::move(*cpu));
-    if (*online) TL_TRY(read_l3(cpu_dir, id, raw.l3));
+    if (*online) TL_TRY(read_l3(cpu_dir, id, raw.l3, budget));
   }
-  auto nodes = read_nodes(root / "sys/devices/system/node");
+  auto nodes = read_nodes(root / "sys/devices/system/node", budget);
   if (!nodes) return nodes.error();
   raw.numa_nodes = std::move(*nodes);
   if (path_exists(cpu_dir / "isolated")) {
-    auto isolated = read_list_file(cpu_dir / "isolated");
+    auto isolated = read_list_file(cpu_dir / "isolated", budget);
     if (!isolated) return isolated.error();
     raw.isolated = std::move(*isolated);
   }

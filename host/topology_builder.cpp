@@ -143,6 +143,12 @@ Result<HostTopology> build_topology(RawTopology raw) {
   }
   std::sort(raw.cpus.begin(), raw.cpus.end(),
             [](const RawCpu& a, const RawCpu& b) { return a.id < b.id; });
+  // Ids index per-CPU tables and are written back as CPU lists: the same bound as the lists.
+  if (raw.cpus.front().id < 0 || raw.cpus.back().id >= kMaxCpuIds) {
+    int bad = raw.cpus.front().id < 0 ? raw.cpus.front().id : raw.cpus.back().id;
+    return make_error("CPU id " + std::to_string(bad) + " is outside 0.." +
+                      std::to_string(kMaxCpuIds - 1));
+  }
   for (std::size_t i = 1; i < raw.cpus.size(); ++i) {
     if (raw.cpus[i].id == raw.cpus[i - 1].id) {
       return make_error("CPU " + std::to_string(raw.cpus[i].id) + " listed twice");

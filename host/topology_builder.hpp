@@ -33,8 +33,9 @@ struct RawTopology {
   std::string vendor, model, source;
 };
 
-// Limits that keep hostile input (guest-sent JSON, junk trees) from exhausting memory.
-inline constexpr int kMaxTopologyCpus = 65536;
+// Limits that keep hostile input (guest-sent JSON, junk trees) from exhausting memory: no more
+// CPUs than there are CPU ids (common/cpu_list.hpp).
+inline constexpr int kMaxTopologyCpus = kMaxCpuIds;
 
 // Error messages are one line: control characters from junk input become '?', and very long
 // messages are cut.

@@ -53,7 +53,6 @@ namespace {
 
 constexpr int kMaxId = 1 << 20;
 constexpr std::size_t kMaxStringBytes = 4096;
-constexpr std::size_t kMaxListItems = static_cast<std::size_t>(kMaxTopologyCpus);
 constexpr std::size_t kMaxArrayItems = static_cast<std::size_t>(kMaxTopologyCpus);
 
 std::string shown(const json& j) {
@@ -65,37 +64,15 @@ Error type_error(const std::string& where, const char* expected, const json& got
   return make_error("topology JSON: " + where + ": expected " + expected + ", got " + shown(got));
 }
 
-// Checks how many ids a list would expand to before expanding it: a guest could otherwise send
-// "0-1048576,0-1048576,..." and make us allocate gigabytes.
-Result<CpuList> parse_bounded_list(const std::string& text, const std::string& where) {
+// The guest's lists: strict syntax, then CpuList's limits on the text, and one expansion budget
+// for the whole document (a 1 MiB hello could otherwise name "0-8191" for each of 8192 CPUs).
+Result<CpuList> parse_bounded_list(const std::string& text, const std::string& where,
+                                   CpuIdBudget& budget) {
   if (text.find_first_not_of("0123456789,-") != std::string::npos) {
     return make_error("topology JSON: " + where + ": expected list syntax such as '0-3,8', got '" +
                       text.substr(0, 60) + "'");
   }
-  std::size_t items = 0;
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    auto comma = rest.find(',');
-    std::string_view item = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    auto dash = item.find('-');
-    if (dash == std::string_view::npos) {
-      ++items;
-    } else {
-      int lo = 0, hi = 0;
-      auto a = item.substr(0, dash), b = item.substr(dash + 1);
-      auto ra = std::from_chars(a.data(), a.data() + a.size(), lo);
-      auto rb = std::from_chars(b.data(), b.data() + b.size(), hi);
-      if (ra.ec == std::errc() && rb.ec == std::errc() && hi >= lo) {
-        items += static_cast<std::size_t>(hi - lo) + 1;
-      }
-    }
-    if (items > kMaxListItems) {
-      return make_error("topology JSON: " + where + ": CPU list names more than " +
-                        std::to_string(kMaxListItems) + " CPUs");
-    }
-  }
-  auto list = CpuList::parse(text);
+  auto list = CpuList::parse(text, &budget);
   if (!list) return list.error().context("topology JSON: " + where);
   return list;
 }
@@ -157,7 +134,7 @@ class Reader {
     if (s.size() > 1u << 20) {
       return make_error("topology JSON: " + where + "." + key + ": CPU list too long");
     }
-    return parse_bounded_list(s, where + "." + key);
+    return parse_bounded_list(s, where + "." + key, budget_);
   }
 
   // Returns the array at key (empty when absent and optional), checked and bounded.
@@ -175,6 +152,9 @@ class Reader {
     }
     return &*it;
   }
+
+ private:
+  mutable CpuIdBudget budget_;  // one per document: every list draws on it
 };
 
 std::string at(const char* array, std::size_t i) {

@@ -12,6 +12,11 @@ PACKAGES=(
   clang clang-format libclang-rt-14-dev ccache
   libxml2-utils
   chromium
+  # The Windows guest agent (issue 15): topolab-agent.exe cross-built with mingw-w64 (the
+  # -posix variant has std::thread; its objdump lists the imports), its tests run it under
+  # wine (wine: /usr/bin/wine, wine64: the 64-bit loader), `topolab image --windows`
+  # writes its ISO with xorriso.
+  g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 wine64 wine xorriso
 )
 
 missing=()

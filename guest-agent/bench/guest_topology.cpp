@@ -1,6 +1,6 @@
 #include "guest-agent/bench/guest_topology.hpp"
 
-#include "host/sysfs_reader.hpp"
+#include "guest-agent/os.hpp"
 
 namespace topolab::bench {
 
@@ -16,7 +16,7 @@ std::string pair_class(const HostTopology* topo, int a, int b) {
 
 const HostTopology* context_topology(const BenchContext& ctx, HostTopology& storage) {
   if (ctx.topology) return ctx.topology;
-  auto local = read_sysfs_topology("/");
+  auto local = agent::os::read_local_topology();
   if (!local || local->cpus.empty()) return nullptr;
   storage = std::move(*local);
   return &storage;

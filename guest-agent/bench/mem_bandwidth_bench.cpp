@@ -1,12 +1,10 @@
 // STREAM-like bandwidth: copy, scale, add, triad over arrays split among pinned threads.
-#include <sys/mman.h>
-
 #include <algorithm>
-#include <cstring>
 
 #include "guest-agent/bench/benchmark_def.hpp"
 #include "guest-agent/bench/summary.hpp"
 #include "guest-agent/bench/timing.hpp"
+#include "guest-agent/os.hpp"
 #include "guest-agent/platform.hpp"
 
 namespace topolab::bench {
@@ -18,9 +16,7 @@ constexpr std::int64_t kMinAutoArrayKib = 16 * 1024;
 struct Array {
   double* data = nullptr;
   std::size_t bytes = 0;
-  ~Array() {
-    if (data) munmap(data, bytes);
-  }
+  ~Array() { agent::os::unmap_memory(data, bytes); }
 };
 
 std::int64_t mem_available_kib() {
@@ -75,12 +71,9 @@ Result<BenchOutput> run_mem_bandwidth(const Params& p, const HostTopology* topo)
   Array arrays[3];
   for (auto& arr : arrays) {
     arr.bytes = n * sizeof(double);
-    void* m = mmap(nullptr, arr.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-      return make_error("mem-bandwidth: mmap " + std::to_string(arr.bytes) +
-                        " bytes: " + std::strerror(errno));
-    }
-    arr.data = static_cast<double*>(m);
+    auto m = agent::os::map_memory(arr.bytes);
+    if (!m) return m.error().context("mem-bandwidth");
+    arr.data = static_cast<double*>(*m);
   }
   double *a = arrays[0].data, *b = arrays[1].data, *c = arrays[2].data;
   const int threads = static_cast<int>(plan->cpus.size());

@@ -1,8 +1,6 @@
 // Memory latency: a dependent-load pointer chase over one random cycle of 64-byte nodes.
 #include "guest-agent/bench/mem_latency_bench.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -10,6 +8,7 @@
 #include "guest-agent/bench/benchmark_def.hpp"
 #include "guest-agent/bench/summary.hpp"
 #include "guest-agent/bench/timing.hpp"
+#include "guest-agent/os.hpp"
 
 namespace topolab::bench {
 
@@ -31,20 +30,17 @@ constexpr std::size_t kNodeBytes = 64;
 constexpr std::int64_t kMaxBufferKib = std::int64_t{64} << 20;
 
 struct Mapping {  // anonymous memory, unmapped on scope exit
-  void* addr = MAP_FAILED;
+  void* addr = nullptr;
   std::size_t bytes = 0;
-  ~Mapping() {
-    if (addr != MAP_FAILED) munmap(addr, bytes);
-  }
+  ~Mapping() { agent::os::unmap_memory(addr, bytes); }
 };
 
 // Builds the cycle in `m` (allocating and touching every page first).
 Result<void> build_chase(Mapping& m, std::size_t bytes, std::uint64_t seed) {
+  auto mapped = agent::os::map_memory(bytes);
+  if (!mapped) return mapped.error();
+  m.addr = *mapped;
   m.bytes = bytes;
-  m.addr = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m.addr == MAP_FAILED) {
-    return make_error("mmap " + std::to_string(bytes) + " bytes: " + std::strerror(errno));
-  }
   std::memset(m.addr, 0, bytes);
   auto n = static_cast<std::uint32_t>(bytes / kNodeBytes);
   auto next = sattolo_cycle(n, seed);

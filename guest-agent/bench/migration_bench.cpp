@@ -1,8 +1,6 @@
 // Migration penalty: warm a working set on CPU a, move the thread to CPU b with
-// sched_setaffinity, and time re-touching it there against re-touching it on a.
-#include <sched.h>
-#include <sys/mman.h>
-
+// os::pin_current_thread (sched_setaffinity / SetThreadGroupAffinity), and time re-touching it
+// there against re-touching it on a.
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -11,6 +9,7 @@
 #include "guest-agent/bench/guest_topology.hpp"
 #include "guest-agent/bench/summary.hpp"
 #include "guest-agent/bench/timing.hpp"
+#include "guest-agent/os.hpp"
 
 namespace topolab::bench {
 namespace {
@@ -32,8 +31,9 @@ struct PairSize {
 Result<PairSize> measure(int a, int b, std::size_t bytes, std::int64_t repeats) {
   PairSize out;
   auto ran = run_threads({a}, [&](int) -> Result<void> {
-    void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return make_error(std::string("mmap: ") + std::strerror(errno));
+    auto mapped = agent::os::map_memory(bytes);
+    if (!mapped) return mapped.error();
+    void* m = *mapped;
     auto* words = static_cast<std::uint64_t*>(m);
     std::memset(m, 1, bytes);
     Result<void> status;
@@ -43,11 +43,11 @@ Result<PairSize> measure(int a, int b, std::size_t bytes, std::int64_t repeats) 
       touch_lines(words, bytes);  // warm on a again
       status = pin_current_thread(b);
       if (!status) break;
-      out.cpu_after_move = sched_getcpu();
+      out.cpu_after_move = agent::os::current_cpu();
       out.move_ns.push_back(static_cast<double>(touch_lines(words, bytes)));
       status = pin_current_thread(a);
     }
-    munmap(m, bytes);
+    agent::os::unmap_memory(m, bytes);
     return status;
   });
   if (!ran) return ran.error();

@@ -1,12 +1,10 @@
 #include "guest-agent/bench/pinning.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <map>
 #include <tuple>
+
+#include "guest-agent/os.hpp"
 
 namespace topolab::bench {
 namespace {
@@ -119,16 +117,7 @@ Result<std::vector<int>> select_cpus(PinMode mode, int threads, const CpuList& a
   return out;
 }
 
-CpuList allowed_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return CpuList{0};
-  std::vector<int> ids;
-  for (int i = 0; i < CPU_SETSIZE; ++i) {
-    if (CPU_ISSET(i, &set)) ids.push_back(i);
-  }
-  return CpuList::from_vector(std::move(ids));
-}
+CpuList allowed_cpus() { return agent::os::allowed_cpus(); }
 
 Result<CpuList> resolve_cpus(const CpuList& requested) {
   CpuList allowed = allowed_cpus();
@@ -140,18 +129,7 @@ Result<CpuList> resolve_cpus(const CpuList& requested) {
   return requested;
 }
 
-Result<void> pin_current_thread(const CpuList& cpus) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int id : cpus) {
-    if (id < 0 || id >= CPU_SETSIZE) return make_error("cannot pin to CPU " + std::to_string(id));
-    CPU_SET(id, &set);
-  }
-  if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-    return make_error("sched_setaffinity(" + cpus.to_string() + "): " + std::strerror(errno));
-  }
-  return {};
-}
+Result<void> pin_current_thread(const CpuList& cpus) { return agent::os::pin_current_thread(cpus); }
 
 Result<void> pin_current_thread(int cpu) {
   if (cpu < 0) return {};

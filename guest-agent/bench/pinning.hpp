@@ -26,7 +26,7 @@ std::vector<int> scatter_order(const CpuList& allowed, const HostTopology* topo)
 Result<std::vector<int>> select_cpus(PinMode mode, int threads, const CpuList& allowed,
                                      const HostTopology* topo);
 
-// CPUs this process may run on (sched_getaffinity).
+// CPUs this process may run on (os::allowed_cpus).
 CpuList allowed_cpus();
 // `requested` if non-empty (must be a subset of the allowed CPUs), else all allowed CPUs.
 Result<CpuList> resolve_cpus(const CpuList& requested);

@@ -1,18 +1,33 @@
-// Operation rates with N threads: getpid syscalls, and page faults via mmap/write/munmap.
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
+// Operation rates with N threads: cheap kernel calls (os::cheap_kernel_call), and page faults
+// via map/write/unmap (mmap or VirtualAlloc).
 #include <algorithm>
-#include <cstring>
 
 #include "guest-agent/bench/benchmark_def.hpp"
 #include "guest-agent/bench/timing.hpp"
+#include "guest-agent/os.hpp"
 
 namespace topolab::bench {
 namespace {
 
 using OpsFn = Result<void> (*)(const Params&, std::int64_t iterations);
+
+Result<void> getpid_loop(const Params&, std::int64_t iterations) {
+  for (std::int64_t i = 0; i < iterations; ++i) agent::os::cheap_kernel_call();
+  return {};
+}
+
+Result<void> fault_loop(const Params& p, std::int64_t iterations) {
+  const auto page = agent::os::page_size();
+  const auto pages = static_cast<std::size_t>(p.integer("pages_per_map"));
+  for (std::int64_t i = 0; i < iterations; ++i) {
+    auto m = agent::os::map_memory(pages * page);
+    if (!m) return m.error();
+    auto* bytes = static_cast<volatile char*>(*m);
+    for (std::size_t k = 0; k < pages; ++k) bytes[k * page] = 1;
+    agent::os::unmap_memory(*m, pages * page);
+  }
+  return {};
+}
 
 // Each thread runs op `iterations` times after a barrier; sample = ops / (last end - first
 // start), where one op counts `ops_per_iteration`.
@@ -49,26 +64,8 @@ Result<BenchOutput> run_rate(const Params& p, const HostTopology* topo, OpsFn op
   }
   out.details = {{"ops_per_thread", ops_per_iteration * static_cast<double>(iterations)},
                  {"runs", runs}};
+  if (op == getpid_loop) out.details["call"] = agent::os::cheap_kernel_call_name();
   return out;
-}
-
-Result<void> getpid_loop(const Params&, std::int64_t iterations) {
-  for (std::int64_t i = 0; i < iterations; ++i) syscall(SYS_getpid);
-  return {};
-}
-
-Result<void> fault_loop(const Params& p, std::int64_t iterations) {
-  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  const auto pages = static_cast<std::size_t>(p.integer("pages_per_map"));
-  for (std::int64_t i = 0; i < iterations; ++i) {
-    void* m =
-        mmap(nullptr, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return make_error(std::string("mmap: ") + std::strerror(errno));
-    auto* bytes = static_cast<volatile char*>(m);
-    for (std::size_t k = 0; k < pages; ++k) bytes[k * page] = 1;
-    munmap(m, pages * page);
-  }
-  return {};
 }
 
 Result<BenchOutput> run_syscall_rate(const Params& p, const HostTopology* topo) {

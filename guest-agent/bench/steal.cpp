@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "common/file_io.hpp"
+#include "guest-agent/os.hpp"
 
 namespace topolab::bench {
 
@@ -34,7 +34,7 @@ Result<std::uint64_t> parse_steal_ticks(std::string_view text) {
 }
 
 std::optional<std::uint64_t> read_steal_ticks() {
-  auto text = read_file("/proc/stat", 1 << 20);
+  auto text = agent::os::read_proc_stat();
   if (!text) return std::nullopt;
   auto steal = parse_steal_ticks(*text);
   if (!steal) return std::nullopt;

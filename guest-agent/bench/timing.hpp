@@ -1,8 +1,7 @@
 #pragma once
 // Clock and thread helpers shared by the benchmarks.
-#include <time.h>
-
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <thread>
@@ -12,11 +11,11 @@
 
 namespace topolab::bench {
 
+// steady_clock: CLOCK_MONOTONIC on Linux, QueryPerformanceCounter on Windows (mingw).
 inline std::uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u +
-         static_cast<std::uint64_t>(ts.tv_nsec);
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
 }
 
 inline double seconds_between(std::uint64_t start_ns, std::uint64_t end_ns) {

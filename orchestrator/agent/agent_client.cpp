@@ -1,6 +1,7 @@
 #include "orchestrator/agent/agent_client.hpp"
 
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -51,6 +52,25 @@ int try_connect(const std::filesystem::path& socket_path) {
   return fd;
 }
 
+// One connect attempt to 127.0.0.1:port; -1 and errno on failure.
+int try_connect_tcp(std::uint16_t port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    int err = errno;
+    ::close(fd);
+    errno = err;
+    return -1;
+  }
+  int flags = ::fcntl(fd, F_GETFL);
+  ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  return fd;
+}
+
 }  // namespace
 
 AgentClient::~AgentClient() {
@@ -59,26 +79,40 @@ AgentClient::~AgentClient() {
 
 Result<std::unique_ptr<AgentClient>> AgentClient::connect_unix(const std::filesystem::path& socket,
                                                                milliseconds timeout) {
+  return connect_with([&] { return try_connect(socket); }, "agent socket " + socket.string(),
+                      timeout);
+}
+
+Result<std::unique_ptr<AgentClient>> AgentClient::connect_tcp_loopback(std::uint16_t port,
+                                                                       milliseconds timeout) {
+  if (port == 0) return make_error("agent TCP port 0 is not a port");
+  return connect_with([&] { return try_connect_tcp(port); },
+                      "agent at 127.0.0.1:" + std::to_string(port), timeout);
+}
+
+Result<std::unique_ptr<AgentClient>> AgentClient::connect_with(const std::function<int()>& attempt,
+                                                               const std::string& what,
+                                                               milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   int fd = -1;
   int last_errno = 0;
   for (;;) {
-    fd = try_connect(socket);
+    fd = attempt();
     if (fd >= 0) break;
     last_errno = errno;
     if (last_errno == ENAMETOOLONG) {
-      return make_error("agent socket " + socket.string() + ": path too long for a UNIX socket");
+      return make_error(what + ": path too long for a UNIX socket");
     }
     if (Clock::now() >= deadline) {
-      return make_error("agent socket " + socket.string() + ": cannot connect within " +
-                        std::to_string(timeout.count()) + " ms: " + errno_text(last_errno));
+      return make_error(what + ": cannot connect within " + std::to_string(timeout.count()) +
+                        " ms: " + errno_text(last_errno));
     }
     std::this_thread::sleep_for(milliseconds(50));
   }
   std::unique_ptr<AgentClient> client(new AgentClient(fd));
   auto synced = client->resync(std::chrono::duration_cast<milliseconds>(
       std::max(deadline - Clock::now(), Clock::duration(milliseconds(1)))));
-  if (!synced) return synced.error().context("agent socket " + socket.string());
+  if (!synced) return synced.error().context(what);
   return client;
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -25,6 +26,10 @@ class AgentClient {
   // A hello seen while discarding is kept for wait_hello().
   static Result<std::unique_ptr<AgentClient>> connect_unix(const std::filesystem::path& socket,
                                                            std::chrono::milliseconds timeout);
+  // The same over TCP to 127.0.0.1:port: the Windows agent's test transport (`topolab-agent.exe
+  // --tcp PORT`; wine 8 has no AF_UNIX sockets). Loopback only: the protocol is unauthenticated.
+  static Result<std::unique_ptr<AgentClient>> connect_tcp_loopback(
+      std::uint16_t port, std::chrono::milliseconds timeout);
   ~AgentClient();
   AgentClient(const AgentClient&) = delete;
   AgentClient& operator=(const AgentClient&) = delete;
@@ -62,6 +67,10 @@ class AgentClient {
  private:
   using Clock = std::chrono::steady_clock;
   explicit AgentClient(int fd) : fd_(fd) {}
+  // Retries attempt() (a connected fd, or -1 and errno) until timeout, then resyncs.
+  static Result<std::unique_ptr<AgentClient>> connect_with(const std::function<int()>& attempt,
+                                                           const std::string& what,
+                                                           std::chrono::milliseconds timeout);
 
   Result<void> send_bytes(const std::string& bytes, Clock::time_point deadline);
   Result<void> send_message(const nlohmann::json& message);

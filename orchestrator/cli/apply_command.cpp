@@ -3,6 +3,7 @@
 // the previous XML and prints a diff.
 #include <iostream>
 
+#include "common/terminal_text.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/domain/domain_patcher.hpp"
@@ -45,8 +46,8 @@ class ApplyCommand : public Command {
       return 0;
     }
     std::cout << result->diff;
-    for (const auto& w : plan.warnings) std::cerr << "warning: " << w << "\n";
-    for (const auto& n : result->notes) std::cerr << "note: " << n << "\n";
+    for (const auto& w : plan.warnings) std::cerr << "warning: " << terminal_safe(w) << "\n";
+    for (const auto& n : result->notes) std::cerr << "note: " << terminal_safe(n) << "\n";
     if (!result->backup.empty()) {
       std::cerr << "defined '" << opts_.domain << "'; previous XML saved to "
                 << result->backup.string() << "\n";

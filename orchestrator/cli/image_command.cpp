@@ -1,11 +1,14 @@
 // `topolab image [-o DIR] [--kernel PATH] [--agent PATH] [--json]`: builds (or reuses) the
 // built-in guest image and prints where it is.
+// `topolab image --windows [-o DIR] [--agent EXE] [--json]`: writes the CD image that installs
+// the Windows guest agent (orchestrator/image/windows_iso.hpp).
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/image/guest_image.hpp"
+#include "orchestrator/image/windows_iso.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -23,10 +26,14 @@ class ImageCommand : public Command {
     cmd->add_option("--modules-dir", modules_dir_,
                     "Folder with modules.dep (default /lib/modules/<kernel version>)");
     cmd->add_flag("--json", json_, "Print the result as JSON");
+    cmd->add_flag("--windows", windows_,
+                  "Write the Windows agent's CD image (topolab-agent.exe, install.cmd, README) "
+                  "instead; --agent then names the .exe");
     return cmd;
   }
 
   int run() override {
+    if (windows_) return run_windows();
     ImageOptions opts;
     opts.output_dir = output_;
     opts.kernel = kernel_;
@@ -64,8 +71,38 @@ class ImageCommand : public Command {
   }
 
  private:
+  int run_windows() {
+    if (!kernel_.empty() || !modules_dir_.empty()) {
+      std::fprintf(stderr,
+                   "topolab image: --kernel and --modules-dir have no meaning with "
+                   "--windows\n");
+      return 1;
+    }
+    image::WindowsIsoOptions opts;
+    opts.output_dir = output_.empty() ? "/var/cache/topolab/windows" : output_;
+    opts.agent_exe = agent_;
+    auto iso = image::build_windows_iso(opts);
+    if (!iso) {
+      std::fprintf(stderr, "topolab image --windows: %s\n", iso.error().message.c_str());
+      return 1;
+    }
+    if (json_) {
+      std::cout << nlohmann::json{{"iso", iso->iso.string()},
+                                  {"files", iso->files},
+                                  {"bytes", iso->bytes},
+                                  {"agent_bytes", iso->agent_bytes}}
+                       .dump(2)
+                << "\n";
+      return 0;
+    }
+    std::cout << "written: " << iso->iso.string() << " (" << iso->bytes << " bytes)\nfiles:";
+    for (const auto& f : iso->files) std::cout << " " << f;
+    std::cout << "\nattach it as a CD-ROM and run install.cmd as Administrator\n";
+    return 0;
+  }
+
   std::string output_, kernel_, agent_, modules_dir_;
-  bool json_ = false;
+  bool json_ = false, windows_ = false;
 };
 
 }  // namespace

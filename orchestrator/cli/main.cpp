@@ -16,6 +16,26 @@ void print_error(std::string_view command, std::string_view message) {
   std::fputs(line.c_str(), stderr);
 }
 
+namespace {
+
+// Options whose empty value means something (an empty kernel command line).
+bool empty_allowed(const CLI::Option& opt) { return opt.get_name() == "--cmdline"; }
+
+// An explicitly empty value ("--store ''", "--base ''", "--guest-cpus ''") used to mean "not
+// given" and silently fell back to a default (redteam): one check for every named option.
+std::string empty_option_error(const CLI::App& sub) {
+  for (const CLI::Option* opt : sub.get_options()) {
+    if (!opt->nonpositional() || opt->get_type_size() == 0 || empty_allowed(*opt)) continue;
+    for (const auto& value : opt->results())
+      if (value.empty())
+        return "option " + opt->get_name() +
+               ": empty value (expected a value, or leave the option out)";
+  }
+  return "";
+}
+
+}  // namespace
+
 }  // namespace topolab::cli
 
 int main(int argc, char** argv) {
@@ -48,6 +68,13 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  for (auto& [sub, cmd] : subs) {
+    if (!sub->parsed()) continue;
+    if (auto err = empty_option_error(*sub); !err.empty()) {
+      print_error(sub->get_name(), err);
+      return 1;
+    }
   }
   try {
     for (auto& [sub, cmd] : subs) {

@@ -23,7 +23,8 @@ class RunCommand : public Command {
         ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
     cmd->add_option("--repetitions", repetitions_, "Override the file's repetitions")
         ->check(CLI::Range(1, 1000));
-    cmd->add_option("--seed", seed_, "Override the file's seed of the run order");
+    cmd->add_option("--seed", seed_, "Override the file's seed of the run order")
+        ->check(CLI::NonNegativeNumber);  // -1 meant "no override" silently (redteam)
     cmd->add_option("--agent", options_.agent_binary, "Agent binary for backend \"host\"");
     cmd->add_flag("--json", json_, "Print the run summary as JSON on stdout");
     cmd->add_flag("-q,--quiet", quiet_, "No progress on stderr");

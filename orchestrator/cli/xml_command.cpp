@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "common/file_io.hpp"
+#include "common/terminal_text.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
@@ -59,7 +60,7 @@ class XmlCommand : public Command {
                           {"warnings", plan.warnings}};
       text = j.dump(2) + "\n";
     }
-    for (const auto& w : plan.warnings) std::cerr << "warning: " << w << "\n";
+    for (const auto& w : plan.warnings) std::cerr << "warning: " << terminal_safe(w) << "\n";
     if (output_.empty()) {
       std::cout << text;
       return 0;

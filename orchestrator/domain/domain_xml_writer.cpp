@@ -5,6 +5,7 @@
 
 #include "common/file_io.hpp"
 #include "orchestrator/domain/domain_sections.hpp"
+#include "orchestrator/domain/xml_depth.hpp"
 #include "orchestrator/install/install_paths.hpp"
 
 namespace topolab {
@@ -172,6 +173,9 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
     return make_error(base.string() + ": offset " + std::to_string(parsed.offset) +
                       ": invalid XML: " + parsed.description());
   }
+  if (domain::xml_depth(doc) > domain::kMaxXmlDepth)
+    return make_error(base.string() + ": XML nested deeper than " +
+                      std::to_string(domain::kMaxXmlDepth) + " elements; refusing it");
   auto domain = doc.child("domain");
   if (!domain) return make_error(base.string() + ": expected a <domain> root element");
   set_attr(domain, "type", spec.accel == Accelerator::kKvm ? "kvm" : "qemu");

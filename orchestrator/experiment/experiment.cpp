@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/file_io.hpp"
+#include "common/safe_name.hpp"
 #include "orchestrator/layout/layout.hpp"
 #include "orchestrator/layout/toml_parse.hpp"
 
@@ -322,7 +323,10 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
     if (key == "name" || key == "description" || key == "layout" || key == "backend") {
       auto s = string_value(c, v, key);
       if (!s) return s.error();
-      if (key == "name") e.name = *s;
+      if (key == "name") {  // names the default store file and terminal lines (redteam)
+        if (auto problem = name_problem(*s); !problem.empty()) return c.at(v, "'name': " + problem);
+        e.name = *s;
+      }
       if (key == "description") e.description = *s;
       if (key == "layout") e.layout_path = (base / *s).lexically_normal();
       if (key == "backend") {

@@ -60,6 +60,16 @@ class ExperimentRun {
 
  private:
   Result<void> load_cells() {
+    TL_TRY(store_.begin_batch());
+    auto loaded = load_cells_unbatched();
+    if (!loaded) {
+      store_.rollback_batch();
+      return loaded;
+    }
+    return store_.commit_batch();
+  }
+
+  Result<void> load_cells_unbatched() {
     for (const auto& c : cells_) {
       store::CellRecord rec{c.key,     c.config_key, c.factors_json(),
                             c.label(), c.index,      layouts_.at(c.config_key)};

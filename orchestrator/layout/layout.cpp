@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/file_io.hpp"
+#include "common/safe_name.hpp"
 
 namespace topolab {
 namespace {
@@ -290,6 +291,8 @@ Result<void> set_layout_field(Layout& l, std::string_view raw_key, std::string_v
     return {};
   };
   if (key == "name") {
+    if (auto problem = name_problem(value); !problem.empty())
+      return make_error(key + ": " + problem);
     l.name = std::string(value);
   } else if (key == "description") {
     l.description = std::string(value);
@@ -318,6 +321,9 @@ Result<void> set_layout_field(Layout& l, std::string_view raw_key, std::string_v
     if (!v) return v.error();
     l.hyperv = *v;
   } else if (key == "guest.kernel_cmdline_extra") {
+    // A newline or other control character ended up raw inside <cmdline> (redteam).
+    if (has_control_chars(value))
+      return make_error(key + ": expected one line of kernel parameters, got a control character");
     l.kernel_cmdline_extra = std::string(value);
   } else if (key == "guest.os") {
     l.guest_os = std::string(value);
@@ -334,16 +340,21 @@ Result<void> set_layout_field(Layout& l, std::string_view raw_key, std::string_v
   } else if (key == "placement.housekeeping_cpus") {
     return set_cpus(l.housekeeping_cpus);
   } else if (key == "placement.explicit") {
-    // One list per vCPU, separated by ';' or '/': "8;9;10;11".
+    // One list per vCPU, separated by ';' or '/': "8;9;10;11". One budget for all of them:
+    // 16 000 copies of "0-8191" must not expand into 500 MB (issue 12).
     std::vector<CpuList> lists;
+    CpuIdBudget budget;
     std::string_view rest = value;
     while (!rest.empty()) {
       auto cut = rest.find_first_of(";/");
       auto item = rest.substr(0, cut);
       rest = cut == std::string_view::npos ? std::string_view{} : rest.substr(cut + 1);
-      auto v = CpuList::parse(item);
+      if (lists.size() == static_cast<std::size_t>(kMaxCpuIds)) {
+        return make_error(key + ": more than " + std::to_string(kMaxCpuIds) + " lists");
+      }
+      auto v = CpuList::parse(item, &budget);
       if (!v) return with_key(v.error());
-      lists.push_back(*v);
+      lists.push_back(std::move(*v));
     }
     l.explicit_cpus = std::move(lists);
   } else if (key == "cpu.model") {

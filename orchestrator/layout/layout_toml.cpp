@@ -211,7 +211,8 @@ class Parser {
       if (key == "name" || key == "description") {
         auto text_value = value_text(v, Kind::kString, key);
         if (!text_value) return text_value.error();
-        TL_TRY(set_layout_field(layout, key, *text_value));
+        if (auto set = set_layout_field(layout, key, *text_value); !set)
+          return at(v.source(), set.error().message);  // file:line for a refused name
       } else if (key == "hostdev") {
         TL_TRY(hostdevs(v, layout));
       } else if (schema().count(key)) {

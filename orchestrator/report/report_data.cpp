@@ -222,7 +222,8 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
     for (std::size_t b = 0; b < std::max<std::size_t>(benches.size(), 1); ++b) {
       ReportRow row;
       row.cell = c.cell.label;
-      row.factors = c.cell.factors;
+      // Unreadable stored factors read as null (a discarded value would print as "<discarded>").
+      row.factors = c.cell.factors.is_discarded() ? nlohmann::json() : c.cell.factors;
       row.benchmark_index = static_cast<int>(b);
       row.benchmark = b < benches.size() ? benches[b] : "";
       row.status = c.status;

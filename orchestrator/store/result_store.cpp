@@ -121,7 +121,7 @@ Result<void> ResultStore::exec(const std::string& sql) {
 }
 
 Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::path& path) {
-  TL_TRY(check_regular_or_absent(path));  // a FIFO or device would block SQLite (issue 12)
+  TL_TRY(check_sqlite_paths(path));  // a FIFO or device would block SQLite (issue 12)
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   std::unique_ptr<ResultStore> store(new ResultStore(db, path));
@@ -145,9 +145,11 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::pa
 
 Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
     const std::filesystem::path& path) {
-  if (!std::filesystem::exists(path))
-    return make_error("store " + path.string() + ": no such file");
-  TL_TRY(check_regular_or_absent(path));  // a FIFO or device would block SQLite (issue 12)
+  std::error_code ec;  // the throwing overload aborted on a symlink loop (redteam)
+  if (!std::filesystem::exists(path, ec))
+    return make_error("store " + path.string() + ": " +
+                      (ec ? ec.message() : std::string("no such file")));
+  TL_TRY(check_sqlite_paths(path));  // a FIFO or device would block SQLite (issue 12)
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
   std::unique_ptr<ResultStore> store(new ResultStore(db, path));
@@ -156,6 +158,13 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
   Stmt s(db, "SELECT value FROM meta WHERE key='schema_version'");
   if (!s.prepared() || s.step() != SQLITE_ROW)
     return make_error("store " + path.string() + ": not a topolab results store");
+  // A store from a newer topolab may mean something else by the same columns: refuse it
+  // rather than report it as if it were ours (redteam: schema 999 was reported silently).
+  const std::string version = s.text(0);
+  if (version != "1" && version != std::to_string(kSchemaVersion))
+    return make_error("store " + path.string() + ": schema version '" + version +
+                      "' is not one this topolab knows (1 or " + std::to_string(kSchemaVersion) +
+                      "); it was written by another version");
   return store;
 }
 

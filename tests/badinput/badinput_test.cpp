@@ -199,6 +199,10 @@ void run_setup(const json& steps, const fs::path& tmp) {
       std::ofstream f(a, op == "append" ? std::ios::binary | std::ios::app : std::ios::binary);
       int repeat = step.size() > 3 ? step.at(3).get<int>() : 1;
       for (int i = 0; i < repeat; ++i) f << step.at(2).get<std::string>();
+    } else if (op == "append") {  // ["append", path, text, repeat]
+      std::ofstream f(a, std::ios::binary | std::ios::app);
+      int repeat = step.size() > 3 ? step.at(3).get<int>() : 1;
+      for (int i = 0; i < repeat; ++i) f << step.at(2).get<std::string>();
     } else if (op == "mkdir") {
       fs::create_directories(a);
     } else if (op == "symlink") {  // ["symlink", target, link]

@@ -143,6 +143,22 @@ TEST(CheckRegularOrAbsent, AcceptsAbsentAndRegularRefusesTheRest) {
   EXPECT_FALSE(check_regular_or_absent(dir.path() / "dangling.sqlite").ok());
 }
 
+TEST(CheckSqlitePaths, RefusesAFifoAsTheStoreOrAnySiblingSqliteOpens) {
+  testing::TempDir dir;
+  fs::path db = dir.path() / "results.db";
+  write(db, "");
+  EXPECT_TRUE(check_sqlite_paths(db).ok());
+  for (const char* suffix : {"-journal", "-wal", "-shm"}) {
+    fs::path sibling = db.string() + suffix;
+    expect_fifo_refused_quickly(sibling, O_WRONLY, [&] {
+      auto r = check_sqlite_paths(db);
+      ASSERT_FALSE(r.ok()) << suffix;
+      EXPECT_EQ(r.error().message, sibling.string() + ": not a regular file (fifo)");
+    });
+    fs::remove(sibling);
+  }
+}
+
 // --- write_file_atomic (issue 12, class 7) ---
 
 std::size_t entries_in(const fs::path& dir) {

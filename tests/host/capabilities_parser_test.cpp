@@ -156,4 +156,42 @@ TEST(CapabilitiesBadInput, DuplicateCpuIds) {
 }
 
 }  // namespace
+// --- issue 12, class 2: limits before expansion ---
+
+std::string caps_with_cpus(const std::string& cpus) {
+  return "<capabilities><host><topology><cells><cell id='0'><cpus>" + cpus +
+         "</cpus></cell></cells></topology></host></capabilities>";
+}
+
+TEST(CapabilitiesLimits, ManyFullSiblingListsStopAtTheExpansionBudget) {
+  std::string cpus;
+  for (int i = 0; i < 1100; ++i) {
+    cpus += "<cpu id='" + std::to_string(i) + "' socket_id='0' core_id='0' siblings='0-8191'/>";
+  }
+  auto t = parse_capabilities_xml(caps_with_cpus(cpus), "many.xml");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("many.xml: <cpu> attribute siblings: CPU lists together name "
+                                   "more than 8388608 CPU ids"),
+            std::string::npos)
+      << t.error().message;
+}
+
+TEST(CapabilitiesLimits, IdsAndRangesBeyondTheMaximumAreRefused) {
+  auto id = parse_capabilities_xml(caps_with_cpus("<cpu id='8192' socket_id='0' siblings='0'/>"),
+                                   "id.xml");
+  ASSERT_FALSE(id.ok());
+  EXPECT_NE(id.error().message.find("id='8192': expected an integer from 0 to 8191"),
+            std::string::npos)
+      << id.error().message;
+  auto range = parse_capabilities_xml(
+      caps_with_cpus("<cpu id='0' socket_id='0' siblings='0-4000000000'/>"), "range.xml");
+  ASSERT_FALSE(range.ok());
+  EXPECT_NE(range.error().message.find("CPU id '4000000000' is beyond the maximum 8191"),
+            std::string::npos)
+      << range.error().message;
+  auto top = parse_capabilities_xml(
+      caps_with_cpus("<cpu id='8191' socket_id='0' siblings='8190-8191'/>"), "top.xml");
+  EXPECT_TRUE(top.ok()) << top.error().message;
+}
+
 }  // namespace topolab

@@ -258,4 +258,49 @@ TEST(SysfsReader, AsymmetricSiblingListsFormOneCore) {
 }
 
 }  // namespace
+// --- issue 12, class 2: limits before expansion ---
+
+TEST(SysfsLimits, ManyFullSiblingListsStopAtTheExpansionBudget) {
+  TempDir tmp;
+  make_tree(tmp.path());
+  fs::path cpu = tmp.path() / "sys/devices/system/cpu";
+  // 1100 online CPUs, each claiming all 8192 ids as SMT siblings: 9 million ids, 7 bytes of
+  // text each. The first 1024 fit the budget; the next one is refused before it is expanded.
+  for (int i = 4; i < 1100; ++i) {
+    write_text(cpu / ("cpu" + std::to_string(i)) / "topology/physical_package_id", "0\n");
+  }
+  for (int i = 0; i < 1100; ++i) {
+    write_text(cpu / ("cpu" + std::to_string(i)) / "topology/thread_siblings_list", "0-8191\n");
+  }
+  write_text(cpu / "online", "0-1099\n");
+  auto t = read_sysfs_topology(tmp.path());
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("topology/thread_siblings_list: CPU lists together name more "
+                                   "than 8388608 CPU ids; refusing to expand them"),
+            std::string::npos)
+      << t.error().message;
+}
+
+TEST(SysfsLimits, AHugeRangeIsRefusedOnItsText) {
+  TempDir tmp;
+  make_tree(tmp.path());
+  fs::path list = tmp.path() / "sys/devices/system/cpu/cpu1/topology/thread_siblings_list";
+  write_text(list, "0-4000000000\n");
+  auto t = read_sysfs_topology(tmp.path());
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().message, list.string() +
+                                   ": invalid CPU list '0-4000000000': CPU id "
+                                   "'4000000000' is beyond the maximum 8191");
+}
+
+TEST(SysfsLimits, ACpuDirectoryBeyondTheLargestIdIsRefused) {
+  TempDir tmp;
+  make_tree(tmp.path());
+  fs::create_directories(tmp.path() / "sys/devices/system/cpu/cpu8192/topology");
+  auto t = read_sysfs_topology(tmp.path());
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("CPU id 8192 is outside 0..8191"), std::string::npos)
+      << t.error().message;
+}
+
 }  // namespace topolab

@@ -98,7 +98,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadDoc{R"({"cpus":[{"id":0}],"numa_nodes":[{"id":0,"hugepages":[{"page_kib":"2M"}]}]})",
                "numa_nodes[0].hugepages[0].page_kib"},
         BadDoc{R"({"cpus":[{"id":0}],"packages":"x"})", "packages"},
-        BadDoc{R"({"cpus":[{"id":0}],"isolated":"0-1048576,0-1048576"})", "more than"},
+        BadDoc{R"({"cpus":[{"id":0}],"isolated":"0-1048576,0-1048576"})",
+               "is beyond the maximum 8191"},
         BadDoc{R"({"cpus":[{"id":0}],"isolated":" 0 - 5"})", "list syntax"},
         BadDoc{R"({"cpus":[{"id":0}],"vendor":7})", "vendor"}));
 
@@ -110,6 +111,18 @@ TEST(TopologyJsonLimits, HugeListsAreRefusedBeforeExpanding) {
   auto t = topology_from_json(j);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.error().message.find("cpus[0].siblings"), std::string::npos) << t.error().message;
+}
+
+// Each list is small (8192 ids); 1100 of them in one hello are 9 million ids: the document's
+// budget stops them before they are expanded.
+TEST(TopologyJsonLimits, ManyFullListsStopAtTheDocumentsBudget) {
+  json cpus = json::array();
+  for (int i = 0; i < 1100; ++i) cpus.push_back({{"id", i}, {"siblings", "0-8191"}});
+  auto t = topology_from_json({{"cpus", cpus}});
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("siblings: CPU lists together name more than 8388608 CPU ids"),
+            std::string::npos)
+      << t.error().message;
 }
 
 TEST(TopologyJsonLimits, TooManyCpus) {

@@ -30,6 +30,14 @@ for f in ./usr/bin/topolab ./usr/bin/topolab-agent \
   grep -qxF "$f" "$TMP/files" || fail "$f is not in the package"
 done
 if grep -q "topolab-build-tree" "$TMP/files"; then fail "the build-tree marker is packaged"; fi
+# The Windows agent is packaged exactly when the mingw sub-build made it.
+WIN=0
+[[ -f $BUILD/guest-agent/topolab-agent.exe ]] && WIN=1
+if ((WIN)); then
+  grep -qxF ./usr/bin/topolab-agent.exe "$TMP/files" || fail "topolab-agent.exe was built, not packaged"
+elif grep -qF topolab-agent.exe "$TMP/files"; then
+  fail "topolab-agent.exe packaged but not built"
+fi
 DEPENDS=$(dpkg-deb -f "$DEB" Depends)
 echo "Depends: $DEPENDS"
 for d in libvirt0 libsqlite3-0 libvirt-daemon-system qemu-system-x86 linux-image-amd64 xz-utils; do
@@ -58,9 +66,10 @@ untouched() {
 
 step "topolab paths"
 run topolab paths --json | tee "$TMP/paths.json"
-python3 - "$TMP/paths.json" "$ROOT" <<'PY'
+python3 - "$TMP/paths.json" "$ROOT" "$WIN" <<'PY'
 import json, sys
-p, root = json.load(open(sys.argv[1])), sys.argv[2]
+p, root, win = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3] == "1"
+assert p["windows_agent"] == (root + "/usr/bin/topolab-agent.exe" if win else ""), p
 assert p["templates_origin"] == "installed", p
 assert p["templates"] == root + "/usr/share/topolab/templates", p
 assert p["agent"] == root + "/usr/bin/topolab-agent" and p["agent_origin"] == "installed", p
@@ -88,6 +97,14 @@ cat "$TMP/image.json"
 grep -q "$ROOT/usr/bin/topolab-agent" "$TMP/trace" || fail "image did not read the installed agent"
 ls "$TMP/image" | grep -q . || fail "image wrote nothing"
 untouched image
+
+if ((WIN)); then
+  step "topolab image --windows -o TMP (the installed topolab-agent.exe)"
+  traced topolab image --windows -o "$TMP/win" >"$TMP/win.txt" || fail "image --windows exited $?"
+  grep -q "$ROOT/usr/bin/topolab-agent.exe" "$TMP/trace" || fail "image --windows: not the installed .exe"
+  ls "$TMP/win"/*.iso >/dev/null || fail "image --windows wrote no ISO"
+  untouched "image --windows"
+fi
 
 step "man -l"
 MANWIDTH=80 man -l "$ROOT/usr/share/man/man1/topolab.1.gz" >"$TMP/man.txt" 2>"$TMP/man.err"

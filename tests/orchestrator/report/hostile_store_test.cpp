@@ -71,6 +71,11 @@ TEST_F(HostileStore, BadRunsAreListedByIdAndTheRestIsReported) {
     (*reporter)->report(*data);
     const std::string text = out.str();
     const bool json = std::string(format) == "json";
+    if (json) {
+      EXPECT_FALSE(nlohmann::json::parse(text, nullptr, false).is_discarded())
+          << "the JSON report stays valid JSON:\n"
+          << text;
+    }
     EXPECT_NE(text.find(json ? "\"run_id\": 2" : "run 2"), std::string::npos) << format;
     if (std::string(format) != "html") {
       EXPECT_EQ(text.find('\x1b'), std::string::npos) << format << ": raw ESC\n" << text;

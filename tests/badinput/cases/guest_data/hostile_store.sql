@@ -33,6 +33,9 @@ INSERT INTO cells VALUES(1, 1, 'k1', 'c1', '{"expose":"flat"}',
   CAST(X'1b5b33316d726564ff' AS TEXT), 0, 'done', '', '[]', 1);
 INSERT INTO cells VALUES(2, 1, 'k2', 'c2', '[1,2]', '=HYPERLINK("http://evil")', 1, 'failed',
   CAST(X'6775657374207361696420611b5d303b7469746c6507' AS TEXT), '"not an array"', 1);
+-- Factors that are not JSON at all.
+INSERT INTO cells VALUES(3, 1, 'k3', 'c3', '{{ not json', 'unreadable factors', 2, 'pending', NULL,
+  NULL, NULL);
 INSERT INTO boots VALUES(1, 1, 'c1', 'not a number', NULL, '{"cpus":[{"id":"x"}]}', '{}',
   '{}', '{}', 'now');
 
