@@ -74,7 +74,8 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # libvirt0, libsqlite3, libspdlog, libfm
 # modules' compressors: orchestrator/image/pvh_kernel.cpp, module_resolver.cpp).
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libvirt-daemon-system, qemu-system-x86, \
 linux-image-amd64 | linux-image-cloud-amd64, xz-utils, zstd")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "ovmf")
+# ovmf: UEFI for the Windows VFIO template; xorriso: `image --windows` writes the agent ISO.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "ovmf, xorriso")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "chromium")
 include(CPack)
 
