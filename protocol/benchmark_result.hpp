@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/cpu_list.hpp"
 #include "common/result.hpp"
 
 namespace topolab::protocol {
@@ -27,7 +28,8 @@ inline constexpr std::size_t kMaxSamples = 100000;      // samples[]
 inline constexpr std::size_t kMaxArrayItems = 100000;   // any array
 inline constexpr std::size_t kMaxObjectMembers = 4096;  // any object
 inline constexpr int kMaxResultDepth = 16;              // nesting below the result object
-inline constexpr std::int64_t kMaxCpuId = 65535;        // a CPU id named in a result
+// A CPU id named in a result: the one CPU-id bound of topolab (common/cpu_list.hpp).
+inline constexpr std::int64_t kMaxCpuId = kMaxCpuIds - 1;
 // CPUs of one core-to-core result (distinct ids in details.pairs, rows of a matrix): the report
 // builds an n x n matrix, so n is bounded before any allocation (1024^2 doubles = 8 MiB).
 inline constexpr std::size_t kMaxC2cCpus = 1024;

@@ -133,8 +133,12 @@ bool reuse_cached(const fs::path& manifest, const fs::path& out, std::uint64_t i
   if (file != "vmlinux" && file != "vmlinuz") return false;
   if (fs::file_size(out / file, ec) != m["kernel_bytes"].get<std::uint64_t>() || ec) return false;
   img.kernel = out / file;
-  img.boot_protocol = m.value("boot", "");
-  img.pvh_fallback = m.value("pvh_fallback", "");
+  // Optional fields of a manifest on disk: a wrong type reads as absent, never as an abort.
+  const auto text_field = [&m](const char* key) {
+    return m.contains(key) && m[key].is_string() ? m[key].get<std::string>() : std::string();
+  };
+  img.boot_protocol = text_field("boot");
+  img.pvh_fallback = text_field("pvh_fallback");
   return true;
 }
 

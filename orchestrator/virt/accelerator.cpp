@@ -68,7 +68,8 @@ std::optional<KvmVerdict> read_accel_cache(const std::filesystem::path& cache,
   }
   KvmVerdict v;
   v.usable = e["kvm_usable"].get<bool>();
-  v.reason = e.value("reason", std::string());
+  // A hand-edited cache with a non-string reason must not abort (value() would throw).
+  if (e.contains("reason") && e["reason"].is_string()) v.reason = e["reason"].get<std::string>();
   return v;
 }
 

@@ -131,8 +131,12 @@ TEST(ValidateResult, C2cCpuIdsAreBoundedBeforeAnyMatrix) {
       << error_of(j);
   j = good();
   j["details"]["pairs"] = {{{"a", 0}, {"b", 70000}, {"median_ns", 80}}};
-  EXPECT_NE(error_of(j).find("field 'details.pairs[0].b': expected a CPU id (integer 0..65535)"),
+  EXPECT_NE(error_of(j).find("field 'details.pairs[0].b': expected a CPU id (integer 0..8191)"),
             std::string::npos);
+  j["details"]["pairs"] = {{{"a", 0}, {"b", 8192}, {"median_ns", 80}}};  // kMaxCpuIds itself
+  EXPECT_NE(error_of(j).find("details.pairs[0].b"), std::string::npos);
+  j["details"]["pairs"] = {{{"a", 0}, {"b", 8191}, {"median_ns", 80}}};
+  EXPECT_EQ(error_of(j), "accepted");
   j["details"]["pairs"] = {{{"a", -1}, {"b", 1}}};
   EXPECT_NE(error_of(j).find("details.pairs[0].a"), std::string::npos);
   j["details"]["pairs"] = {{{"a", 0}, {"b", 1}, {"median_ns", "fast"}}};
@@ -143,7 +147,7 @@ TEST(ValidateResult, C2cCpuIdsAreBoundedBeforeAnyMatrix) {
   EXPECT_NE(error_of(j).find("field 'details.matrix_ns': 1025 rows"), std::string::npos);
   j = good();
   j["details"]["cpus"] = "0-4000000000";
-  EXPECT_NE(error_of(j).find("field 'details.cpus': expected CPU ids up to 65535"),
+  EXPECT_NE(error_of(j).find("field 'details.cpus': expected CPU ids up to 8191"),
             std::string::npos)
       << error_of(j);
   j["details"]["cpus"] = "0-1023";

@@ -79,6 +79,18 @@ TEST_F(Accel, CorruptCacheIsAMissNotAnError) {
   EXPECT_TRUE(read_accel_cache(cache_, "k"));
 }
 
+TEST_F(Accel, WrongTypesInTheCacheAreReadSafely) {
+  std::filesystem::create_directories(cache_.parent_path());
+  std::ofstream(cache_) << R"({"entries": {"k": {"kvm_usable": false, "reason": 5}, "j": []}})";
+  auto k = read_accel_cache(cache_, "k");  // threw nlohmann::type_error (exit 70) before
+  ASSERT_TRUE(k);
+  EXPECT_FALSE(k->usable);
+  EXPECT_EQ(k->reason, "");
+  EXPECT_FALSE(read_accel_cache(cache_, "j"));
+  std::ofstream(cache_) << R"({"entries": []})";
+  EXPECT_FALSE(read_accel_cache(cache_, "k"));
+}
+
 TEST_F(Accel, CacheKeyNamesKernelAndVersions) {
   auto key = accel_cache_key(conn());
   ASSERT_TRUE(key.ok()) << key.error().message;
