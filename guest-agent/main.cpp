@@ -75,7 +75,8 @@ std::string parse_serve_args(int argc, char** argv, int first, ServeArgs& a) {
   for (int i = first; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](std::string& out) -> bool {
-      if (i + 1 >= argc) return false;
+      // An empty value ("--unix ''") fell back to the virtio port and waited forever (redteam).
+      if (i + 1 >= argc || argv[i + 1][0] == '\0') return false;
       out = argv[++i];
       return true;
     };

@@ -2,6 +2,7 @@
 //                         [--repetitions N] [--seed N] [--json] [--quiet]`
 #include <cstdio>
 #include <iostream>
+#include <limits>
 
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/experiment/backend_factory.hpp"
@@ -24,7 +25,7 @@ class RunCommand : public Command {
     cmd->add_option("--repetitions", repetitions_, "Override the file's repetitions")
         ->check(CLI::Range(1, 1000));
     cmd->add_option("--seed", seed_, "Override the file's seed of the run order")
-        ->check(CLI::NonNegativeNumber);  // -1 meant "no override" silently (redteam)
+        ->check(CLI::Range(0LL, std::numeric_limits<long long>::max()));  // -1 was "none" (redteam)
     cmd->add_option("--agent", options_.agent_binary, "Agent binary for backend \"host\"");
     cmd->add_flag("--json", json_, "Print the run summary as JSON on stdout");
     cmd->add_flag("-q,--quiet", quiet_, "No progress on stderr");

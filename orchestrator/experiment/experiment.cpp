@@ -8,6 +8,7 @@
 
 #include "common/file_io.hpp"
 #include "common/safe_name.hpp"
+#include "orchestrator/experiment/matrix.hpp"
 #include "orchestrator/layout/layout.hpp"
 #include "orchestrator/layout/toml_parse.hpp"
 
@@ -400,15 +401,17 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
     return make_error("--repetitions " + std::to_string(*overrides.repetitions) +
                       ": expected an integer 1..1000");
   apply_overrides(overrides, e);
-  if (overrides.repetitions && (*overrides.repetitions < 1 || *overrides.repetitions > 1000))
-    return make_error("--repetitions " + std::to_string(*overrides.repetitions) +
-                      ": expected an integer 1..1000");
-  apply_overrides(overrides, e);
   if (e.adaptive && e.adaptive->max_repetitions < e.repetitions)
     return c.at_line(1, "'adaptive.max_repetitions' (" +
                             std::to_string(e.adaptive->max_repetitions) +
                             ") must be >= repetitions (" + std::to_string(e.repetitions) + ")");
-  return check_size_limits(c, factors_line, e, overrides.repetitions.has_value());
+  TL_TRY(check_size_limits(c, factors_line, e, overrides.repetitions.has_value()));
+  // After the size check, so the expansion is bounded. An experiment whose [[exclude]] rules
+  // drop every cell ran nothing and exited 0 (redteam).
+  if (!e.excludes.empty() && expand_cells(e).empty())
+    return c.at_line(e.excludes.front().line,
+                     "[[exclude]]: the rules exclude every cell of the matrix; nothing would run");
+  return {};
 }
 
 }  // namespace

@@ -78,10 +78,14 @@ void compute_statistics(ReportData& data, const nlohmann::json& baseline) {
   }
   if (!baseline.is_object() || baseline.empty()) return;
   for (auto& r : data.rows) {
-    if (r.values.empty() || r.is_baseline) continue;  // not against itself
+    // Not against itself; a cell whose stored factors are unreadable (not an object) has no
+    // baseline: two such cells compared equal and got each other as baseline (redteam).
+    if (r.values.empty() || r.is_baseline || !r.factors.is_object()) continue;
     const nlohmann::json want = baseline_factors(r.factors, baseline);
     for (const auto& b : data.rows) {
-      if (b.benchmark_index != r.benchmark_index || b.factors != want || b.values.empty()) continue;
+      if (!b.is_baseline || b.benchmark_index != r.benchmark_index || b.factors != want ||
+          b.values.empty())
+        continue;
       double p = penalty_percent(r.median, b.median);
       if (std::isfinite(p)) {
         r.penalty = p;

@@ -225,5 +225,16 @@ TEST(AgentBounds, ANonReadingClientIsDroppedAfterTheWriteBound) {
           std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count()));
 }
 
+// Redteam: an empty transport value ("--unix ''", an unset variable) fell back to the virtio
+// port and waited for it forever; it is now a usage error at once.
+TEST(AgentBounds, AnEmptyTransportValueIsAUsageErrorNotAWait) {
+  for (const char* option : {"--unix", "--port", "--name"}) {
+    auto o = testing::run_process({TOPOLAB_AGENT, "serve", option, ""}, std::chrono::seconds(10));
+    EXPECT_FALSE(o.timed_out) << option << " '' waited";
+    EXPECT_EQ(o.exit_code, 2) << option << ": " << o.err;
+    EXPECT_NE(o.err.find(option), std::string::npos) << o.err;
+  }
+}
+
 }  // namespace
 }  // namespace topolab
