@@ -2,6 +2,7 @@
 # The full test suite, as CI runs it: setup, release build + all tests (unit and real-guest
 # integration), then an ASan+UBSan build of the unit tests, a ThreadSanitizer build of the
 # threaded code and its tests (scripts/tsan.sh), and the bounded fuzz runs.
+# The .deb is built and tried unpacked (ctest -L package) after the integration tests.
 # Usage: bash scripts/test.sh [--quick]   (--quick: release build and unit tests only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,9 @@ if ((QUICK)); then exit 0; fi
 
 stage "integration tests (real libvirt + QEMU guests)"
 (cd build && ctest -L integration --output-on-failure)
+
+stage "package (.deb built, unpacked away from the source and build trees, run there)"
+(cd build && ctest -L package --output-on-failure)
 
 stage "ASan+UBSan build"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTOPOLAB_SANITIZE=ON >/dev/null

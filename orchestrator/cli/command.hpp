@@ -31,5 +31,6 @@ std::unique_ptr<Command> make_run_command();
 std::unique_ptr<Command> make_report_command();
 std::unique_ptr<Command> make_doctor_command();
 std::unique_ptr<Command> make_hook_command();
+std::unique_ptr<Command> make_paths_command();
 
 }  // namespace topolab::cli

@@ -20,7 +20,9 @@ class ImageCommand : public Command {
         "image", "Build the built-in guest image (kernel + initramfs with the agent as /init)");
     cmd->add_option("-o,--output", output_, "Output folder (default /var/cache/topolab/image)");
     cmd->add_option("--kernel", kernel_, "Kernel (default: newest /boot/vmlinuz-*)");
-    cmd->add_option("--agent", agent_, "Static agent binary (default: the built topolab-agent)");
+    cmd->add_option(
+        "--agent", agent_,
+        "Static agent binary (default: the installed or built topolab-agent, see `topolab paths`)");
     cmd->add_option("--modules-dir", modules_dir_,
                     "Folder with modules.dep (default /lib/modules/<kernel version>)");
     cmd->add_flag("--json", json_, "Print the result as JSON");

@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   commands.push_back(make_report_command());
   commands.push_back(make_doctor_command());
   commands.push_back(make_hook_command());
+  commands.push_back(make_paths_command());
 
   std::vector<std::pair<CLI::App*, Command*>> subs;
   for (auto& c : commands) subs.emplace_back(c->setup(app), c.get());

@@ -6,6 +6,7 @@
 #include "common/file_io.hpp"
 #include "orchestrator/domain/domain_sections.hpp"
 #include "orchestrator/domain/xml_depth.hpp"
+#include "orchestrator/install/install_paths.hpp"
 
 namespace topolab {
 namespace {
@@ -154,10 +155,7 @@ void write_channel(pugi::xml_node devices, const ChannelSpec& ch) {
 
 }  // namespace
 
-std::filesystem::path templates_dir() {
-  if (const char* env = std::getenv("TOPOLAB_TEMPLATES_DIR"); env && *env) return env;
-  return std::filesystem::path(TOPOLAB_SOURCE_DIR) / "templates";
-}
+std::filesystem::path templates_dir() { return install_paths().templates; }
 
 std::filesystem::path default_base_template() {
   return templates_dir() / "domains" / "linux-direct-boot.xml";

@@ -36,8 +36,8 @@ struct DomainSpec {
   std::filesystem::path serial_log;  // console log file, empty: none
 };
 
-// Directory of the shipped templates (TOPOLAB_SOURCE_DIR/templates, or TOPOLAB_TEMPLATES_DIR
-// from the environment when set).
+// Directory of the shipped templates (install_paths(): TOPOLAB_TEMPLATES_DIR, the installed
+// share/topolab/templates, or the source tree's when run from the build tree).
 std::filesystem::path templates_dir();
 std::filesystem::path default_base_template();
 

@@ -13,6 +13,7 @@
 #include "host/sysfs_reader.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/agent/agent_client.hpp"
+#include "orchestrator/install/install_paths.hpp"
 
 namespace topolab::experiment {
 namespace {
@@ -102,7 +103,7 @@ class HostTarget : public Target {
 }  // namespace
 
 HostBackend::HostBackend(std::filesystem::path agent_binary)
-    : agent_(agent_binary.empty() ? std::filesystem::path(TOPOLAB_AGENT_BINARY) : agent_binary) {}
+    : agent_(agent_binary.empty() ? install_paths().agent : agent_binary) {}
 
 Result<void> HostBackend::prepare(const Experiment& e, const std::vector<Configuration>&) {
   for (const auto& f : e.factors)

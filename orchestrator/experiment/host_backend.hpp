@@ -10,7 +10,7 @@ namespace topolab::experiment {
 
 class HostBackend : public Backend {
  public:
-  // agent_binary empty: the agent built with this topolab (TOPOLAB_AGENT_BINARY).
+  // agent_binary empty: install_paths().agent (the built or installed agent).
   explicit HostBackend(std::filesystem::path agent_binary = {});
   std::string name() const override { return "host"; }
   Result<void> prepare(const Experiment&, const std::vector<Configuration>&) override;

@@ -13,10 +13,7 @@
 #include "orchestrator/image/elf_probe.hpp"
 #include "orchestrator/image/module_resolver.hpp"
 #include "orchestrator/image/pvh_kernel.hpp"
-
-#ifndef TOPOLAB_AGENT_BINARY
-#define TOPOLAB_AGENT_BINARY ""
-#endif
+#include "orchestrator/install/install_paths.hpp"
 
 namespace topolab {
 
@@ -166,13 +163,9 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
     }
     modules_dir = fs::path("/lib/modules") / img.kernel_version;
   }
-  fs::path agent = opts.agent_binary;
-  // The environment can point at another static agent: a sanitizer build's own agent is
-  // dynamic and cannot be /init, so its real-guest tests use the release agent.
-  if (const char* env = std::getenv("TOPOLAB_AGENT_BINARY"); agent.empty() && env && *env)
-    agent = env;
-  if (agent.empty()) agent = TOPOLAB_AGENT_BINARY;
-  if (agent.empty()) return make_error("no agent binary given and TOPOLAB_AGENT_BINARY is unset");
+  // install_paths() honours TOPOLAB_AGENT_BINARY: a sanitizer build's own agent is dynamic and
+  // cannot be /init, so its real-guest tests point at the release agent.
+  fs::path agent = opts.agent_binary.empty() ? install_paths().agent : opts.agent_binary;
 
   auto kernel_bytes = read_file(kernel, 256u << 20);
   if (!kernel_bytes) return kernel_bytes.error().context("kernel");

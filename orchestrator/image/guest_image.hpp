@@ -31,7 +31,7 @@ struct GuestImage {
 struct ImageOptions {
   std::filesystem::path output_dir;    // empty: /var/cache/topolab/image
   std::filesystem::path kernel;        // empty: newest /boot/vmlinuz-*
-  std::filesystem::path agent_binary;  // empty: TOPOLAB_AGENT_BINARY
+  std::filesystem::path agent_binary;  // empty: install_paths().agent
   // Additive: where modules.dep lives; empty: /lib/modules/<version from the kernel file name>.
   std::filesystem::path modules_dir;
 };

@@ -7,10 +7,7 @@
 
 #include "common/file_io.hpp"
 #include "orchestrator/image/module_resolver.hpp"
-
-#ifndef TOPOLAB_AGENT_BINARY
-#define TOPOLAB_AGENT_BINARY ""
-#endif
+#include "orchestrator/install/install_paths.hpp"
 
 namespace topolab::image {
 
@@ -85,11 +82,8 @@ std::uint32_t read_le32(const std::string& b, std::size_t at) {
   return v;
 }
 
-fs::path default_exe() {
-  std::string linux_agent = TOPOLAB_AGENT_BINARY;
-  if (linux_agent.empty()) return {};
-  return linux_agent + ".exe";
-}
+// Beside the Linux agent, built or installed (install_paths()).
+fs::path default_exe() { return install_paths().windows_agent; }
 
 // A fresh private folder next to the ISO (same filesystem: the final rename is atomic).
 Result<fs::path> make_staging(const fs::path& parent) {

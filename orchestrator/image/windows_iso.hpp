@@ -13,7 +13,7 @@ namespace topolab::image {
 
 struct WindowsIsoOptions {
   std::filesystem::path output_dir;  // the ISO is output_dir/topolab-agent-windows.iso
-  std::filesystem::path agent_exe;   // empty: topolab-agent.exe beside the built topolab-agent
+  std::filesystem::path agent_exe;   // empty: install_paths().windows_agent
 };
 
 struct WindowsIso {

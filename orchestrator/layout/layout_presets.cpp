@@ -1,16 +1,12 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "orchestrator/install/install_paths.hpp"
 #include "orchestrator/layout/layout.hpp"
 
 namespace topolab {
 
-std::filesystem::path presets_dir() {
-  if (const char* env = std::getenv("TOPOLAB_TEMPLATES_DIR"); env && *env) {
-    return std::filesystem::path(env) / "topologies";
-  }
-  return std::filesystem::path(TOPOLAB_SOURCE_DIR) / "templates" / "topologies";
-}
+std::filesystem::path presets_dir() { return install_paths().templates / "topologies"; }
 
 std::vector<std::string> preset_names() {
   std::vector<std::string> out;
@@ -33,9 +29,14 @@ Result<Layout> load_layout_or_preset(std::string_view name_or_path) {
   }
   std::string names;
   for (const auto& n : preset_names()) names += (names.empty() ? "" : ", ") + n;
+  // Name the folder: an installed topolab with a wrong TOPOLAB_TEMPLATES_DIR (or a broken
+  // install) otherwise says "one of )" and leaves the user guessing where it looked.
+  const std::string dir = presets_dir().string();
   return make_error("layout '" + std::string(name_or_path) +
-                    "': no such file, and not a preset (expected a .toml path or one of " + names +
-                    ")");
+                    "': no such file, and not a preset in " + dir +
+                    (names.empty() ? " (it holds no presets; `topolab paths` shows where "
+                                     "templates are taken from)"
+                                   : " (expected a .toml path or one of " + names + ")"));
 }
 
 }  // namespace topolab

@@ -1,0 +1,52 @@
+// `topolab paths [--json]`: where this topolab takes its templates and guest agents from, and
+// why (environment, installed, build-tree, prefix): the answer to "which templates did it use?"
+// and what the packaging test checks.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/cli/command.hpp"
+#include "orchestrator/install/install_paths.hpp"
+
+namespace topolab::cli {
+namespace {
+
+class PathsCommand : public Command {
+ public:
+  CLI::App* setup(CLI::App& app) override {
+    auto* cmd = app.add_subcommand(
+        "paths", "Show where templates, examples, docs and the guest agents are taken from");
+    cmd->add_flag("--json", json_, "print JSON instead of lines");
+    return cmd;
+  }
+
+  int run() override {
+    const auto in = current_path_inputs();
+    const auto p = resolve_install_paths(in);
+    std::error_code ec;
+    const bool win = std::filesystem::exists(p.windows_agent, ec);
+    nlohmann::json j = {{"executable", in.exe.string()},
+                        {"templates", p.templates.string()},
+                        {"templates_origin", std::string(to_string(p.templates_origin))},
+                        {"agent", p.agent.string()},
+                        {"agent_origin", std::string(to_string(p.agent_origin))},
+                        {"windows_agent", win ? p.windows_agent.string() : ""},
+                        {"examples", p.examples.string()},
+                        {"docs", p.docs.string()},
+                        {"build_marker", p.build_marker.string()}};
+    if (json_) {
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    for (const auto& [k, v] : j.items()) std::cout << k << ": " << v.get<std::string>() << "\n";
+    return 0;
+  }
+
+ private:
+  bool json_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_paths_command() { return std::make_unique<PathsCommand>(); }
+
+}  // namespace topolab::cli
