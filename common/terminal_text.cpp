@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "common/utf8.hpp"
+
 namespace topolab {
 namespace {
 
@@ -11,35 +13,6 @@ void hex_byte(std::string& out, unsigned char b) {
   out += "\\x";
   out += kHex[b >> 4];
   out += kHex[b & 15];
-}
-
-// Length of the valid UTF-8 sequence starting at s[i] (2..4) and its code point, or 0.
-std::size_t utf8_sequence(std::string_view s, std::size_t i, std::uint32_t& cp) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  std::size_t len = 0;
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  for (std::size_t k = 1; k < len; ++k) {
-    const auto cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (cc & 0x3F);
-  }
-  // Overlong forms, surrogates and values past U+10FFFF are not text.
-  if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-      (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  return len;
 }
 
 }  // namespace
