@@ -52,7 +52,12 @@ TEST(WindowsIso, HoldsTheAgentAndItsInstallScripts) {
                             "-extract", "/install.cmd", (tmp.path() / "install.cmd").string()},
                            60s);
   ASSERT_EQ(ex.status(), 0) << ex.err;
-  EXPECT_EQ(*read_file(tmp.path() / "agent.exe"), *read_file(kExe));
+  // "The built one" is the .exe topolab resolves (`topolab paths`): with TOPOLAB_AGENT_BINARY
+  // set, as in the sanitizer stage, that is the one beside that agent, not this tree's.
+  auto paths = testing::run_cli({"paths", "--json"});
+  ASSERT_EQ(paths.status(), 0) << paths.err;
+  const fs::path resolved = nlohmann::json::parse(paths.out)["windows_agent"].get<std::string>();
+  EXPECT_EQ(*read_file(tmp.path() / "agent.exe"), *read_file(resolved));
   auto cmd = read_file(tmp.path() / "install.cmd");
   ASSERT_TRUE(cmd.ok());
   EXPECT_NE(cmd->find("service install || goto :fail\r\n"), std::string::npos);
