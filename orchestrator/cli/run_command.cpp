@@ -1,8 +1,10 @@
 // `topolab run EXPERIMENT [--store FILE] [--connect URI] [--accel auto|kvm|tcg]
 //                         [--repetitions N] [--seed N] [--json] [--quiet]`
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <optional>
 
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/watchdog_options.hpp"
@@ -25,8 +27,14 @@ class RunCommand : public Command {
         ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
     cmd->add_option("--repetitions", repetitions_, "Override the file's repetitions")
         ->check(CLI::Range(1, 1000));
-    cmd->add_option("--seed", seed_, "Override the file's seed of the run order")
-        ->check(CLI::Range(0LL, std::numeric_limits<long long>::max()));  // -1 was "none" (redteam)
+    // Parsed here, not by CLI11: its integer conversion let 99999999999999999999 through
+    // (redteam); -1 once meant "none".
+    cmd->add_option("--seed", seed_text_, "Override the file's seed of the run order")
+        ->check([](const std::string& v) {
+          return parse_seed(v) ? std::string()
+                               : "expected an integer 0.." +
+                                     std::to_string(std::numeric_limits<long long>::max());
+        });
     cmd->add_option("--agent", options_.agent_binary, "Agent binary for backend \"host\"");
     add_watchdog_options(cmd, options_.boot_retries, options_.boot_watchdog_ms);
     cmd->add_flag("--json", json_, "Print the run summary as JSON on stdout");
@@ -37,7 +45,7 @@ class RunCommand : public Command {
   int run() override {
     experiment::Overrides overrides;
     if (repetitions_ > 0) overrides.repetitions = repetitions_;
-    if (seed_ >= 0) overrides.seed = static_cast<std::uint64_t>(seed_);
+    if (auto seed = parse_seed(seed_text_)) overrides.seed = *seed;
     auto e = experiment::load_experiment_file(file_, overrides);
     if (!e) return fail(e.error().message);
     if (store_.empty()) store_ = e->name + ".db";
@@ -72,7 +80,15 @@ class RunCommand : public Command {
   std::string file_, store_;
   experiment::BackendOptions options_;
   int repetitions_ = 0;
-  long long seed_ = -1;
+  std::string seed_text_;
+
+  // 0..LLONG_MAX (what an experiment file's TOML integer can hold), all digits, no overflow.
+  static std::optional<std::uint64_t> parse_seed(const std::string& v) {
+    long long n = -1;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 0) return std::nullopt;
+    return static_cast<std::uint64_t>(n);
+  }
   bool json_ = false, quiet_ = false;
 };
 
