@@ -29,19 +29,12 @@ int remaining_ms(std::chrono::steady_clock::time_point deadline) {
   return static_cast<int>(std::min<long long>(left.count(), 1 << 30));
 }
 
-// One connect attempt; -1 and errno on failure.
-int try_connect(const std::filesystem::path& socket_path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  const std::string p = socket_path.string();
-  if (p.size() >= sizeof(addr.sun_path)) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  std::memcpy(addr.sun_path, p.c_str(), p.size() + 1);
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+// One blocking connect of a stream socket, then non-blocking for the session; -1 and errno on
+// failure. Both transports (UNIX socket, loopback TCP) go through it.
+int connect_stream(int family, const sockaddr* addr, socklen_t len) {
+  int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+  if (::connect(fd, addr, len) != 0) {
     int err = errno;
     ::close(fd);
     errno = err;
@@ -52,23 +45,25 @@ int try_connect(const std::filesystem::path& socket_path) {
   return fd;
 }
 
-// One connect attempt to 127.0.0.1:port; -1 and errno on failure.
+int try_connect(const std::filesystem::path& socket_path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string p = socket_path.string();
+  if (p.size() >= sizeof(addr.sun_path)) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  std::memcpy(addr.sun_path, p.c_str(), p.size() + 1);
+  return connect_stream(AF_UNIX, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+}
+
+// 127.0.0.1:port only: the loopback transport exists for tests.
 int try_connect_tcp(std::uint16_t port) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    int err = errno;
-    ::close(fd);
-    errno = err;
-    return -1;
-  }
-  int flags = ::fcntl(fd, F_GETFL);
-  ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-  return fd;
+  return connect_stream(AF_INET, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
 }
 
 }  // namespace
