@@ -42,7 +42,7 @@ class BootCommand : public Command {
     image->excludes(kernel);
     hello_opt_ = cmd->add_option("--hello-timeout", hello_timeout_ms_,
                                  "milliseconds to wait for the agent's hello after start "
-                                 "(default 180000; 600000 with --disk)")
+                                 "(default 180000; 600000 with --disk/--domain)")
                      ->default_val(180000)
                      ->check(CLI::Range(100, 3600000));
     add_guest_source_options(cmd, guest_);
@@ -75,9 +75,10 @@ class BootCommand : public Command {
     // Own disk (issue 14): declared before the session runs, so its overlay outlives the domain.
     std::optional<guestsource::PreparedDisk> disk;
     if (auto source = to_guest_source(guest_); !source.builtin()) {
-      if (keep_) return fail(Error{"--keep with --disk: the throw-away overlay would outlive it"});
+      if (keep_)
+        return fail(Error{"--keep with --disk/--domain: the throw-away overlays would outlive it"});
       if (req.run_id.empty()) req.run_id = virt::make_run_id();
-      auto prepared = guestsource::prepare_disk(source_.connect, source, req.run_id);
+      auto prepared = guestsource::prepare_guest(source_.connect, source, req.run_id);
       if (!prepared) return fail(prepared.error());
       disk.emplace(std::move(prepared).value());
       req.base_template = disk->base_template->path();

@@ -1,6 +1,7 @@
 #pragma once
-// `--disk PATH [--os linux|windows]`, for `boot` (issue 14): boot the user's own disk image
-// through a throw-away qcow2 overlay instead of the built-in image (guestsource/).
+// `--disk PATH [--os linux|windows]` | `--domain NAME`, for `boot` (issue 14): boot the user's
+// own disk image, or a throw-away copy of an existing (shut off) domain, through qcow2 overlays
+// instead of the built-in image (guestsource/).
 #include <CLI/CLI.hpp>
 #include <string>
 
@@ -11,6 +12,7 @@ namespace topolab::cli {
 struct GuestSourceArgs {
   std::string disk;
   std::string os = "linux";
+  std::string domain;
 };
 
 inline void add_guest_source_options(CLI::App* cmd, GuestSourceArgs& args) {
@@ -20,6 +22,11 @@ inline void add_guest_source_options(CLI::App* cmd, GuestSourceArgs& args) {
       ->type_name("PATH");
   cmd->add_option("--os", args.os, "the disk's OS (base template): linux | windows")
       ->check(CLI::IsMember({"linux", "windows"}));
+  cmd->add_option("--domain", args.domain,
+                  "boot a throw-away copy of this shut-off libvirt domain (every device kept, "
+                  "disks overlaid, its definition only read)")
+      ->type_name("NAME")
+      ->excludes("--disk");
 }
 
 inline guestsource::GuestSource to_guest_source(const GuestSourceArgs& args) {
@@ -28,6 +35,9 @@ inline guestsource::GuestSource to_guest_source(const GuestSourceArgs& args) {
     s.kind = guestsource::GuestKind::kDisk;
     s.disk = args.disk;
     s.os = args.os;
+  } else if (!args.domain.empty()) {
+    s.kind = guestsource::GuestKind::kDomain;
+    s.domain = args.domain;
   }
   return s;
 }

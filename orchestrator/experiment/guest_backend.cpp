@@ -89,19 +89,6 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
     if (!plan) return plan.error().context(e.source_file.string() + ": " + config.label());
     prepared_[config.key] = {*layout, *plan};
   }
-  guest_ = e.guest;
-  if (!guest_.builtin()) {
-    // A cmdline.<option> level needs a kernel command line topolab writes: the disk's boot
-    // loader owns it.
-    for (const auto& f : e.factors)
-      if (f.key.rfind("cmdline.", 0) == 0)
-        return make_error(e.source_file.string() + ": factor '" + f.key +
-                          "': cmdline factors need the built-in image (the disk's boot loader "
-                          "sets its own kernel command line)");
-    // Refused before the first boot: a missing, unusable or busy disk.
-    auto disk = guestsource::check_disk(options_.connect_uri, guest_.disk);
-    if (!disk) return disk.error().context(e.source_file.string() + ": [guest]");
-  }
   ImageOptions image_options;
   auto image = build_guest_image(image_options);
   if (!image) return image.error().context("guest image");
@@ -112,6 +99,25 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
   if (!conn) return conn.error();
   auto cleaned = virt::cleanup_stale_domains(conn->get());
   if (!cleaned) return cleaned.error().context("cleaning stale topolab domains");
+  // After the stale cleanup: a killed run's domain no longer holds the disk.
+  guest_ = e.guest;
+  if (!guest_.builtin()) {
+    // A cmdline.<option> level needs a kernel command line topolab writes: the disk's boot
+    // loader owns it.
+    for (const auto& f : e.factors)
+      if (f.key.rfind("cmdline.", 0) == 0)
+        return make_error(e.source_file.string() + ": factor '" + f.key +
+                          "': cmdline factors need the built-in image (the disk's boot loader "
+                          "sets its own kernel command line)");
+    // Refused before the first boot: a missing, unusable or busy disk, a running template.
+    if (guest_.kind == guestsource::GuestKind::kDisk) {
+      auto disk = guestsource::check_disk(options_.connect_uri, guest_.disk);
+      if (!disk) return disk.error().context(e.source_file.string() + ": [guest]");
+    } else {
+      auto trial = guestsource::prepare_guest(options_.connect_uri, guest_, virt::make_run_id());
+      if (!trial) return trial.error().context(e.source_file.string() + ": [guest]");
+    }
+  }
   versions_ = {
       {"topolab", TOPOLAB_VERSION},         {"backend", "guest"},
       {"guest_image", image_.content_hash}, {"guest_kernel", image_.kernel_version},
@@ -138,7 +144,7 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
   std::optional<guestsource::PreparedDisk> disk;
   if (!guest_.builtin()) {
     req.run_id = virt::make_run_id();
-    auto prepared = guestsource::prepare_disk(options_.connect_uri, guest_, req.run_id);
+    auto prepared = guestsource::prepare_guest(options_.connect_uri, guest_, req.run_id);
     if (!prepared) return prepared.error();
     disk.emplace(std::move(prepared).value());
     req.base_template = disk->base_template->path();

@@ -3,6 +3,8 @@
 //   [guest]
 //   disk = "images/debian.qcow2"   # relative to the experiment file's folder
 //   os = "linux"                    # linux (default) | windows
+// or
+//   domain = "win10"                # a shut-off libvirt domain used as the template
 // Without it the built-in image is booted.
 #include <toml++/toml.h>
 

@@ -69,9 +69,8 @@ void point_at_overlay(pugi::xml_node disk, const std::filesystem::path& overlay,
 
 }  // namespace
 
-nlohmann::json PreparedDisk::identity() const {
-  return {{"kind", "disk"},
-          {"path", disk.path.string()},
+nlohmann::json disk_identity(const DiskImage& disk) {
+  return {{"path", disk.path.string()},
           {"format", disk.format},
           {"size_bytes", disk.size_bytes},
           {"mtime", disk.mtime_s}};
@@ -89,7 +88,8 @@ Result<DiskImage> check_disk(const std::string& connect_uri, const std::filesyst
 Result<std::string> overlay_disks(const std::string& xml, const DiskImage* user_disk,
                                   const std::string& run_id,
                                   const std::filesystem::path& overlay_dir,
-                                  std::vector<OwnedFile>& overlays) {
+                                  std::vector<OwnedFile>& overlays,
+                                  std::vector<DiskImage>* backings) {
   pugi::xml_document doc;
   if (!doc.load_string(xml.c_str(), pugi::parse_default | pugi::parse_comments))
     return make_error("domain XML: not parseable");
@@ -108,12 +108,21 @@ Result<std::string> overlay_disks(const std::string& xml, const DiskImage* user_
     auto overlay = create_overlay(backing, run_id, static_cast<int>(overlays.size()), overlay_dir);
     if (!overlay) return overlay.error().context(disk_label(disk));
     point_at_overlay(disk, overlay->path(), backing);
+    if (backings) backings->push_back(backing);
     overlays.push_back(std::move(overlay).value());
   }
   if (first && user_disk) return make_error("domain template has no writable disk to boot from");
   std::ostringstream out;
   doc.save(out, "  ", pugi::format_raw | pugi::format_no_declaration);
   return out.str();
+}
+
+Result<PreparedDisk> prepare_guest(const std::string& connect_uri, const GuestSource& source,
+                                   const std::string& run_id,
+                                   const std::filesystem::path& overlay_dir) {
+  if (source.kind == GuestKind::kDomain)
+    return prepare_template_domain(connect_uri, source.domain, run_id, overlay_dir);
+  return prepare_disk(connect_uri, source, run_id, overlay_dir);
 }
 
 Result<PreparedDisk> prepare_disk(const std::string& connect_uri, const GuestSource& source,
@@ -137,6 +146,9 @@ Result<PreparedDisk> prepare_disk(const std::string& connect_uri, const GuestSou
   OwnedFile file(overlay_dir / overlay_file_name(run_id, 0, ".xml"));
   TL_TRY(write_file_atomic(file.path(), *xml, 0600));
   out.base_template.emplace(std::move(file));
+  out.source = disk_identity(out.disk);
+  out.source["kind"] = "disk";
+  out.source["os"] = *os;
   return out;
 }
 

@@ -19,11 +19,13 @@ namespace topolab::guestsource {
 // Everything one boot of a disk guest owns. Keep it alive until the domain is gone (declare it
 // before the session): its destructor deletes the overlays and the base XML.
 struct PreparedDisk {
-  std::vector<OwnedFile> overlays;
+  std::vector<OwnedFile> overlays;  // and owned copies (a template's NVRAM)
   std::optional<OwnedFile> base_template;
-  DiskImage disk;
-  // {kind, path, format, size_bytes, mtime} for the store and reports.
-  nlohmann::json identity() const;
+  DiskImage disk;  // kDisk: the user's image
+  // For the store and reports: {kind: disk, path, format, size_bytes, mtime} or
+  // {kind: domain, name, uuid, disks: [...]}.
+  nlohmann::json source;
+  const nlohmann::json& identity() const { return source; }
 };
 
 // The user's disk, checked: readable, overlayable format, not open in a running domain.
@@ -34,12 +36,28 @@ Result<PreparedDisk> prepare_disk(const std::string& connect_uri, const GuestSou
                                   const std::string& run_id,
                                   const std::filesystem::path& overlay_dir = kOverlayDir);
 
+// {path, format, size_bytes, mtime} of a checked disk.
+nlohmann::json disk_identity(const DiskImage&);
+
+// An existing libvirt domain as the template (domain_guest.cpp): refused while it runs (its
+// disks are open read-write, its hostdevs busy); its inactive XML, every device kept, every
+// writable disk overlaid, its NVRAM copied. The template's definition is only read.
+Result<PreparedDisk> prepare_template_domain(
+    const std::string& connect_uri, const std::string& name, const std::string& run_id,
+    const std::filesystem::path& overlay_dir = kOverlayDir);
+
+// kDisk or kDomain: the prepared base XML and what it owns.
+Result<PreparedDisk> prepare_guest(const std::string& connect_uri, const GuestSource& source,
+                                   const std::string& run_id,
+                                   const std::filesystem::path& overlay_dir = kOverlayDir);
+
 // Rewrites a domain XML's writable file disks to overlays created in overlay_dir (read-only,
 // shareable and non-disk devices are kept as they are); `user_disk` replaces the source of the
 // template's first disk first. Exposed for the template-domain path and tests.
 Result<std::string> overlay_disks(const std::string& xml, const DiskImage* user_disk,
                                   const std::string& run_id,
                                   const std::filesystem::path& overlay_dir,
-                                  std::vector<OwnedFile>& overlays);
+                                  std::vector<OwnedFile>& overlays,
+                                  std::vector<DiskImage>* backings = nullptr);
 
 }  // namespace topolab::guestsource

@@ -18,14 +18,17 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Every file a live domain XML's disks name: their sources and their backing stores.
+// Every file a live domain XML's disks open for writing. Backing files and read-only disks are
+// only read: topolab's own overlays share the user's image that way, and that is safe.
 std::vector<std::filesystem::path> disk_files(const std::string& xml) {
   std::vector<std::filesystem::path> out;
   pugi::xml_document doc;
   if (!doc.load_string(xml.c_str())) return out;
-  for (auto src : doc.select_nodes("/domain/devices/disk//source")) {
+  for (auto disk : doc.select_nodes("/domain/devices/disk")) {
+    if (disk.node().child("readonly")) continue;
+    auto src = disk.node().child("source");
     for (const char* attr : {"file", "dev"}) {
-      auto a = src.node().attribute(attr);
+      auto a = src.attribute(attr);
       if (a) {
         std::error_code ec;
         auto p = std::filesystem::weakly_canonical(a.as_string(), ec);

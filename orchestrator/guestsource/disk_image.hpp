@@ -26,7 +26,8 @@ const std::vector<std::string>& overlayable_formats();
 // Missing, unreadable, not a file, or an unsupported format: one-line error naming the path.
 Result<DiskImage> inspect_disk(const std::filesystem::path& path);
 
-// Refuses a disk that a running domain has open (as its disk or in its backing chain).
+// Refuses a disk that a running domain has open for writing (its top-level, not read-only disk;
+// a backing file of an overlay is only read).
 Result<void> check_not_in_use(virConnectPtr conn, const DiskImage& disk);
 
 }  // namespace topolab::guestsource

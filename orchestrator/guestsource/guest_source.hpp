@@ -1,7 +1,7 @@
 #pragma once
 // Where a guest comes from (issue 14): the built-in initramfs image (default), the user's disk
-// image booted through templates/domains/<os>-disk.xml, or (later) an existing libvirt domain
-// used as a template. Given on the command line (`--disk PATH --os linux`) or in a layout or
+// image booted through templates/domains/<os>-disk.xml, or an existing (shut off) libvirt
+// domain used as a template. Given on the command line (`--disk PATH --os linux`) or in a layout or
 // experiment file's [guest] table (experiment/guest_table.hpp).
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -11,12 +11,13 @@
 
 namespace topolab::guestsource {
 
-enum class GuestKind { kBuiltin, kDisk };
+enum class GuestKind { kBuiltin, kDisk, kDomain };
 
 struct GuestSource {
   GuestKind kind = GuestKind::kBuiltin;
   std::filesystem::path disk;  // kDisk
   std::string os = "linux";    // kDisk: "linux" | "windows" (picks the base template)
+  std::string domain;          // kDomain: the template domain's name
   bool builtin() const { return kind == GuestKind::kBuiltin; }
 };
 
