@@ -6,11 +6,11 @@
 #include "orchestrator/experiment/guest_table.hpp"
 #include "orchestrator/guestsource/disk_guest.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
+#include "orchestrator/session/guest_session.hpp"
+#include "orchestrator/session/vcpu_limits.hpp"
 #include "orchestrator/verify/topology_compare.hpp"
-#include "orchestrator/virt/guest_session.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
-#include "orchestrator/virt/vcpu_limits.hpp"
 
 namespace topolab::experiment {
 namespace {
