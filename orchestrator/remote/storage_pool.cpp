@@ -1,0 +1,94 @@
+#include "orchestrator/remote/storage_pool.hpp"
+
+#include <libvirt/virterror.h>
+#include <limits.h>
+
+#include <pugixml.hpp>
+#include <sstream>
+
+#include "common/safe_name.hpp"
+#include "orchestrator/virt/libvirt_handles.hpp"
+
+namespace topolab::remote {
+namespace {
+
+// Looks the pool up; nullptr (and no error) when libvirt says it does not exist.
+Result<PoolPtr> lookup_pool(virConnectPtr conn, const std::string& name) {
+  virStoragePoolPtr p = virStoragePoolLookupByName(conn, name.c_str());
+  if (p) return PoolPtr(p);
+  auto err = virt::capture_libvirt_error();
+  if (err.is(VIR_ERR_NO_STORAGE_POOL)) return PoolPtr();
+  return err.context("storage pool '" + name + "': lookup");
+}
+
+Result<PoolPtr> start_existing(PoolPtr pool, const std::string& name) {
+  int active = virStoragePoolIsActive(pool.get());
+  if (active < 0) return virt::capture_libvirt_error().context("storage pool '" + name + "'");
+  if (active == 0) {
+    if (auto e = virt::failed(virStoragePoolCreate(pool.get(), 0))) {
+      return e->context("storage pool '" + name + "': cannot start it");
+    }
+  }
+  // Volumes created by another client are seen only after a refresh.
+  if (auto e = virt::failed(virStoragePoolRefresh(pool.get(), 0))) {
+    return e->context("storage pool '" + name + "': refresh");
+  }
+  return pool;
+}
+
+// Undoes this call's definition: nothing half-defined is left behind on failure.
+void undefine_new(virStoragePoolPtr pool) {
+  if (virStoragePoolIsActive(pool) == 1) virStoragePoolDestroy(pool);
+  virStoragePoolUndefine(pool);
+}
+
+}  // namespace
+
+std::string pool_spec_problem(const PoolSpec& spec) {
+  if (auto p = name_problem(spec.name); !p.empty()) return "pool name: " + p;
+  const std::string& path = spec.path;
+  if (path.empty() || path.front() != '/') return "pool path: must be absolute, got '" + path + "'";
+  if (path.size() >= PATH_MAX) return "pool path: longer than " + std::to_string(PATH_MAX - 1);
+  if (has_control_chars(path)) return "pool path: holds a control character";
+  std::istringstream parts(path);
+  for (std::string part; std::getline(parts, part, '/');) {
+    if (part == "..") return "pool path: must not contain '..'";
+  }
+  return "";
+}
+
+Result<std::string> pool_xml(const PoolSpec& spec) {
+  if (auto p = pool_spec_problem(spec); !p.empty()) return make_error(p);
+  pugi::xml_document doc;
+  auto pool = doc.append_child("pool");
+  pool.append_attribute("type") = "dir";
+  pool.append_child("name").text() = spec.name.c_str();
+  pool.append_child("target").append_child("path").text() = spec.path.c_str();
+  std::ostringstream out;
+  doc.save(out, "  ", pugi::format_indent | pugi::format_no_declaration);
+  return out.str();
+}
+
+Result<PoolPtr> ensure_topolab_pool(virConnectPtr conn, const PoolSpec& spec) {
+  auto xml = pool_xml(spec);
+  if (!xml) return xml.error();
+  auto existing = lookup_pool(conn, spec.name);
+  if (!existing) return existing.error();
+  if (*existing) return start_existing(std::move(*existing), spec.name);
+
+  const std::string what = "storage pool '" + spec.name + "' at " + spec.path;
+  virStoragePoolPtr raw = virStoragePoolDefineXML(conn, xml->c_str(), 0);
+  if (!raw) return virt::capture_libvirt_error().context(what + ": cannot define it");
+  PoolPtr pool(raw);
+  if (auto e = virt::failed(virStoragePoolBuild(pool.get(), 0))) {
+    undefine_new(pool.get());
+    return e->context(what + ": cannot create its directory");
+  }
+  if (auto e = virt::failed(virStoragePoolCreate(pool.get(), 0))) {
+    undefine_new(pool.get());
+    return e->context(what + ": cannot start it");
+  }
+  return pool;
+}
+
+}  // namespace topolab::remote

@@ -1,0 +1,137 @@
+#include "orchestrator/remote/storage_upload.hpp"
+
+#include <libvirt/virterror.h>
+
+#include <algorithm>
+#include <pugixml.hpp>
+#include <sstream>
+
+#include "common/file_io.hpp"
+#include "common/safe_name.hpp"
+#include "orchestrator/remote/sha256.hpp"
+#include "orchestrator/remote/storage_handles.hpp"
+#include "orchestrator/virt/libvirt_handles.hpp"
+
+namespace topolab::remote {
+namespace {
+
+constexpr std::size_t kHashPrefix = 16;  // 64 bits: a collision needs ~4e9 versions of one name
+constexpr const char* kMarkerSuffix = ".complete";
+
+// The volume named `name`, nullptr when libvirt says it does not exist.
+Result<VolumePtr> lookup_volume(virStoragePoolPtr pool, const std::string& name) {
+  virStorageVolPtr v = virStorageVolLookupByName(pool, name.c_str());
+  if (v) return VolumePtr(v);
+  auto err = virt::capture_libvirt_error();
+  if (err.is(VIR_ERR_NO_STORAGE_VOL)) return VolumePtr();
+  return err.context("volume '" + name + "': lookup");
+}
+
+std::string volume_xml(const std::string& name, std::uint64_t bytes) {
+  pugi::xml_document doc;
+  auto vol = doc.append_child("volume");
+  vol.append_child("name").text() = name.c_str();
+  auto cap = vol.append_child("capacity");
+  cap.append_attribute("unit") = "bytes";
+  cap.text() = static_cast<unsigned long long>(bytes);
+  vol.append_child("target").append_child("format").append_attribute("type") = "raw";
+  std::ostringstream out;
+  doc.save(out, "", pugi::format_raw | pugi::format_no_declaration);
+  return out.str();
+}
+
+Result<VolumePtr> create_volume(virStoragePoolPtr pool, const std::string& name,
+                                std::uint64_t bytes) {
+  virStorageVolPtr v = virStorageVolCreateXML(pool, volume_xml(name, bytes).c_str(), 0);
+  if (!v) return virt::capture_libvirt_error().context("volume '" + name + "': cannot create it");
+  return VolumePtr(v);
+}
+
+// Sends `content` into `vol` in bounded chunks; the stream is finished on success and aborted
+// on every failure path, so libvirt never waits for bytes that will not come.
+Result<void> send_content(virConnectPtr conn, virStorageVolPtr vol, const std::string& name,
+                          const std::string& content) {
+  StreamPtr stream(virStreamNew(conn, 0));
+  if (!stream) return virt::capture_libvirt_error().context("volume '" + name + "': stream");
+  if (auto e = virt::failed(virStorageVolUpload(vol, stream.get(), 0, content.size(), 0))) {
+    virStreamAbort(stream.get());
+    return e->context("volume '" + name + "': upload");
+  }
+  for (std::size_t off = 0; off < content.size();) {
+    std::size_t n = std::min(kUploadChunkBytes, content.size() - off);
+    int sent = virStreamSend(stream.get(), content.data() + off, n);
+    if (sent <= 0) {  // blocking stream: -2 cannot happen, 0 would loop forever
+      auto e = virt::capture_libvirt_error();
+      virStreamAbort(stream.get());
+      return e.context("volume '" + name + "': sending byte " + std::to_string(off));
+    }
+    off += static_cast<std::size_t>(sent);
+  }
+  if (auto e = virt::failed(virStreamFinish(stream.get()))) {
+    virStreamAbort(stream.get());
+    return e->context("volume '" + name + "': finishing the upload");
+  }
+  return {};
+}
+
+Result<std::string> volume_path(virStorageVolPtr vol, const std::string& name) {
+  virt::LibvirtString p(virStorageVolGetPath(vol));
+  if (!p) return virt::capture_libvirt_error().context("volume '" + name + "': path");
+  return std::string(p.get());
+}
+
+// Uploads into a fresh volume, then marks it complete; deletes the volume on any failure.
+Result<VolumePtr> upload_fresh(virConnectPtr conn, virStoragePoolPtr pool, const std::string& vol,
+                               const std::string& content) {
+  auto created = create_volume(pool, vol, content.size());
+  if (!created) return created.error();
+  auto sent = send_content(conn, created->get(), vol, content);
+  if (sent) {
+    auto marker = create_volume(pool, vol + kMarkerSuffix, 0);
+    if (marker) return std::move(*created);
+    sent = marker.error();
+  }
+  virStorageVolDelete(created->get(), 0);
+  return sent.error();
+}
+
+}  // namespace
+
+std::string content_volume_name(const std::string& name, const std::string& sha256) {
+  return name + "-" + sha256.substr(0, kHashPrefix);
+}
+
+Result<UploadedVolume> upload_volume(virConnectPtr conn, virStoragePoolPtr pool,
+                                     const std::string& name,
+                                     const std::filesystem::path& local_file) {
+  if (auto p = name_problem(name); !p.empty()) return make_error("volume name: " + p);
+  auto content = read_file(local_file, kMaxUploadBytes);
+  if (!content) return content.error();
+  UploadedVolume out;
+  out.sha256 = sha256_hex(*content);
+  out.volume = content_volume_name(name, out.sha256);
+
+  auto vol = lookup_volume(pool, out.volume);
+  if (!vol) return vol.error();
+  auto marker = lookup_volume(pool, out.volume + kMarkerSuffix);
+  if (!marker) return marker.error();
+  if (*vol && !*marker) {  // an interrupted upload: its content cannot be trusted
+    if (auto e = virt::failed(virStorageVolDelete(vol->get(), 0))) {
+      return e->context("volume '" + out.volume + "': deleting an incomplete upload");
+    }
+    vol->reset();
+  }
+  if (!*vol) {
+    auto fresh = upload_fresh(conn, pool, out.volume, *content);
+    if (!fresh) return fresh.error().context(local_file.string());
+    *vol = std::move(*fresh);
+    out.uploaded = true;
+    out.bytes_sent = content->size();
+  }
+  auto path = volume_path(vol->get(), out.volume);
+  if (!path) return path.error();
+  out.path = std::move(*path);
+  return out;
+}
+
+}  // namespace topolab::remote
