@@ -121,6 +121,11 @@ Result<UploadedVolume> upload_volume(virConnectPtr conn, virStoragePoolPtr pool,
     }
     vol->reset();
   }
+  if (!*vol && *marker) {  // the volume was deleted by hand: the marker vouches for nothing
+    if (auto e = virt::failed(virStorageVolDelete(marker->get(), 0))) {
+      return e->context("volume '" + out.volume + kMarkerSuffix + "': deleting a stale marker");
+    }
+  }
   if (!*vol) {
     auto fresh = upload_fresh(conn, pool, out.volume, *content);
     if (!fresh) return fresh.error().context(local_file.string());

@@ -1,0 +1,227 @@
+// The `topolab` pool and content-keyed uploads on the real qemu:///system (issue 16 item 3).
+// Every test works in a throw-away pool "topolab-it-<pid>-<n>" (never the real `topolab`)
+// that a guard destroys, empties and undefines on every path, failed assertions included.
+#include "orchestrator/remote/storage_upload.hpp"
+
+#include <gtest/gtest.h>
+#include <libvirt/virterror.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <pugixml.hpp>
+#include <string>
+
+#include "orchestrator/remote/storage_pool.hpp"
+#include "orchestrator/virt/libvirt_handles.hpp"
+
+namespace topolab::remote {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool pool_defined(virConnectPtr conn, const std::string& name) {
+  PoolPtr p(virStoragePoolLookupByName(conn, name.c_str()));
+  return p != nullptr;
+}
+
+// Removes the test pool whatever state it is in: volumes, the running pool, its directory,
+// its definition.
+void remove_pool(virConnectPtr conn, const std::string& name) {
+  PoolPtr pool(virStoragePoolLookupByName(conn, name.c_str()));
+  if (!pool) return;
+  if (virStoragePoolIsActive(pool.get()) != 1) virStoragePoolCreate(pool.get(), 0);
+  virStorageVolPtr* vols = nullptr;
+  int n = virStoragePoolListAllVolumes(pool.get(), &vols, 0);
+  for (int i = 0; i < n; ++i) {
+    virStorageVolDelete(vols[i], 0);
+    virStorageVolFree(vols[i]);
+  }
+  free(vols);  // NOLINT: libvirt allocates with malloc
+  virStoragePoolDestroy(pool.get());
+  virStoragePoolDelete(pool.get(), 0);
+  virStoragePoolUndefine(pool.get());
+}
+
+class RemoteStorage : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static int counter = 0;
+    std::string tag = "topolab-it-" + std::to_string(getpid()) + "-" + std::to_string(++counter);
+    spec_ = PoolSpec{tag, "/var/lib/libvirt/" + tag};
+    local_ = fs::temp_directory_path() / (tag + "-local");
+    fs::create_directories(local_);
+    auto c = virt::open_connection("qemu:///system");
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    conn_ = std::move(*c);
+    ASSERT_FALSE(pool_defined(conn_.get(), spec_.name)) << "leftover test pool";
+  }
+  void TearDown() override {
+    if (conn_) {
+      remove_pool(conn_.get(), spec_.name);
+      EXPECT_FALSE(pool_defined(conn_.get(), spec_.name)) << "test pool left";
+    }
+    fs::remove_all(local_);
+  }
+  fs::path write_local(const std::string& content) {
+    auto p = local_ / "kernel";
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << content;
+    return p;
+  }
+
+  PoolSpec spec_;
+  fs::path local_;
+  virt::ConnectPtr conn_;
+};
+
+// The volume's bytes, read back through libvirt's download stream (what works remotely too).
+std::string download(virConnectPtr conn, virStoragePoolPtr pool, const std::string& vol_name) {
+  VolumePtr vol(virStorageVolLookupByName(pool, vol_name.c_str()));
+  if (!vol) return "<no volume>";
+  StreamPtr st(virStreamNew(conn, 0));
+  if (virStorageVolDownload(vol.get(), st.get(), 0, 0, 0) < 0) return "<download failed>";
+  std::string out;
+  char buf[65536];
+  for (int n; (n = virStreamRecv(st.get(), buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      virStreamAbort(st.get());
+      return "<recv failed>";
+    }
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  virStreamFinish(st.get());
+  return out;
+}
+
+// The volume's mtime as libvirt reports it (<timestamps><mtime> of the volume XML).
+std::string volume_mtime(virStoragePoolPtr pool, const std::string& vol_name) {
+  VolumePtr vol(virStorageVolLookupByName(pool, vol_name.c_str()));
+  if (!vol) return "<no volume>";
+  virt::LibvirtString xml(virStorageVolGetXMLDesc(vol.get(), 0));
+  pugi::xml_document doc;
+  if (!xml || !doc.load_string(xml.get())) return "<no xml>";
+  return doc.child("volume").child("target").child("timestamps").child("mtime").text().get();
+}
+
+TEST_F(RemoteStorage, UploadsOnceAndAgainOnlyWhenTheContentChanges) {
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(pool.ok()) << pool.error().message;
+  EXPECT_EQ(virStoragePoolIsActive(pool->get()), 1);
+  EXPECT_TRUE(fs::is_directory(spec_.path));
+
+  // Larger than one chunk, not a multiple of it, with every byte value.
+  std::string content;
+  for (std::size_t i = 0; i < kUploadChunkBytes * 2 + 1234; ++i) {
+    content.push_back(static_cast<char>(i * 7 % 256));
+  }
+  auto first = upload_volume(conn_.get(), pool->get(), "vmlinuz", write_local(content));
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_TRUE(first->uploaded);
+  EXPECT_EQ(first->bytes_sent, content.size());
+  EXPECT_EQ(first->path, spec_.path + "/" + first->volume);
+  EXPECT_EQ(download(conn_.get(), pool->get(), first->volume), content);
+  std::string mtime = volume_mtime(pool->get(), first->volume);
+  ASSERT_FALSE(mtime.empty());
+
+  sleep(1);  // an upload now would move the mtime
+  auto again = upload_volume(conn_.get(), pool->get(), "vmlinuz", write_local(content));
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_FALSE(again->uploaded);
+  EXPECT_EQ(again->bytes_sent, 0u);
+  EXPECT_EQ(again->path, first->path);
+  EXPECT_EQ(volume_mtime(pool->get(), first->volume), mtime) << "the volume was rewritten";
+
+  content[100] ^= 1;
+  auto changed = upload_volume(conn_.get(), pool->get(), "vmlinuz", write_local(content));
+  ASSERT_TRUE(changed.ok()) << changed.error().message;
+  EXPECT_TRUE(changed->uploaded);
+  EXPECT_NE(changed->volume, first->volume);
+  EXPECT_EQ(download(conn_.get(), pool->get(), changed->volume), content);
+  // The old version stays for a domain that may still use it.
+  EXPECT_NE(download(conn_.get(), pool->get(), first->volume), content);
+}
+
+TEST_F(RemoteStorage, AnInactivePoolIsStartedAndKeepsItsVolumes) {
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(pool.ok()) << pool.error().message;
+  auto up = upload_volume(conn_.get(), pool->get(), "initrd", write_local("initramfs bytes"));
+  ASSERT_TRUE(up.ok()) << up.error().message;
+  ASSERT_EQ(virStoragePoolDestroy(pool->get()), 0);
+
+  auto again = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(virStoragePoolIsActive(again->get()), 1);
+  auto second = upload_volume(conn_.get(), again->get(), "initrd", write_local("initramfs bytes"));
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_FALSE(second->uploaded);
+}
+
+TEST_F(RemoteStorage, AnInterruptedUploadIsReplaced) {
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(pool.ok()) << pool.error().message;
+  std::string content = "the real kernel";
+  // What a run killed mid-upload leaves: the content's volume, partial bytes, no marker.
+  auto probe = upload_volume(conn_.get(), pool->get(), "k", write_local(content));
+  ASSERT_TRUE(probe.ok()) << probe.error().message;
+  VolumePtr marker(virStorageVolLookupByName(pool->get(), (probe->volume + ".complete").c_str()));
+  ASSERT_TRUE(marker);
+  ASSERT_EQ(virStorageVolDelete(marker.get(), 0), 0);
+  VolumePtr vol(virStorageVolLookupByName(pool->get(), probe->volume.c_str()));
+  ASSERT_TRUE(vol);
+  ASSERT_EQ(virStorageVolWipe(vol.get(), 0), 0);  // zeros: a partial upload
+  ASSERT_NE(download(conn_.get(), pool->get(), probe->volume), content);
+
+  auto redo = upload_volume(conn_.get(), pool->get(), "k", write_local(content));
+  ASSERT_TRUE(redo.ok()) << redo.error().message;
+  EXPECT_TRUE(redo->uploaded);
+  EXPECT_EQ(download(conn_.get(), pool->get(), redo->volume), content);
+}
+
+TEST_F(RemoteStorage, AMarkerWithoutItsVolumeIsReplaced) {
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(pool.ok()) << pool.error().message;
+  auto first = upload_volume(conn_.get(), pool->get(), "k", write_local("bytes"));
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  VolumePtr vol(virStorageVolLookupByName(pool->get(), first->volume.c_str()));
+  ASSERT_TRUE(vol);
+  ASSERT_EQ(virStorageVolDelete(vol.get(), 0), 0);  // deleted by hand, marker left
+
+  auto redo = upload_volume(conn_.get(), pool->get(), "k", write_local("bytes"));
+  ASSERT_TRUE(redo.ok()) << redo.error().message;
+  EXPECT_TRUE(redo->uploaded);
+  EXPECT_EQ(download(conn_.get(), pool->get(), redo->volume), "bytes");
+}
+
+TEST_F(RemoteStorage, APathThatCannotBeCreatedIsOneLineAndNoPool) {
+  spec_.path = "/proc/" + spec_.name + "/pool";
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_FALSE(pool.ok());
+  const std::string& msg = pool.error().message;
+  EXPECT_NE(msg.find("storage pool '" + spec_.name + "' at " + spec_.path), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("cannot create its directory"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  EXPECT_FALSE(pool_defined(conn_.get(), spec_.name)) << "a half-defined pool was left";
+}
+
+TEST_F(RemoteStorage, LocalFilesGoThroughTheSafeReader) {
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(pool.ok()) << pool.error().message;
+  auto fifo = local_ / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto r = upload_volume(conn_.get(), pool->get(), "k", fifo);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("not a regular file"), std::string::npos) << r.error().message;
+  auto bad = upload_volume(conn_.get(), pool->get(), "../k", write_local("x"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("volume name"), std::string::npos) << bad.error().message;
+  virStorageVolPtr* vols = nullptr;
+  int n = virStoragePoolListAllVolumes(pool->get(), &vols, 0);
+  for (int i = 0; i < n; ++i) virStorageVolFree(vols[i]);
+  free(vols);  // NOLINT
+  EXPECT_EQ(n, 0) << "a refused upload left a volume";
+}
+
+}  // namespace
+}  // namespace topolab::remote
