@@ -95,6 +95,24 @@ Result<VolumePtr> upload_fresh(virConnectPtr conn, virStoragePoolPtr pool, const
   return sent.error();
 }
 
+// Only a volume with its marker is trusted. A volume without one is an interrupted upload
+// (its content is partial); a marker without its volume was left when the volume was deleted
+// by hand. Either is deleted (and reset) so that the content is uploaded afresh.
+Result<void> drop_unpaired(VolumePtr& vol, VolumePtr& marker, const std::string& name) {
+  if (vol && !marker) {
+    if (auto e = virt::failed(virStorageVolDelete(vol.get(), 0))) {
+      return e->context("volume '" + name + "': deleting an incomplete upload");
+    }
+    vol.reset();
+  } else if (!vol && marker) {
+    if (auto e = virt::failed(virStorageVolDelete(marker.get(), 0))) {
+      return e->context("volume '" + name + kMarkerSuffix + "': deleting a stale marker");
+    }
+    marker.reset();
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string content_volume_name(const std::string& name, const std::string& sha256) {
@@ -115,17 +133,7 @@ Result<UploadedVolume> upload_volume(virConnectPtr conn, virStoragePoolPtr pool,
   if (!vol) return vol.error();
   auto marker = lookup_volume(pool, out.volume + kMarkerSuffix);
   if (!marker) return marker.error();
-  if (*vol && !*marker) {  // an interrupted upload: its content cannot be trusted
-    if (auto e = virt::failed(virStorageVolDelete(vol->get(), 0))) {
-      return e->context("volume '" + out.volume + "': deleting an incomplete upload");
-    }
-    vol->reset();
-  }
-  if (!*vol && *marker) {  // the volume was deleted by hand: the marker vouches for nothing
-    if (auto e = virt::failed(virStorageVolDelete(marker->get(), 0))) {
-      return e->context("volume '" + out.volume + kMarkerSuffix + "': deleting a stale marker");
-    }
-  }
+  TL_TRY(drop_unpaired(*vol, *marker, out.volume));
   if (!*vol) {
     auto fresh = upload_fresh(conn, pool, out.volume, *content);
     if (!fresh) return fresh.error().context(local_file.string());
