@@ -121,7 +121,9 @@ struct Edit {
 }  // namespace
 
 Result<std::string> patch_domain_xml(const std::string& original, const DomainSpec& spec) {
-  if (!spec.layout || !spec.plan) return make_error("apply: layout and plan are required");
+  if (!spec.layout || (!spec.plan && !spec.announced)) {
+    return make_error("apply: layout and plan are required");
+  }
   pugi::xml_document doc;
   auto parsed = doc.load_buffer(original.data(), original.size());
   if (!parsed) {
@@ -133,9 +135,9 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
   const Accelerator accel = std::string(domain.attribute("type").as_string()) == "kvm"
                                 ? Accelerator::kKvm
                                 : Accelerator::kTcg;
-  const auto choice = choose_cpu_model(*spec.layout, accel, spec.host_vendor);
-  auto opts = domain::sections_asked_by(*spec.layout);
-  if (spec.layout->expose == Exposure::kNuma) {
+  auto announced = announced_for(spec, accel);
+  if (!announced) return announced.error();
+  if (!announced->cells.empty()) {
     // The cells split the domain's own memory: libvirt sets <memory> to their sum.
     if (domain.child("maxMemory")) {
       return make_error(
@@ -145,9 +147,10 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
     }
     auto mem = domain::domain_memory_kib(domain);
     if (!mem) return mem.error().context("apply");
-    opts.numa_memory_kib = *mem;
+    TL_TRY(split_cell_memory(*announced, *spec.layout, *mem));
   }
-  TL_TRY(domain::write_cpu_sections(domain, *spec.layout, *spec.plan, choice, opts));
+  const auto opts = domain::sections_asked_by(*spec.layout);
+  TL_TRY(domain::write_cpu_sections(domain, *spec.layout, *announced, opts));
 
   auto scan = scan_top_level(original);
   if (!scan) return scan.error();

@@ -7,9 +7,10 @@
 #include <pugixml.hpp>
 
 #include "common/file_io.hpp"
-#include "orchestrator/domain/cpu_model.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
 #include "orchestrator/domain/intended_topology.hpp"
+#include "orchestrator/placement/announced_topology.hpp"
+#include "orchestrator/placement/cpu_model.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 #include "tests/orchestrator/placement/fixture_hosts.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -225,11 +226,20 @@ TEST(DomainXml, GoldenFiles) {
   }
 }
 
+// What the verifier expects for a layout placed on a host, announced for accel + host vendor.
+HostTopology intended_for(const Layout& l, const PlacementPlan& p,
+                          Accelerator accel = Accelerator::kKvm,
+                          const std::string& vendor = "AuthenticAMD") {
+  auto a = announce_topology(l, p, accel, vendor);
+  EXPECT_TRUE(a) << a.error().message;
+  return a ? intended_guest_topology(*a) : HostTopology{};
+}
+
 TEST(IntendedTopology, RyzenDies) {
   auto l = *load_layout_or_preset("ryzen-1700x");
   auto plan = plan_placement(l, golden_host());
   ASSERT_TRUE(plan);
-  auto g = intended_guest_topology(l, *plan);
+  auto g = intended_for(l, *plan);
   ASSERT_EQ(g.cpus.size(), 16u);
   ASSERT_EQ(g.packages.size(), 1u);
   EXPECT_EQ(g.packages[0].cpus.to_string(), "0-15");
@@ -249,7 +259,7 @@ TEST(IntendedTopology, RyzenDies) {
 TEST(IntendedTopology, SocketsFlatAndNuma) {
   auto host = golden_host();
   auto x = *load_layout_or_preset("xeon-2s");
-  auto g = intended_guest_topology(x, *plan_placement(x, host));
+  auto g = intended_for(x, *plan_placement(x, host));
   ASSERT_EQ(g.packages.size(), 2u);
   EXPECT_EQ(g.packages[1].cpus.to_string(), "8-15");
   EXPECT_EQ(g.dies.size(), 2u);
@@ -257,18 +267,18 @@ TEST(IntendedTopology, SocketsFlatAndNuma) {
 
   auto f = *load_layout_or_preset("ryzen-1700x");
   f.expose = Exposure::kFlat;
-  g = intended_guest_topology(f, *plan_placement(f, host));
+  g = intended_for(f, *plan_placement(f, host));
   ASSERT_EQ(g.l3_domains.size(), 1u);
   EXPECT_EQ(g.l3_domains[0].cpus.to_string(), "0-15");
   EXPECT_EQ(g.dies.size(), 1u);
 
   auto n = *load_layout_or_preset("opteron-6140");
   auto np = *plan_placement(n, host);
-  g = intended_guest_topology(n, np);
+  g = intended_for(n, np);  // KVM on an AMD host: host-passthrough, AMD style
   ASSERT_EQ(g.numa_nodes.size(), 2u);
   EXPECT_EQ(g.numa_nodes[1].cpus.to_string(), "4-7");
   ASSERT_EQ(g.l3_domains.size(), 2u) << "AMD-style models: L3 follows the NUMA cells";
-  g = intended_guest_topology(n, np, CpuVendorStyle::kIntel);
+  g = intended_for(n, np, Accelerator::kTcg);  // TCG: Skylake-Server, Intel style
   EXPECT_EQ(g.l3_domains.size(), 1u) << "Skylake: one L3 across the cells (measured)";
 }
 
