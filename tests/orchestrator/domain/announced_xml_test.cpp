@@ -77,7 +77,9 @@ void expect_xml_is_the_object(const ReadBack& r, const AnnouncedTopology& a) {
     EXPECT_EQ(r.cells[i].id, a.cells[i].id);
     EXPECT_EQ(r.cells[i].cpus, a.cells[i].cpus);
     EXPECT_EQ(r.cells[i].memory_kib, a.cells[i].memory_kib);
-    if (!a.placement.memory_nodes.empty()) EXPECT_EQ(r.cells[i].host_node, a.cells[i].host_node);
+    if (!a.placement.memory_nodes.empty()) {
+      EXPECT_EQ(r.cells[i].host_node, a.cells[i].host_node);
+    }
   }
   const auto& plan = a.placement;
   if (plan.pinned) {
