@@ -99,17 +99,11 @@ CpuList cpus_of(const std::vector<const HostCore*>& cs) {
   return out;
 }
 
-}  // namespace
+using CoresByL3 = std::map<int, std::vector<const HostCore*>>;
 
-Result<PlacementPlan> plan_l3_aligned(const Layout& l, const HostTopology& host,
-                                      const UsableHost& u) {
-  if (host.l3_domains.empty()) {
-    return make_error("host (" + host.source +
-                      ") reports no L3 domains; l3-aligned placement needs them");
-  }
-  TL_TRY(check_threads(l, host, u));
-  auto by_l3 = cores_by_l3(eligible_cores(l, u));
-  by_l3.erase(-1);
+// The L3 domains that hold a whole group (ids), or why the host cannot hold the layout.
+Result<std::vector<int>> fitting_domains(const Layout& l, const UsableHost& u,
+                                         const CoresByL3& by_l3) {
   const int g_count = l.l3_groups, c_count = l.cores_per_group;
   std::vector<int> fitting;
   std::vector<CpuList> offered, fitting_cpus;
@@ -141,8 +135,14 @@ Result<PlacementPlan> plan_l3_aligned(const Layout& l, const HostTopology& host,
                       " host L3 domain" + (fitting.size() == 1 ? "" : "s") + within(u) + " hold " +
                       std::to_string(c_count) + " whole cores (" + list_of(fitting_cpus) + ")");
   }
+  return fitting;
+}
 
-  // Prefer domains whose NUMA node still holds the group's share of the memory.
+// One fitting domain per group, preferring domains whose NUMA node still holds the group's
+// share of the memory.
+std::vector<int> choose_domains(const Layout& l, const HostTopology& host,
+                                const std::vector<int>& fitting, const CoresByL3& by_l3) {
+  const int g_count = l.l3_groups;
   const std::uint64_t share_mib = (l.memory_mib + static_cast<std::uint64_t>(g_count) - 1) /
                                   static_cast<std::uint64_t>(g_count);
   std::map<int, std::uint64_t> node_left;
@@ -153,7 +153,7 @@ Result<PlacementPlan> plan_l3_aligned(const Layout& l, const HostTopology& host,
     for (int d : fitting) {
       if (static_cast<int>(chosen.size()) == g_count) break;
       if (used.count(d)) continue;
-      int node = by_l3[d].front()->node;
+      int node = by_l3.at(d).front()->node;
       bool known = node_left.count(node) && node_left[node] > 0;
       if (pass == 0 && known && node_left[node] < share_mib) continue;
       if (known) node_left[node] -= std::min(node_left[node], share_mib);
@@ -161,11 +161,30 @@ Result<PlacementPlan> plan_l3_aligned(const Layout& l, const HostTopology& host,
       used.insert(d);
     }
   }
+  return chosen;
+}
+
+}  // namespace
+
+Result<PlacementPlan> plan_l3_aligned(const Layout& l, const HostTopology& host,
+                                      const UsableHost& u) {
+  if (host.l3_domains.empty()) {
+    return make_error("host (" + host.source +
+                      ") reports no L3 domains; l3-aligned placement needs them");
+  }
+  TL_TRY(check_threads(l, host, u));
+  auto by_l3 = cores_by_l3(eligible_cores(l, u));
+  by_l3.erase(-1);
+  auto fitting = fitting_domains(l, u, by_l3);
+  if (!fitting) return fitting.error();
+  const std::vector<int> chosen = choose_domains(l, host, *fitting, by_l3);
   PlacementPlan plan;
   std::vector<CoreAssignment> cores;
-  for (int g = 0; g < g_count; ++g) {
+  for (int g = 0; g < l.l3_groups; ++g) {
     const auto& dom = by_l3[chosen[static_cast<std::size_t>(g)]];
-    for (int c = 0; c < c_count; ++c) cores.push_back({dom[static_cast<std::size_t>(c)], g, c});
+    for (int c = 0; c < l.cores_per_group; ++c) {
+      cores.push_back({dom[static_cast<std::size_t>(c)], g, c});
+    }
   }
   fill_pinned(l, host, cores, plan);
   return plan;
