@@ -26,9 +26,14 @@ ExposureMeaning exposure_meaning(const Layout& l) {
   return m;
 }
 
+VcpuSlot core_slot(const Layout& l, int guest_core) {
+  return {guest_core / l.cores_per_group, guest_core % l.cores_per_group, 0};
+}
+
 VcpuSlot vcpu_slot(const Layout& l, int vcpu) {
-  const int t = l.threads_per_core;
-  return {vcpu / (l.cores_per_group * t), (vcpu / t) % l.cores_per_group, vcpu % t};
+  VcpuSlot s = core_slot(l, vcpu / l.threads_per_core);
+  s.thread = vcpu % l.threads_per_core;
+  return s;
 }
 
 int vcpu_at(const Layout& l, const VcpuSlot& s) {

@@ -36,6 +36,8 @@ struct VcpuSlot {
   int group = 0, core = 0, thread = 0;
 };
 VcpuSlot vcpu_slot(const Layout&, int vcpu);
+// Thread 0 of guest core `guest_core` (cores counted across groups).
+VcpuSlot core_slot(const Layout&, int guest_core);
 int vcpu_at(const Layout&, const VcpuSlot&);
 
 }  // namespace topolab

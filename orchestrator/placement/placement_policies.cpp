@@ -226,7 +226,7 @@ Result<PlacementPlan> plan_compact_or_scatter(const Layout& l, const HostTopolog
   std::vector<CoreAssignment> cores;
   for (int i = 0; i < needed; ++i) {
     cores.push_back(
-        {order[static_cast<std::size_t>(i)], i / l.cores_per_group, i % l.cores_per_group});
+        {order[static_cast<std::size_t>(i)], core_slot(l, i).group, core_slot(l, i).core});
   }
   fill_pinned(l, host, cores, plan);
   for (const auto& g : plan.groups) {

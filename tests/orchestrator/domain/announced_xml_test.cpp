@@ -10,7 +10,7 @@
 #include "orchestrator/domain/domain_xml_writer.hpp"
 #include "orchestrator/domain/intended_topology.hpp"
 #include "orchestrator/placement/announced_topology.hpp"
-#include "tests/orchestrator/placement/fixture_hosts.hpp"
+#include "tests/orchestrator/domain/xml_test_hosts.hpp"
 
 namespace topolab {
 namespace {
@@ -115,11 +115,7 @@ void expect_verifier_expects_the_xml(const ReadBack& r, const HostTopology& inte
 }
 
 TEST(AnnouncedXml, XmlAndVerifierReadTheSameObjectForEveryPreset) {
-  std::vector<testing::NamedHost> hosts = {
-      {"synthetic", make_synthetic_host({2, 4, 4, 2, false, true, 16384})}};
-  for (const auto& h : testing::fixture_hosts()) {
-    if (h.name == "x86_64-epyc_7451" || h.name == "32intel64-2p8co2t+8ve") hosts.push_back(h);
-  }
+  const auto hosts = testing::xml_test_hosts();
   int checked = 0;
   for (const auto& preset : preset_names()) {
     for (const auto& [hname, host] : hosts) {
@@ -151,7 +147,7 @@ TEST(AnnouncedXml, XmlAndVerifierReadTheSameObjectForEveryPreset) {
 
 TEST(AnnouncedXml, MutatingTheObjectChangesXmlAndExpectationTogether) {
   auto l = *load_layout_or_preset("opteron-6140");  // numa exposure, 2 cells x 4 cores
-  auto plan = plan_placement(l, make_synthetic_host({2, 4, 4, 2, false, true, 16384}));
+  auto plan = plan_placement(l, testing::golden_host());
   ASSERT_TRUE(plan) << plan.error().message;
   auto a = announce_topology(l, *plan, Accelerator::kKvm, "AuthenticAMD");
   ASSERT_TRUE(a) << a.error().message;

@@ -12,7 +12,7 @@
 #include "orchestrator/placement/announced_topology.hpp"
 #include "orchestrator/placement/cpu_model.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
-#include "tests/orchestrator/placement/fixture_hosts.hpp"
+#include "tests/orchestrator/domain/xml_test_hosts.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace topolab {
@@ -28,8 +28,7 @@ bool validates(const std::string& xml, const fs::path& dir, const std::string& n
   return testing::run_argv({"virt-xml-validate", file.string(), "domain"}) == 0;
 }
 
-// The big synthetic host every golden file is made on (deterministic).
-HostTopology golden_host() { return make_synthetic_host({2, 4, 4, 2, false, true, 16384}); }
+using testing::golden_host;
 
 Result<std::string> xml_for(const Layout& l, const PlacementPlan& p, Accelerator a,
                             const std::string& vendor, const fs::path& base = {}) {
@@ -50,10 +49,7 @@ Result<std::string> xml_for(const Layout& l, const PlacementPlan& p, Accelerator
 
 TEST(DomainXml, EveryPresetValidatesOnEveryTemplateAndAccelerator) {
   TempDir tmp;
-  std::vector<testing::NamedHost> hosts = {{"golden", golden_host()}};
-  for (const auto& h : testing::fixture_hosts()) {
-    if (h.name == "x86_64-epyc_7451" || h.name == "32intel64-2p8co2t+8ve") hosts.push_back(h);
-  }
+  const auto hosts = testing::xml_test_hosts();
   ASSERT_EQ(hosts.size(), 3u);
   int validated = 0;
   for (const auto& preset : preset_names()) {

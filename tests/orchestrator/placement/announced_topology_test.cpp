@@ -8,19 +8,13 @@
 
 #include "orchestrator/placement/exposure.hpp"
 #include "orchestrator/placement/synthetic_host.hpp"
+#include "tests/orchestrator/placement/test_layout.hpp"
 
 namespace topolab {
 namespace {
 
 Layout layout_of(Exposure e, int groups, int cores, int threads, std::uint64_t memory_mib = 2048) {
-  Layout l;
-  l.name = "t";
-  l.l3_groups = groups;
-  l.cores_per_group = cores;
-  l.threads_per_core = threads;
-  l.memory_mib = memory_mib;
-  l.expose = e;
-  return l;
+  return testing::test_layout(groups, cores, threads, e, memory_mib);
 }
 
 HostTopology host() { return make_synthetic_host({2, 2, 4, 2, false, true, 16384}); }
