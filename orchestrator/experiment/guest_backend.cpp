@@ -2,10 +2,10 @@
 
 #include "host/topology_json.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
+#include "orchestrator/session/guest_session.hpp"
+#include "orchestrator/session/vcpu_limits.hpp"
 #include "orchestrator/verify/guest_verify.hpp"
-#include "orchestrator/virt/guest_session.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
-#include "orchestrator/virt/vcpu_limits.hpp"
 
 namespace topolab::experiment {
 namespace {
