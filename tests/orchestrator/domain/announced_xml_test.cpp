@@ -115,33 +115,24 @@ void expect_verifier_expects_the_xml(const ReadBack& r, const HostTopology& inte
 }
 
 TEST(AnnouncedXml, XmlAndVerifierReadTheSameObjectForEveryPreset) {
-  const auto hosts = testing::xml_test_hosts();
   int checked = 0;
-  for (const auto& preset : preset_names()) {
-    for (const auto& [hname, host] : hosts) {
-      for (auto policy : {PlacementPolicy::kL3Aligned, PlacementPolicy::kUnpinned}) {
-        auto l = *load_layout_or_preset(preset);
-        l.memory_mib = 2048;
-        l.policy = policy;
-        auto plan = plan_placement(l, host);
-        if (!plan) continue;
-        for (auto accel : {Accelerator::kTcg, Accelerator::kKvm}) {
-          for (const char* vendor : {"AuthenticAMD", "GenuineIntel"}) {
-            SCOPED_TRACE(preset + " on " + hname + " " + to_string(policy) + " " +
-                         to_string(accel) + " " + vendor);
-            auto a = announce_topology(l, *plan, accel, vendor);
-            ASSERT_TRUE(a) << a.error().message;
-            auto xml = write(l, *a);
-            ASSERT_TRUE(xml) << xml.error().message;
-            const ReadBack r = read_back(*xml);
-            expect_xml_is_the_object(r, *a);
-            expect_verifier_expects_the_xml(r, intended_guest_topology(*a));
-            ++checked;
-          }
-        }
+  testing::for_each_placed_preset([&](const std::string& preset, const testing::NamedHost& h,
+                                      const Layout& l, const PlacementPlan& plan) {
+    for (auto accel : {Accelerator::kTcg, Accelerator::kKvm}) {
+      for (const char* vendor : {"AuthenticAMD", "GenuineIntel"}) {
+        SCOPED_TRACE(preset + " on " + h.name + " " + to_string(l.policy) + " " + to_string(accel) +
+                     " " + vendor);
+        auto a = announce_topology(l, plan, accel, vendor);
+        ASSERT_TRUE(a) << a.error().message;
+        auto xml = write(l, *a);
+        ASSERT_TRUE(xml) << xml.error().message;
+        const ReadBack r = read_back(*xml);
+        expect_xml_is_the_object(r, *a);
+        expect_verifier_expects_the_xml(r, intended_guest_topology(*a));
+        ++checked;
       }
     }
-  }
+  });
   EXPECT_GT(checked, 100);
 }
 

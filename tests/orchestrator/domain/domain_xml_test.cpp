@@ -49,45 +49,36 @@ Result<std::string> xml_for(const Layout& l, const PlacementPlan& p, Accelerator
 
 TEST(DomainXml, EveryPresetValidatesOnEveryTemplateAndAccelerator) {
   TempDir tmp;
-  const auto hosts = testing::xml_test_hosts();
-  ASSERT_EQ(hosts.size(), 3u);
+  ASSERT_EQ(testing::xml_test_hosts().size(), 3u);
   int validated = 0;
-  for (const auto& preset : preset_names()) {
-    for (const auto& [hname, host] : hosts) {
-      for (auto policy : {PlacementPolicy::kL3Aligned, PlacementPolicy::kUnpinned}) {
-        auto l = *load_layout_or_preset(preset);
-        l.memory_mib = 2048;
-        l.policy = policy;
-        auto plan = plan_placement(l, host);
-        if (!plan) continue;
-        // Fixture hosts: the built-in guest under TCG; the synthetic host: both templates and
-        // accelerators (virt-xml-validate costs ~0.1 s a file).
-        const bool full = hname == "golden";
-        for (auto accel : {Accelerator::kTcg, Accelerator::kKvm}) {
-          for (const char* base : {"linux-direct-boot.xml", "windows-vfio.xml"}) {
-            if (!full && (accel == Accelerator::kKvm || base[0] == 'w')) continue;
-            if (full && policy == PlacementPolicy::kUnpinned && accel == Accelerator::kKvm) {
-              continue;
-            }
-            SCOPED_TRACE(preset + " on " + hname + " " + to_string(policy) + " " +
-                         to_string(accel) + " " + base);
-            Layout lv = l;
-            if (std::string(base) == "windows-vfio.xml") {
-              lv.hostdevs = {{"0000:0a:00.0", true}, {"0000:0a:00.1", true}};
-              lv.hyperv = true;
-              lv.hugepage_kib = 1048576;
-              lv.hugepages_locked = true;
-              lv.iothreads = 2;
-            }
-            auto xml = xml_for(lv, *plan, accel, host.vendor, templates_dir() / "domains" / base);
-            ASSERT_TRUE(xml) << xml.error().message;
-            ASSERT_TRUE(validates(*xml, tmp.path(), "v" + std::to_string(validated))) << *xml;
-            ++validated;
-          }
+  testing::for_each_placed_preset([&](const std::string& preset, const testing::NamedHost& h,
+                                      const Layout& l, const PlacementPlan& plan) {
+    // Fixture hosts: the built-in guest under TCG; the synthetic host: both templates and
+    // accelerators (virt-xml-validate costs ~0.1 s a file).
+    const bool full = h.name == "golden";
+    for (auto accel : {Accelerator::kTcg, Accelerator::kKvm}) {
+      for (const char* base : {"linux-direct-boot.xml", "windows-vfio.xml"}) {
+        if (!full && (accel == Accelerator::kKvm || base[0] == 'w')) continue;
+        if (full && l.policy == PlacementPolicy::kUnpinned && accel == Accelerator::kKvm) {
+          continue;
         }
+        SCOPED_TRACE(preset + " on " + h.name + " " + to_string(l.policy) + " " + to_string(accel) +
+                     " " + base);
+        Layout lv = l;
+        if (std::string(base) == "windows-vfio.xml") {
+          lv.hostdevs = {{"0000:0a:00.0", true}, {"0000:0a:00.1", true}};
+          lv.hyperv = true;
+          lv.hugepage_kib = 1048576;
+          lv.hugepages_locked = true;
+          lv.iothreads = 2;
+        }
+        auto xml = xml_for(lv, plan, accel, h.host.vendor, templates_dir() / "domains" / base);
+        ASSERT_TRUE(xml) << xml.error().message;
+        ASSERT_TRUE(validates(*xml, tmp.path(), "v" + std::to_string(validated))) << *xml;
+        ++validated;
       }
     }
-  }
+  });
   EXPECT_GT(validated, 40);
 }
 
