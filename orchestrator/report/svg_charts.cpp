@@ -7,7 +7,7 @@
 #include <optional>
 #include <set>
 
-#include "host/topology_json.hpp"
+#include "common/cpu_list.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/report/svg_util.hpp"
 
@@ -218,19 +218,44 @@ enum PairClass { kSmt, kSameL3, kOtherL3, kOtherPackage, kUnknown, kClassCount }
 constexpr const char* kClassNames[kClassCount] = {
     "SMT siblings", "same L3", "other L3, same package", "other package", "unknown topology"};
 
-PairClass classify(const CpuInfo* a, const CpuInfo* b) {
+struct CpuPlace {
+  int core = -1, l3 = -1, package = -1;
+};
+
+// CPU id -> core, L3, package from the guest-seen topology JSON. Read field by field, like the
+// heat map's boundaries: a partial topology (no l3_domains list) still classifies its pairs.
+std::map<int, CpuPlace> cpu_places(const nlohmann::json& topo) {
+  std::map<int, CpuPlace> out;
+  if (!topo.is_object() || !topo.contains("cpus") || !topo["cpus"].is_array()) return out;
+  for (const auto& c : topo["cpus"]) {
+    if (out.size() == static_cast<std::size_t>(kMaxCpuIds)) break;
+    auto get = [&](const char* k) {
+      if (!c.contains(k) || !c[k].is_number_integer()) return -1;
+      const auto v = c[k].get<std::int64_t>();
+      return v >= 0 && v < (1 << 20) ? static_cast<int>(v) : -1;
+    };
+    if (!c.is_object() || get("id") < 0) continue;
+    out[get("id")] = {get("core"), get("l3"), get("package")};
+  }
+  return out;
+}
+
+PairClass classify(const CpuPlace* a, const CpuPlace* b) {
   if (!a || !b) return kUnknown;
   if (a->core >= 0 && a->core == b->core) return kSmt;
   if (a->l3 >= 0 && a->l3 == b->l3) return kSameL3;
-  if (a->package == b->package) return kOtherL3;
-  return kOtherPackage;
+  if (a->package < 0 || b->package < 0) return kUnknown;
+  return a->package == b->package ? kOtherL3 : kOtherPackage;
 }
 
 }  // namespace
 
 std::vector<C2cClass> c2c_classes(const LatencyMatrix& m) {
-  // The guest-seen topology, read through the same validating reader as a guest's hello.
-  auto topo = topology_from_json(m.topology);
+  const auto places = cpu_places(m.topology);
+  auto find = [&](int cpu) {
+    auto it = places.find(cpu);
+    return it == places.end() ? nullptr : &it->second;
+  };
   std::vector<double> values[kClassCount];
   const std::size_t n = std::min(m.ns.size(), m.cpus.size());
   for (std::size_t i = 0; i < n; ++i)
@@ -239,9 +264,7 @@ std::vector<C2cClass> c2c_classes(const LatencyMatrix& m) {
       double v = m.ns[i][j];
       if (!std::isfinite(v) && i < m.ns[j].size()) v = m.ns[j][i];
       if (!std::isfinite(v)) continue;
-      const CpuInfo* a = topo ? topo->cpu(m.cpus[i]) : nullptr;
-      const CpuInfo* b = topo ? topo->cpu(m.cpus[j]) : nullptr;
-      values[classify(a, b)].push_back(v);
+      values[classify(find(m.cpus[i]), find(m.cpus[j]))].push_back(v);
     }
   std::vector<C2cClass> out;
   for (int k = 0; k < kClassCount; ++k) {

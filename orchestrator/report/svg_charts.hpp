@@ -15,7 +15,7 @@
 
 namespace topolab::report::svg {
 
-inline constexpr std::size_t kMaxCharts = 16, kMaxSeries = 10, kMaxPoints = 64;
+inline constexpr std::size_t kMaxCharts = 8, kMaxSeries = 10, kMaxPoints = 32;
 
 struct ScalingPoint {
   double x = 0, median = 0, min = 0, max = 0;

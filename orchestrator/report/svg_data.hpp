@@ -23,7 +23,7 @@ struct StoredCell;
 
 namespace topolab::report {
 
-inline constexpr std::size_t kMaxPictureConfigs = 24;
+inline constexpr std::size_t kMaxPictureConfigs = 16;
 
 struct ConfigPicture {
   std::string label;  // the configuration's guest levels, "expose=flat policy=compact"

@@ -327,9 +327,17 @@ Result<std::vector<StoredExperiment>> ResultStore::experiments() {
 }
 
 Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
-  Stmt q(db_,
-         "SELECT id, cell_key, config_key, factors, label, position, status, error, mismatches, "
-         "boot_id, layout FROM cells WHERE experiment_id=?1 ORDER BY position");
+  // A schema-1 store opened read-only (never migrated) has no layout column: read NULL instead.
+  bool has_layout = false;
+  Stmt cols(db_, "SELECT name FROM pragma_table_info('cells')");
+  while (cols.prepared() && cols.step() == SQLITE_ROW)
+    has_layout = has_layout || cols.text(0) == "layout";
+  Stmt q(db_, has_layout ? "SELECT id, cell_key, config_key, factors, label, position, status, "
+                           "error, mismatches, boot_id, layout FROM cells WHERE experiment_id=?1 "
+                           "ORDER BY position"
+                         : "SELECT id, cell_key, config_key, factors, label, position, status, "
+                           "error, mismatches, boot_id, NULL FROM cells WHERE experiment_id=?1 "
+                           "ORDER BY position");
   if (!q.prepared()) return db_error("read cells");
   q.bind(1, experiment_id);
   std::vector<StoredCell> out;
