@@ -115,7 +115,7 @@ std::vector<ScalingChart> scaling_charts(const ReportData& data, std::size_t* ch
 
 namespace {
 
-constexpr double kPlotX = 70, kPlotY = 14, kPlotW = 460, kPlotH = 220, kLegendX = 560;
+constexpr double kPlotX = 90, kPlotY = 14, kPlotW = 460, kPlotH = 220, kLegendX = 580;
 
 struct Scale {
   double lo = 0, hi = 1;
@@ -172,8 +172,8 @@ void scaling_svg(std::ostream& o, const ScalingChart& c) {
         << "\" text-anchor=\"middle\" class=\"val\">" << esc(format_number(x)) << "</text>";
   o << "\n<text x=\"" << num(kPlotX + kPlotW / 2) << "\" y=\"" << num(kPlotY + kPlotH + 34)
     << "\" text-anchor=\"middle\" class=\"lbl\">" << esc(c.factor) << (xs.log ? " (log scale)" : "")
-    << "</text><text x=\"12\" y=\"" << num(kPlotY + kPlotH / 2)
-    << "\" class=\"lbl\" transform=\"rotate(-90 12 " << num(kPlotY + kPlotH / 2)
+    << "</text><text x=\"14\" y=\"" << num(kPlotY + kPlotH / 2)
+    << "\" class=\"lbl\" transform=\"rotate(-90 14 " << num(kPlotY + kPlotH / 2)
     << ")\" text-anchor=\"middle\">" << esc(c.unit) << (c.lower_is_better ? " (lower" : " (higher")
     << " is better)</text>\n";
   for (std::size_t i = 0; i < c.series.size(); ++i) {
