@@ -103,13 +103,23 @@ Drawn host_boxes(const HostTopology& host, const std::map<int, Use>& uses) {
       Box dom;
       dom.cls = "tl3";
       dom.label = domain_caption(host, l3);
+      // SMT siblings side by side in one core frame, as lstopo draws PUs in a core.
+      std::map<int, std::vector<const CpuInfo*>> by_core;
       for (std::size_t i = 0; i < cpus.size(); ++i) {
         if (i == kMaxDrawnCpusPerDomain) {
           d.cpus_left_out += cpus.size() - i;
           break;
         }
-        auto u = uses.find(cpus[i]->id);
-        dom.children.push_back(host_leaf(*cpus[i], u == uses.end() ? nullptr : &u->second));
+        by_core[cpus[i]->core < 0 ? -1 - cpus[i]->id : cpus[i]->core].push_back(cpus[i]);
+      }
+      for (const auto& [core, siblings] : by_core) {
+        Box k = frame("", "tcore");
+        for (const auto* c : siblings) {
+          auto u = uses.find(c->id);
+          k.children.push_back(host_leaf(*c, u == uses.end() ? nullptr : &u->second));
+        }
+        dom.children.push_back(k.children.size() == 1 ? std::move(k.children.front())
+                                                      : std::move(k));
       }
       p.children.push_back(std::move(dom));
     }
