@@ -330,7 +330,9 @@ TEST(SvgData, ConfigLabels) {
 // its placement derived again and the topology its guest reported.
 class MainJobStore : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { build(""); }
+  // The store, with `tamper` (SQL) run on it after the dump.
+  void build(const std::string& tamper) {
     char tmpl[] = "/tmp/topolab-svg-XXXXXX";
     dir_ = mkdtemp(tmpl);
     auto sql =
@@ -338,7 +340,7 @@ class MainJobStore : public ::testing::Test {
     ASSERT_TRUE(sql.ok()) << sql.error().message;
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open((dir_ + "/s.db").c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, sql->c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, (*sql + tamper).c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
     sqlite3_close(db);
     auto store = store::ResultStore::open_read_only(dir_ + "/s.db");
     ASSERT_TRUE(store.ok()) << store.error().message;
@@ -382,6 +384,33 @@ TEST_F(MainJobStore, HtmlHasOnePlacementPerConfigurationAndOneSeenPerTopology) {
   EXPECT_EQ(count(out.str(), "class=\"pic-seen\""), 3u) << "flat, sockets, dies";
   EXPECT_EQ(count(out.str(), "class=\"pic-scaling\""), 0u) << "no numeric factor";
   EXPECT_EQ(out.str().find("<script"), std::string::npos);
+}
+
+// A store tampered where the pictures read: markup in a configuration key, a layout field of
+// the wrong type, a guest-seen topology that is not one, a host topology naming CPU 9999999.
+// Each picture that cannot be drawn says why; nothing from the store reaches the page as markup.
+TEST_F(MainJobStore, HostileStoreGivesNotesNotMarkup) {
+  build(R"SQL(
+    UPDATE cells SET config_key = '{"expose":"<script>alert(1)</script>"}' WHERE id = 1;
+    UPDATE cells SET layout = '{"guest.l3_groups":"x"}' WHERE id = 2;
+    UPDATE boots SET seen_topology = '{"cpus":"<img src=x onerror=alert(1)>"}' WHERE id = 3;
+  )SQL");
+  std::ostringstream out;
+  auto r = make_reporter("html", out);
+  ASSERT_TRUE(r.ok());
+  (*r)->report(data_);
+  const std::string html = out.str();
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_NE(html.find("expose=&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("stored layout: guest.l3_groups"), std::string::npos);
+  EXPECT_NE(html.find("topology JSON: cpus"), std::string::npos) << "the seen note";
+  build(R"SQL(UPDATE experiments SET host_topology = '{"cpus":[{"id":9999999}]}';)SQL");
+  EXPECT_FALSE(data_.pictures.host.has_value());
+  EXPECT_NE(data_.pictures.host_note.find("cpus[0].id"), std::string::npos)
+      << data_.pictures.host_note;
+  ASSERT_EQ(data_.pictures.configs.size(), 6u);
+  EXPECT_EQ(data_.pictures.configs[0].plan_note, "no readable host topology in the store");
 }
 
 }  // namespace
