@@ -281,7 +281,7 @@ void c2c_classes_svg(std::ostream& o, const std::vector<C2cClass>& classes) {
   for (const auto& c : classes) hi = std::max(hi, std::isfinite(c.max) ? c.max : 0.0);
   if (hi <= 0) hi = 1;
   const double h = top + row_h * static_cast<double>(std::max<std::size_t>(classes.size(), 1)) + 10;
-  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pic-c2c-classes\" width=\"520\" height=\""
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pic-c2c-classes\" width=\"640\" height=\""
     << num(h, 0)
     << "\" role=\"img\">\n<text x=\"4\" y=\"14\" class=\"lbl\">median latency by "
        "pair class (bar), min..max (whisker)</text>\n";

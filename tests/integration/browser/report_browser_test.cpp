@@ -1,7 +1,8 @@
 // Acceptance of issue 18 (pictures): the HTML report of the main job (examples/exposure-sqrt,
 // scripts/main-job.sh) and of a scaling experiment (examples/scaling-locked-vs-free: threads
-// 1..2 x pin none/compact) render in headless Chromium with their pictures. Both stores are
-// real runs on this machine's TCG guest, kept as SQL dumps in tests/orchestrator/report/data.
+// 1..2 x pin none/compact) render in headless Chromium with their pictures (and so does the c2c
+// example's, for the pair-class summary). The stores are real runs on this machine's TCG
+// guest (2 host CPUs), kept as SQL dumps in tests/orchestrator/report/data.
 //
 // How a region is found without scripts: the page is screenshot once as it is, and once per
 // picture class with that class hidden (visibility:hidden keeps the layout, so nothing else
@@ -132,6 +133,11 @@ TEST_F(ReportInChromium, MainJobReportDrawsPlacementAndSeenTopology) {
 
 TEST_F(ReportInChromium, ScalingReportDrawsScalingChartsPlacementAndSeenTopology) {
   expect_regions("scaling_store.sql", {"pic-scaling", "pic-placement", "pic-seen"});
+}
+
+// examples/c2c-by-exposure.toml (flat, sockets, dies): each heat map with its pair classes.
+TEST_F(ReportInChromium, C2cReportDrawsPairClassesBesideTheHeatMaps) {
+  expect_regions("c2c_store.sql", {"pic-c2c-classes", "pic-placement", "pic-seen"});
 }
 
 }  // namespace
