@@ -192,7 +192,8 @@ tr.mism td{background:#fff3cd}
 void HtmlReporter::report(const ReportData& data) {
   auto& o = out_;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>topolab: "
-    << esc(data.experiment) << "</title><style>" << kStyle << svg::kPictureStyle << "</style></head><body>\n";
+    << esc(data.experiment) << "</title><style>" << kStyle << svg::kPictureStyle
+    << "</style></head><body>\n";
   o << "<h1>topolab experiment " << esc(data.experiment) << "</h1>\n";
   if (!data.baseline.empty())
     o << "<p>Penalty is 100&middot;(median/baseline &minus; 1) against <b>" << esc(data.baseline)
