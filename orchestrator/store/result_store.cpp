@@ -327,16 +327,26 @@ Result<std::vector<StoredExperiment>> ResultStore::experiments() {
 }
 
 Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
-  Stmt q(db_,
-         "SELECT id, cell_key, config_key, factors, label, position, status, error, mismatches, "
-         "boot_id FROM cells WHERE experiment_id=?1 ORDER BY position");
+  // A schema-1 store opened read-only (never migrated) has no layout column: read NULL instead.
+  bool has_layout = false;
+  Stmt cols(db_, "SELECT name FROM pragma_table_info('cells')");
+  while (cols.prepared() && cols.step() == SQLITE_ROW)
+    has_layout = has_layout || cols.text(0) == "layout";
+  Stmt q(db_, has_layout ? "SELECT id, cell_key, config_key, factors, label, position, status, "
+                           "error, mismatches, boot_id, layout FROM cells WHERE experiment_id=?1 "
+                           "ORDER BY position"
+                         : "SELECT id, cell_key, config_key, factors, label, position, status, "
+                           "error, mismatches, boot_id, NULL FROM cells WHERE experiment_id=?1 "
+                           "ORDER BY position");
   if (!q.prepared()) return db_error("read cells");
   q.bind(1, experiment_id);
   std::vector<StoredCell> out;
   while (q.step() == SQLITE_ROW) {
     StoredCell c;
     c.id = q.i64(0);
-    c.cell = {q.text(1), q.text(2), q.json(3), q.text(4), static_cast<int>(q.i64(5)), nullptr};
+    // layout: NULL in schema-1 stores reads as null, like "no guest" (the report's placement
+    // pictures say so).
+    c.cell = {q.text(1), q.text(2), q.json(3), q.text(4), static_cast<int>(q.i64(5)), q.json(10)};
     c.status = q.text(6);
     c.error = q.text(7);
     c.mismatches = q.json(8);
