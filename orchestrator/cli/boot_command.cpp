@@ -16,8 +16,6 @@
 namespace topolab::cli {
 namespace {
 
-constexpr int kExitMismatch = 3;
-
 class BootCommand : public Command {
  public:
   CLI::App* setup(CLI::App& app) override {
@@ -49,10 +47,10 @@ class BootCommand : public Command {
 
   int run() override {
     auto placed = load_placed_layout(args_, source_);
-    if (!placed) return fail(placed.error());
+    if (!placed) return fail("boot", placed.error());
     const auto& [layout, host, plan] = *placed;
     auto image = build_guest_image(image_);
-    if (!image) return fail(image.error().context("guest image"));
+    if (!image) return fail("boot", image.error().context("guest image"));
 
     BootRequest req;
     req.connect_uri = source_.connect;
@@ -67,7 +65,7 @@ class BootCommand : public Command {
     req.watchdog = std::chrono::milliseconds(watchdog_ms_);
     req.host_vendor = host.vendor;
     auto v = boot_and_verify(req);
-    if (!v) return fail(v.error());
+    if (!v) return fail("boot", v.error());
 
     if (json_) {
       std::cout << to_json(*v).dump(2) << "\n";
@@ -77,7 +75,7 @@ class BootCommand : public Command {
     if (!v->shutdown_error.empty()) {
       print_error("boot", "warning: " + v->shutdown_error);
     }
-    return v->match() ? 0 : kExitMismatch;
+    return to_int(v->match() ? ExitCode::ok : ExitCode::mismatch);
   }
 
  private:
@@ -109,10 +107,6 @@ class BootCommand : public Command {
     }
     // QEMU's warnings often say why (e.g. a required CPU feature it dropped under TCG).
     for (const auto& w : v.qemu_warnings) std::cout << "  qemu warning: " << w << "\n";
-  }
-  static int fail(const Error& e) {
-    print_error("boot", e.message);
-    return 1;
   }
 
   LayoutArgs args_;
