@@ -40,9 +40,9 @@ void expect_run_log(const std::string& run_dir) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   std::ifstream in(log);
   const std::string text((std::istreambuf_iterator<char>(in)), {});
-  for (const char* want : {"debug libvirt virConnectOpen(qemu:///system): ",
-                           "debug libvirt virDomainDefineXML(topolab-ryzen-1700x-",
-                           "debug libvirt virDomainCreate(topolab-ryzen-1700x-", "boot timings: {",
+  for (const char* want : {"] libvirt virConnectOpen(qemu:///system): ",
+                           "] libvirt virDomainDefineXML(topolab-ryzen-1700x-",
+                           "] libvirt virDomainCreate(topolab-ryzen-1700x-", "boot timings: {",
                            "\"hello_ms\":", "agent < hello", "agent > placement",
                            "agent session: ", "shutdown of topolab-ryzen-1700x-"}) {
     EXPECT_NE(text.find(want), std::string::npos) << want << " not in " << log << ":\n" << text;

@@ -89,8 +89,11 @@ TEST_F(LogTest, RunLogGetsDebugLinesWhileOpenAndIs0600) {
   debug("after close");
   EXPECT_FALSE(enabled(Level::debug));
   const std::string file = slurp(dir_.path() / RunLog::kFileName);
-  EXPECT_NE(file.find("debug libvirt virDomainCreate(x): 12 ms"), std::string::npos) << file;
-  EXPECT_NE(file.find("info  boot ready"), std::string::npos) << file;
+  // "2026-11-30T16:34:04.232Z debug [TID] MESSAGE": UTC time, level, thread.
+  EXPECT_NE(file.find("Z debug ["), std::string::npos) << file;
+  EXPECT_NE(file.find("] libvirt virDomainCreate(x): 12 ms\n"), std::string::npos) << file;
+  EXPECT_NE(file.find("Z info  ["), std::string::npos) << file;
+  EXPECT_NE(file.find("] boot ready\n"), std::string::npos) << file;
   EXPECT_EQ(file.find("after close"), std::string::npos) << file;
   EXPECT_EQ(cap.text(), "topolab: boot ready\n");  // no debug line on stderr
   struct stat st {};
