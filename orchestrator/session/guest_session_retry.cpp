@@ -7,8 +7,8 @@
 #include <cstdio>
 
 #include "orchestrator/logging/log.hpp"
+#include "orchestrator/session/guest_session.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
-#include "orchestrator/virt/guest_session.hpp"
 
 namespace topolab {
 namespace {
