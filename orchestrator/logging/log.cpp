@@ -182,9 +182,8 @@ void to_run_log(std::string_view message) {
 }
 
 Result<RunLog> RunLog::open(const std::filesystem::path& run_dir) {
-  auto fd = open_private_append(run_dir / kFileName);
-  if (!fd) return fd.error().context("run log");
-  return RunLog(state().run_file->push(std::move(fd).value()));
+  TL_ASSIGN_CTX(auto fd, open_private_append(run_dir / kFileName), "run log");
+  return RunLog(state().run_file->push(std::move(fd)));
 }
 
 RunLog& RunLog::operator=(RunLog&& other) noexcept {
