@@ -85,7 +85,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   // The run log (debug detail: libvirt calls, timings, agent exchanges) from here on.
   TL_ASSIGN(run_log_, logging::RunLog::open(run_dir_));
   logging::debug("boot {} (run {}) in {}", name_, run_id_, run_dir_.string());
-  if (req.image.kernel.empty() || req.image.initrd.empty()) {
+  if (req.base_template.empty() && (req.image.kernel.empty() || req.image.initrd.empty())) {
     return make_error("guest image has no kernel/initrd (build it with build_guest_image)");
   }
 
@@ -115,9 +115,12 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   spec.plan = &req.plan;
   spec.accel = accel_.use_kvm ? Accelerator::kKvm : Accelerator::kTcg;
   spec.host_vendor = req.host_vendor;
-  spec.boot =
-      BootSpec{req.image.kernel, req.image.initrd,
-               req.verbose_console ? virt::verbose_cmdline(req.image.cmdline) : req.image.cmdline};
+  spec.base_template = req.base_template;
+  if (req.base_template.empty()) {
+    spec.boot = BootSpec{
+        req.image.kernel, req.image.initrd,
+        req.verbose_console ? virt::verbose_cmdline(req.image.cmdline) : req.image.cmdline};
+  }
   ChannelSpec channel;
   channel.name = req.image.agent_port_name;
   auto socket = run_dir_ / "agent.sock";
