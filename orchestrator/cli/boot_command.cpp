@@ -74,10 +74,12 @@ class BootCommand : public Command {
     std::optional<guestsource::PreparedDisk> disk;
     if (auto source = to_guest_source(guest_); !source.builtin()) {
       if (keep_)
-        return fail(Error{"--keep with --disk/--domain: the throw-away overlays would outlive it"});
+        return fail("boot", make_error(ErrorKind::input,
+                                       "--keep with --disk/--domain: the throw-away overlays "
+                                       "would outlive it"));
       if (req.run_id.empty()) req.run_id = virt::make_run_id();
       auto prepared = guestsource::prepare_guest(source_.connect, source, req.run_id);
-      if (!prepared) return fail(prepared.error());
+      if (!prepared) return fail("boot", prepared.error());
       disk.emplace(std::move(prepared).value());
       req.base_template = disk->base_template->path();
       if (hello_opt_->count() == 0) {
