@@ -108,7 +108,7 @@ Error ResultStore::db_error(const std::string& what) const {
   if (code == SQLITE_READONLY) hint = " (the store file or its folder is read-only)";
   if (code == SQLITE_FULL) hint = " (the disk is full)";
   if (code == SQLITE_CANTOPEN) hint = " (cannot open or create the file)";
-  return make_error("store " + path_.string() + ": " + what + ": " + msg + hint);
+  return make_error(ErrorKind::io, "store " + path_.string() + ": " + what + ": " + msg + hint);
 }
 
 Result<void> ResultStore::exec(const std::string& sql) {
@@ -414,12 +414,14 @@ Result<std::vector<StoredBoot>> ResultStore::boots(std::int64_t experiment_id) {
   return out;
 }
 
-Result<std::optional<StoredBoot>> ResultStore::boot(std::int64_t boot_id) {
+Result<StoredBoot> ResultStore::boot(std::int64_t boot_id) {
   Stmt q(db_, (std::string(kBootColumns) + "WHERE id=?1").c_str());
   if (!q.prepared()) return db_error("read boot");
   q.bind(1, boot_id);
-  if (q.step() != SQLITE_ROW) return std::optional<StoredBoot>();
-  return std::optional<StoredBoot>(boot_from_row(q));
+  if (q.step() != SQLITE_ROW) {
+    return make_error(ErrorKind::not_found, "boot " + std::to_string(boot_id) + ": no such row");
+  }
+  return boot_from_row(q);
 }
 
 Result<std::vector<std::string>> ResultStore::failures(std::int64_t cell_id) {
