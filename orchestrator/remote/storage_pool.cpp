@@ -58,7 +58,7 @@ std::string pool_spec_problem(const PoolSpec& spec) {
 }
 
 Result<std::string> pool_xml(const PoolSpec& spec) {
-  if (auto p = pool_spec_problem(spec); !p.empty()) return make_error(p);
+  if (auto p = pool_spec_problem(spec); !p.empty()) return make_error(ErrorKind::input, p);
   pugi::xml_document doc;
   auto pool = doc.append_child("pool");
   pool.append_attribute("type") = "dir";

@@ -122,7 +122,8 @@ std::string content_volume_name(const std::string& name, const std::string& sha2
 Result<UploadedVolume> upload_volume(virConnectPtr conn, virStoragePoolPtr pool,
                                      const std::string& name,
                                      const std::filesystem::path& local_file) {
-  if (auto p = name_problem(name); !p.empty()) return make_error("volume name: " + p);
+  if (auto p = name_problem(name); !p.empty())
+    return make_error(ErrorKind::input, "volume name: " + p);
   auto content = read_file(local_file, kMaxUploadBytes);
   if (!content) return content.error();
   UploadedVolume out;

@@ -215,6 +215,7 @@ TEST_F(RemoteStorage, APathThatCannotBeCreatedIsOneLineAndNoPool) {
       << msg;
   EXPECT_NE(msg.find("cannot create its directory"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  EXPECT_TRUE(pool.error().is(ErrorKind::libvirt));
   EXPECT_FALSE(pool_defined(conn_.get(), spec_.name)) << "a half-defined pool was left";
 }
 
@@ -229,6 +230,7 @@ TEST_F(RemoteStorage, LocalFilesGoThroughTheSafeReader) {
   auto bad = upload_volume(conn_.get(), pool->get(), "../k", write_local("x"));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("volume name"), std::string::npos) << bad.error().message;
+  EXPECT_TRUE(bad.error().is(ErrorKind::input));
   virStorageVolPtr* vols = nullptr;
   int n = virStoragePoolListAllVolumes(pool->get(), &vols, 0);
   for (int i = 0; i < n; ++i) virStorageVolFree(vols[i]);

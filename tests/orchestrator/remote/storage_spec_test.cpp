@@ -33,7 +33,9 @@ TEST(PoolSpec, RefusesUnsafeNamesAndPaths) {
   EXPECT_NE(problem("ok", "/var/../etc").find(".."), std::string::npos);
   EXPECT_NE(problem("ok", "/var/a\nb").find("control"), std::string::npos);
   EXPECT_NE(problem("ok", "/" + std::string(5000, 'a')).find("longer"), std::string::npos);
-  EXPECT_FALSE(pool_xml(PoolSpec{"ok", "rel"}).ok());
+  auto refused = pool_xml(PoolSpec{"ok", "rel"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(refused.error().is(ErrorKind::input));
 }
 
 TEST(PoolSpec, XmlEscapesThePath) {
