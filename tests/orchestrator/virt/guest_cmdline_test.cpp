@@ -1,0 +1,28 @@
+// The built-in guest's kernel command line: `quiet` dropped for a verbose console, the TCG-only
+// options added once and never over a parameter the image or the layout already sets.
+#include "orchestrator/virt/guest_cmdline.hpp"
+
+#include <gtest/gtest.h>
+
+namespace topolab::virt {
+namespace {
+
+TEST(GuestCmdline, TcgGetsTscReliableKvmDoesNot) {
+  EXPECT_EQ(guest_cmdline("console=ttyS0 quiet panic=-1", true, true),
+            "console=ttyS0 panic=-1 tsc=reliable");
+  EXPECT_EQ(guest_cmdline("console=ttyS0 quiet panic=-1", true, false), "console=ttyS0 panic=-1");
+  EXPECT_EQ(guest_cmdline("console=ttyS0 quiet", false, false), "console=ttyS0 quiet");
+  EXPECT_EQ(guest_cmdline("", false, true), "tsc=reliable");
+}
+
+TEST(GuestCmdline, AParameterAlreadySetIsNotAddedAgain) {
+  EXPECT_EQ(guest_cmdline("console=ttyS0 tsc=unstable", true, true), "console=ttyS0 tsc=unstable");
+  EXPECT_EQ(guest_cmdline("console=ttyS0", true, true, "tsc=unstable"), "console=ttyS0")
+      << "the layout's kernel_cmdline_extra, appended later by the domain writer, wins";
+  EXPECT_EQ(guest_cmdline("console=ttyS0 notsc=1", true, true),
+            "console=ttyS0 notsc=1 tsc=reliable")
+      << "only the same parameter name counts";
+}
+
+}  // namespace
+}  // namespace topolab::virt
