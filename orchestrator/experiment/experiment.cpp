@@ -367,10 +367,14 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
       baseline_node = &v;
     } else if (key == "adaptive") {
       TL_TRY(parse_adaptive(c, v, e));
+    } else if (key == "boot") {
+      auto b = parse_boot_settings(v, c.origin);
+      if (!b) return b.error();
+      e.boot = *b;
     } else {
       return c.at(v, "unknown key '" + key +
                          "': expected name, description, layout, repetitions, seed, backend, "
-                         "timeout_s, factors, benchmark, exclude, baseline or adaptive");
+                         "timeout_s, factors, benchmark, exclude, baseline, adaptive or boot");
     }
   }
   if (e.name.empty()) return c.at_line(1, "missing 'name': expected a non-empty string");
@@ -488,6 +492,8 @@ nlohmann::json experiment_to_json(const Experiment& e) {
                       {"seed", e.seed},
                       {"backend", to_string(e.backend)},
                       {"timeout_s", e.timeout_s}};
+  if (e.boot.retries) j["boot"]["retries"] = *e.boot.retries;
+  if (e.boot.watchdog_ms) j["boot"]["watchdog_ms"] = *e.boot.watchdog_ms;
   if (e.adaptive)
     j["adaptive"] = {{"cv_threshold", e.adaptive->cv_threshold},
                      {"max_repetitions", e.adaptive->max_repetitions}};

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "orchestrator/experiment/boot_settings.hpp"
 
 namespace topolab::experiment {
 
@@ -61,6 +62,7 @@ struct Experiment {
   std::optional<AdaptiveSpec> adaptive;
   BackendKind backend = BackendKind::kGuest;
   int timeout_s = 600;  // per benchmark run
+  BootSettings boot;    // [boot]: the boot watchdog's settings (boot_settings.hpp)
 
   // By any spelling of the key ("groups" finds the factor written "guest.l3_groups").
   const Factor* factor(std::string_view key) const;
