@@ -10,6 +10,9 @@ file, then boots, interleaved (order alternating per round):
            agent's hello, sends shutdown, waits for QEMU to exit (the guest powers off);
   topolab: `topolab boot LAYOUT ... --json`, timed from outside (5 ms polling of its run folder:
            hello.json appears right after the hello, agent.log shows the shutdown request).
+The floor QEMU runs in a cpu cgroup beside libvirt's (/machine/topolab-floor-PID): libvirt puts every
+QEMU in its own, and on a loaded host group scheduling gives it another CPU share than a QEMU
+in the root cgroup (the floor was up to 1.2x slower than topolab that way here).
 Each side reports hello (exec -> hello), shutdown (shutdown request -> process exit) and total
 (exec -> exit), as medians over the rounds, and topolab / floor for each.
 
@@ -92,11 +95,34 @@ def standalone(argv, workdir):
     return out, sock
 
 
-def run_floor(argv_template, log_dir):
+# libvirt starts each QEMU in a cpu cgroup of its own under /machine (cgroup v1 here), which the
+# kernel's group scheduling weighs as one entity against every other task: on a shared, loaded
+# host a QEMU started from this shell (root cgroup) gets a different CPU share than the same
+# QEMU under libvirt. The floor QEMU is therefore put in a sibling cgroup under /machine.
+CPU_MACHINE = "/sys/fs/cgroup/cpu/machine"
+
+
+def floor_cgroup():
+    path = os.path.join(CPU_MACHINE, "topolab-floor-%d" % os.getpid())
+    try:
+        os.makedirs(path, exist_ok=True)
+        return path
+    except OSError:
+        return None
+
+
+def enter_cgroup(path):
+    if path:
+        with open(os.path.join(path, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+
+
+def run_floor(argv_template, log_dir, cgroup):
     workdir = tempfile.mkdtemp(prefix="topolab-floor-")
     argv, sock_path = standalone(argv_template, workdir)
     t0 = now()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=lambda: enter_cgroup(cgroup))
     res = {"side": "floor"}
     try:
         sock = None
@@ -198,7 +224,9 @@ def main():
         sys.exit("floor_bench: the preparing topolab boot failed: %s" % prep.get("error", "?"))
     template = qemu_command_from_log(logs[0])
     log_dir = os.path.join(RUNS_ROOT, "floorprep-" + tag)
-    print("load average at start: " + loadavg(), file=sys.stderr)
+    cgroup = floor_cgroup()
+    print("load average at start: %s; floor QEMU cgroup %s" % (loadavg(), cgroup or
+          "(none: this shell's)"), file=sys.stderr)
     print("floor command: " + shlex.join(standalone(template, "DIR")[0]), file=sys.stderr)
 
     rows = []
@@ -206,7 +234,7 @@ def main():
         order = ["floor", "topolab"] if r % 2 == 0 else ["topolab", "floor"]
         for side in order:
             if side == "floor":
-                res = run_floor(template, log_dir)
+                res = run_floor(template, log_dir, cgroup)
             else:
                 res = run_topolab(cmd, "floor-%s-%d" % (tag, r))
             res["round"] = r + 1
@@ -230,6 +258,12 @@ def main():
         print("%-9s %9.2f %9.2f %7.2f" % (key, f, t, summary[key]["ratio"]))
     print("failed boots: floor %d, topolab %d; load average at end %s" %
           (summary["failed"]["floor"], summary["failed"]["topolab"], summary["load_end"]))
+    if cgroup:
+        try:
+            os.rmdir(cgroup)
+        except OSError:
+            pass
+    summary["floor_cgroup"] = cgroup
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"summary": summary, "rounds": rows}, f, indent=2)
