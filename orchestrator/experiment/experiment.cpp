@@ -8,6 +8,7 @@
 
 #include "common/file_io.hpp"
 #include "common/safe_name.hpp"
+#include "orchestrator/experiment/guest_table.hpp"
 #include "orchestrator/experiment/matrix.hpp"
 #include "orchestrator/layout/layout.hpp"
 #include "orchestrator/layout/toml_parse.hpp"
@@ -367,6 +368,10 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
       baseline_node = &v;
     } else if (key == "adaptive") {
       TL_TRY(parse_adaptive(c, v, e));
+    } else if (key == "guest") {
+      auto g = parse_guest_table(v, base, c.origin);
+      if (!g) return g.error();
+      e.guest = *g;
     } else if (key == "boot") {
       auto b = parse_boot_settings(v, c.origin);
       if (!b) return b.error();
@@ -374,7 +379,8 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
     } else {
       return c.at(v, "unknown key '" + key +
                          "': expected name, description, layout, repetitions, seed, backend, "
-                         "timeout_s, factors, benchmark, exclude, baseline, adaptive or boot");
+                         "timeout_s, factors, benchmark, exclude, baseline, adaptive, guest or "
+                         "boot");
     }
   }
   if (e.name.empty()) return c.at_line(1, "missing 'name': expected a non-empty string");
@@ -492,6 +498,7 @@ nlohmann::json experiment_to_json(const Experiment& e) {
                       {"seed", e.seed},
                       {"backend", to_string(e.backend)},
                       {"timeout_s", e.timeout_s}};
+  if (!e.guest.builtin()) j["guest"] = guest_source_to_json(e.guest);
   if (e.boot.retries) j["boot"]["retries"] = *e.boot.retries;
   if (e.boot.watchdog_ms) j["boot"]["watchdog_ms"] = *e.boot.watchdog_ms;
   if (e.adaptive)

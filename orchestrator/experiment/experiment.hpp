@@ -13,6 +13,7 @@
 
 #include "common/result.hpp"
 #include "orchestrator/experiment/boot_settings.hpp"
+#include "orchestrator/guestsource/guest_source.hpp"
 
 namespace topolab::experiment {
 
@@ -61,8 +62,9 @@ struct Experiment {
   std::uint64_t seed = 1;
   std::optional<AdaptiveSpec> adaptive;
   BackendKind backend = BackendKind::kGuest;
-  int timeout_s = 600;  // per benchmark run
-  BootSettings boot;    // [boot]: the boot watchdog's settings (boot_settings.hpp)
+  int timeout_s = 600;             // per benchmark run
+  guestsource::GuestSource guest;  // [guest] (guest_table.hpp); default: the built-in image
+  BootSettings boot;               // [boot]: the boot watchdog's settings (boot_settings.hpp)
 
   // By any spelling of the key ("groups" finds the factor written "guest.l3_groups").
   const Factor* factor(std::string_view key) const;

@@ -75,7 +75,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   virt::DomainRegistry::install_signal_handlers();
   keep_ = req.keep;
   shutdown_timeout_ = req.shutdown_timeout;
-  graceful_shutdown_ = req.graceful_shutdown;
+  graceful_shutdown_ = req.graceful_shutdown || !req.base_template.empty();  // own disk: flush
   run_id_ = req.run_id.empty() ? virt::make_run_id() : req.run_id;
   if (virt::domain_name_for("x", run_id_) != "topolab-x-" + run_id_ || run_id_.front() == '.') {
     return make_error("run id '" + run_id_ + "': expected letters, digits, '.', '-', '_' only");
@@ -84,7 +84,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto folder = make_run_folder(req.run_dir.empty() ? kRunsRoot / run_id_ : req.run_dir);
   if (!folder) return folder.error();
   run_dir_ = *folder;
-  if (req.image.kernel.empty() || req.image.initrd.empty()) {
+  if (req.base_template.empty() && (req.image.kernel.empty() || req.image.initrd.empty())) {
     return make_error("guest image has no kernel/initrd (build it with build_guest_image)");
   }
 
@@ -114,10 +114,13 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   spec.plan = &req.plan;
   spec.accel = accel_.use_kvm ? Accelerator::kKvm : Accelerator::kTcg;
   spec.host_vendor = req.host_vendor;
-  spec.boot = BootSpec{req.image.kernel, req.image.initrd,
-                       virt::guest_cmdline(req.image.cmdline, req.verbose_console, !accel_.use_kvm,
-                                           req.layout.kernel_cmdline_extra)};
-  spec.minimal_devices = req.minimal_devices;
+  spec.base_template = req.base_template;
+  if (req.base_template.empty()) {
+    spec.boot = BootSpec{req.image.kernel, req.image.initrd,
+                         virt::guest_cmdline(req.image.cmdline, req.verbose_console,
+                                             !accel_.use_kvm, req.layout.kernel_cmdline_extra)};
+  }
+  spec.minimal_devices = req.minimal_devices && req.base_template.empty();
   ChannelSpec channel;
   channel.name = req.image.agent_port_name;
   auto socket = run_dir_ / "agent.sock";

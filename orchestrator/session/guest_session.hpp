@@ -51,13 +51,18 @@ struct BootRequest {
   std::chrono::milliseconds watchdog{0};
   int boot_retries = 1;
   bool verbose_console = true;  // boot without `quiet`: the console is the watchdog's progress
+  // Own guests (issue 14, guestsource/): a base domain XML replacing linux-direct-boot.xml; the
+  // guest then boots from that XML's disks (no direct kernel boot; `image` only serves the KVM
+  // probe).
+  std::filesystem::path base_template;
   // Shutdown (issue 17): the built-in initramfs guest has nothing to flush, so the domain is
-  // destroyed as soon as the agent acknowledged the shutdown request. Own-disk guests set
-  // graceful_shutdown: the guest powers itself off (flushing its disk), waited for up to
-  // shutdown_timeout, then destroyed.
+  // destroyed as soon as the agent acknowledged the shutdown request. Own-disk guests
+  // (graceful_shutdown, implied by base_template): the guest powers itself off (flushing its disk),
+  // waited for up to shutdown_timeout, then destroyed.
   bool graceful_shutdown = false;
   // No USB controller and no PCIe root ports (DomainSpec::minimal_devices): for the built-in
-  // guest, which uses only the serial console and the agent's virtio-serial channel.
+  // guest, which uses only the serial console and the agent's virtio-serial channel; never
+  // for an own guest (base_template).
   bool minimal_devices = true;
 };
 
