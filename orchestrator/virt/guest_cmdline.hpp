@@ -6,19 +6,15 @@
 
 namespace topolab::virt {
 
-// Added under TCG only (measured: docs/lifecycle.md "TCG guests").
-// - no_timer_check: the kernel checks that the PIT timer interrupt ticks within a short busy
-//   wait at early boot (check_timer); on a loaded host a TCG vCPU's wait ends before QEMU
-//   delivered a tick and the guest panics "IO-APIC + timer doesn't work!" (seen in 1 of 50
-//   16-vCPU boots here). KVM guests skip this check already (kvmclock sets no_timer_check).
-// - tsc=reliable: every TCG vCPU reads the host's own TSC (invariant, the same on every host
-//   core), so the kernel's TSC checks measure host scheduling, not the guest's clock: the warp
-//   test at each AP's bring-up spins two vCPUs against each other (15 rounds for 16 vCPUs on 2
-//   host cores) and the clocksource watchdog compares TSC against HPET/acpi_pm reads delayed by
-//   the host (consoles here show sched_clock offsets of up to 3 s).
-// Not `lpj=`: the consoles show the delay loop already skipped ("Calibrating delay loop
+// Added under TCG only (measured: docs/lifecycle.md "Devices and kernel command line").
+// no_timer_check: the kernel checks that the PIT timer interrupt ticks within a short busy wait
+// at early boot (check_timer); on a loaded host a TCG vCPU's wait ends before QEMU delivered a
+// tick and the guest panics "IO-APIC + timer doesn't work!" (1 of 50 16-vCPU boots here). KVM
+// guests skip this check already (kvmclock sets no_timer_check).
+// Not tsc=reliable: tried, but 50 boots could not tell it from chance (docs/benchmarks.md).
+// Not lpj=: the consoles show the delay loop already skipped ("Calibrating delay loop
 // (skipped), value calculated using timer frequency").
-inline constexpr const char* kTcgKernelOptions = "no_timer_check tsc=reliable";
+inline constexpr const char* kTcgKernelOptions = "no_timer_check";
 
 // `cmdline` with `quiet` removed when `verbose`, and kTcgKernelOptions appended when `tcg`
 // (each option only when neither the line nor `user_extra`, the layout's
