@@ -18,7 +18,19 @@ set -euo pipefail
 agent=${1:?usage: build-test-disk.sh AGENT_BINARY SERVICE_FILE}
 unit=${2:?usage: build-test-disk.sh AGENT_BINARY SERVICE_FILE}
 cache=${TOPOLAB_TEST_CACHE:-/var/cache/topolab-test}
-mirror=${TOPOLAB_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The Debian archive this machine's apt already uses (deb822 sources, then the one-line format):
+# the tests fetch from the same place as setup.sh's apt-get, and no address is written here.
+apt_mirror() {
+  local f
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [[ -r $f ]] || continue
+    awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' "$f"
+  done | head -n1
+  grep -hE '^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?[a-z]+://' /etc/apt/sources.list 2>/dev/null |
+    grep -v security | awk '{for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) {print $i; exit}}' | head -n1
+}
+mirror=${TOPOLAB_DEBIAN_MIRROR:-$(apt_mirror | head -n1)}
+[[ -n $mirror ]] || { echo "build-test-disk: no Debian archive in /etc/apt sources; set TOPOLAB_DEBIAN_MIRROR" >&2; exit 1; }
 self=$(readlink -f "${BASH_SOURCE[0]}")
 
 log() { echo "build-test-disk: $*" >&2; }
