@@ -54,8 +54,9 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
       return hang.context(what + ": attempt " + std::to_string(attempt) + " of " +
                           std::to_string(attempts) + (earlier.empty() ? "" : earlier + ")"));
     }
-    std::fprintf(stderr, "topolab: %s: attempt %d of %d failed (%s); booting it again\n",
-                 what.c_str(), attempt, attempts, hang.message.substr(0, 200).c_str());
+    std::fprintf(stderr, "topolab: %s: attempt %d of %d %s (%s); booting it again\n", what.c_str(),
+                 attempt, attempts, s->hung() ? "hung" : "panicked",
+                 hang.message.substr(0, 200).c_str());
     retries.push_back(s->discard_hung_attempt(attempt, hang.message));
     next.run_id = s->run_id_;
     next.run_dir = s->run_dir_;  // domain.xml was moved aside: the same folder is reused
