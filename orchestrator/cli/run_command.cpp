@@ -38,6 +38,7 @@ class RunCommand : public Command {
         });
     cmd->add_option("--agent", options_.agent_binary, "Agent binary for backend \"host\"");
     add_watchdog_options(cmd, options_.boot_retries, options_.boot_watchdog_ms);
+    cmd_ = cmd;
     cmd->add_flag("--json", json_, "Print the run summary as JSON on stdout");
     return cmd;
   }
@@ -48,6 +49,7 @@ class RunCommand : public Command {
     if (auto seed = parse_seed(seed_text_)) overrides.seed = *seed;
     auto e = experiment::load_experiment_file(file_, overrides);
     if (!e) return fail("run", e.error());
+    apply_boot_settings(e->boot);
     if (store_.empty()) store_ = e->name + ".db";
     auto store = store::ResultStore::open(store_);
     if (!store) return fail("run", store.error());
@@ -75,6 +77,14 @@ class RunCommand : public Command {
   }
 
  private:
+  // The file's [boot] values where the command line did not give the option (it wins).
+  void apply_boot_settings(const experiment::BootSettings& b) {
+    if (b.retries && cmd_->count("--boot-retries") == 0) options_.boot_retries = *b.retries;
+    if (b.watchdog_ms && cmd_->count("--boot-watchdog") == 0)
+      options_.boot_watchdog_ms = *b.watchdog_ms;
+  }
+
+  CLI::App* cmd_ = nullptr;
   std::string file_, store_;
   experiment::BackendOptions options_;
   int repetitions_ = 0;

@@ -34,6 +34,9 @@ struct DomainSpec {
   std::optional<BootSpec> boot;
   std::optional<ChannelSpec> agent_channel;
   std::filesystem::path serial_log;  // console log file, empty: none
+  // The built-in initramfs guest: no USB controller, the agent's virtio-serial controller on
+  // pcie.0 (so libvirt adds no PCIe root ports). Own-disk and Windows guests keep the defaults.
+  bool minimal_devices = false;
 };
 
 // Directory of the shipped templates (install_paths(): TOPOLAB_TEMPLATES_DIR, the installed

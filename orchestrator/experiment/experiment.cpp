@@ -372,10 +372,15 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
       auto g = parse_guest_table(v, base, c.origin);
       if (!g) return g.error();
       e.guest = *g;
+    } else if (key == "boot") {
+      auto b = parse_boot_settings(v, c.origin);
+      if (!b) return b.error();
+      e.boot = *b;
     } else {
       return c.at(v, "unknown key '" + key +
                          "': expected name, description, layout, repetitions, seed, backend, "
-                         "timeout_s, factors, benchmark, exclude, baseline, adaptive or guest");
+                         "timeout_s, factors, benchmark, exclude, baseline, adaptive, guest or "
+                         "boot");
     }
   }
   if (e.name.empty()) return c.at_line(1, "missing 'name': expected a non-empty string");
@@ -494,6 +499,8 @@ nlohmann::json experiment_to_json(const Experiment& e) {
                       {"backend", to_string(e.backend)},
                       {"timeout_s", e.timeout_s}};
   if (!e.guest.builtin()) j["guest"] = guest_source_to_json(e.guest);
+  if (e.boot.retries) j["boot"]["retries"] = *e.boot.retries;
+  if (e.boot.watchdog_ms) j["boot"]["watchdog_ms"] = *e.boot.watchdog_ms;
   if (e.adaptive)
     j["adaptive"] = {{"cv_threshold", e.adaptive->cv_threshold},
                      {"max_repetitions", e.adaptive->max_repetitions}};
