@@ -35,22 +35,10 @@ Error too_large(const std::filesystem::path& path, std::size_t max_bytes) {
 
 }  // namespace
 
-UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.release();
-  }
-  return *this;
-}
-
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-Result<UniqueFd> open_regular_file(const std::filesystem::path& path, int flags) {
+Result<OwnedFd> open_regular_file(const std::filesystem::path& path, int flags) {
   // O_NONBLOCK only for the open itself: a FIFO opened for reading returns at once (and one
   // opened for writing fails with ENXIO) instead of waiting for a peer.
-  UniqueFd fd(::open(path.c_str(), flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  OwnedFd fd(::open(path.c_str(), flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (fd.get() < 0) return make_error(errno_text(path, errno));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return make_error(errno_text(path, errno));
@@ -158,7 +146,7 @@ Result<void> write_file_atomic(const std::filesystem::path& path, const std::str
   std::string tmpl = path.string() + ".tmp.XXXXXX";
   int raw = ::mkostemp(tmpl.data(), O_CLOEXEC);
   if (raw < 0) return make_error(errno_text(path.string() + ".tmp.XXXXXX", errno));
-  UniqueFd fd(raw);
+  OwnedFd fd(raw);
   auto fail = [&](Error e) -> Result<void> {
     ::unlink(tmpl.c_str());
     return e;
@@ -167,7 +155,7 @@ Result<void> write_file_atomic(const std::filesystem::path& path, const std::str
     return fail(make_error(errno_text(path, errno)));
   }
   if (auto w = write_all(fd.get(), content, path); !w) return fail(w.error());
-  if (::fsync(fd.get()) != 0 || ::close(fd.release()) != 0) {
+  if (::fsync(fd.get()) != 0 || fd.close() != 0) {
     return fail(make_error(errno_text(path, errno)));
   }
   // rename() replaces whatever is at PATH by now (even a link planted after the check) and
