@@ -20,7 +20,8 @@ class XmlCommand : public Command {
     add_layout_options(cmd, args_);
     add_topology_source_options(cmd, source_);
     cmd->add_option("--accel", accel_, "kvm or tcg (default tcg: nested KVM hangs guests here)")
-        ->check(CLI::IsMember({"kvm", "tcg"}));
+        ->check(CLI::IsMember(
+            std::vector<std::string>{to_string(Accelerator::kKvm), to_string(Accelerator::kTcg)}));
     cmd->add_option("--base", base_, "base domain template (default linux-direct-boot.xml)");
     cmd->add_option("--name", name_, "domain name (default topolab-<layout>)");
     cmd->add_option("--kernel", kernel_, "direct-boot kernel");
@@ -41,7 +42,7 @@ class XmlCommand : public Command {
     spec.name = name_.empty() ? "topolab-" + layout.name : name_;
     spec.layout = &layout;
     spec.plan = &plan;
-    spec.accel = accel_ == "kvm" ? Accelerator::kKvm : Accelerator::kTcg;
+    spec.accel = parse_accelerator(accel_).value_or(Accelerator::kTcg);  // checked by IsMember
     spec.host_vendor = host.vendor;
     spec.base_template = base_;
     if (!kernel_.empty()) spec.boot = BootSpec{kernel_, initrd_, cmdline_};

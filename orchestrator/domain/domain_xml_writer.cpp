@@ -178,7 +178,7 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
                       std::to_string(domain::kMaxXmlDepth) + " elements; refusing it");
   auto domain = doc.child("domain");
   if (!domain) return make_error(base.string() + ": expected a <domain> root element");
-  set_attr(domain, "type", spec.accel == Accelerator::kKvm ? "kvm" : "qemu");
+  set_attr(domain, "type", libvirt_domain_type(spec.accel));
   set_child_text(domain, "name", spec.name);
   if (auto uuid = domain.child("uuid")) domain.remove_child(uuid);
   write_memory(domain, *spec.layout);

@@ -6,15 +6,12 @@
 #include <optional>
 #include <string>
 
+#include "common/accelerator.hpp"
 #include "common/result.hpp"
 #include "orchestrator/layout/layout.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 
 namespace topolab {
-
-enum class Accelerator { kKvm, kTcg };
-std::string to_string(Accelerator);
-Result<Accelerator> parse_accelerator(std::string_view);
 
 struct BootSpec {
   std::filesystem::path kernel, initrd;

@@ -4,6 +4,7 @@
 #include "orchestrator/domain/cpu_model.hpp"
 #include "orchestrator/domain/intended_topology.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
+#include "orchestrator/layout/layout_fields.hpp"
 #include "orchestrator/verify/topology_compare.hpp"
 #include "orchestrator/virt/guest_session.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
@@ -54,7 +55,7 @@ Result<Layout> GuestBackend::configure_layout(const Layout& base, const Configur
   Layout layout = base;
   for (const auto& [key, level] : config.levels) {
     if (key.rfind("cmdline.", 0) == 0) continue;
-    auto set = set_layout_field(layout, key, level_text(level));
+    auto set = set_layout_level(layout, key, level);  // typed: the level's TOML type is kept
     if (!set) return set.error().context("factor '" + key + "' = '" + level_text(level) + "'");
   }
   std::string extra = cmdline_extra(config);
@@ -118,8 +119,7 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
   (void)e;
   auto session = GuestSession::boot(req);
   if (!session) return session.error();
-  auto model = choose_cpu_model(
-      req.layout, (*session)->uses_kvm() ? Accelerator::kKvm : Accelerator::kTcg, host_.vendor);
+  auto model = choose_cpu_model(req.layout, (*session)->accelerator(), host_.vendor);
   HostTopology intended = intended_guest_topology(req.layout, req.plan, model.style);
   return std::unique_ptr<Target>(new GuestTarget(std::move(*session), std::move(intended)));
 }

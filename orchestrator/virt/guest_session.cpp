@@ -60,11 +60,10 @@ std::vector<std::string> qemu_log_warnings(const std::string& domain) {
   return out;
 }
 
-nlohmann::json placement_message(const PlacementPlan& plan) {
-  nlohmann::json vcpus = nlohmann::json::array();
-  for (const auto& v : plan.vcpus) {
-    vcpus.push_back({{"vcpu", v.vcpu}, {"host_cpus", v.host_cpus.to_string()}});
-  }
+// The protocol's own type: the wire keys are written in one place (protocol::placement_to_json).
+std::vector<protocol::VcpuMapping> vcpu_mappings(const PlacementPlan& plan) {
+  std::vector<protocol::VcpuMapping> vcpus;
+  for (const auto& v : plan.vcpus) vcpus.push_back({v.vcpu, v.host_cpus});
   return vcpus;
 }
 
@@ -110,7 +109,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   spec.name = name_;
   spec.layout = &req.layout;
   spec.plan = &req.plan;
-  spec.accel = accel_.use_kvm ? Accelerator::kKvm : Accelerator::kTcg;
+  spec.accel = accel_.accel;
   spec.host_vendor = req.host_vendor;
   spec.boot =
       BootSpec{req.image.kernel, req.image.initrd,
@@ -179,7 +178,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   seen_ = std::move(seen).value();
 
   auto t_place = Clock::now();
-  TL_TRY(agent_->send_placement(placement_message(req.plan)));
+  TL_TRY(agent_->send_placement(vcpu_mappings(req.plan)));
   timings_["placement_ms"] = ms_between(t_place, Clock::now());
   (void)write_file_atomic(run_dir_ / "hello.json",
                           protocol::hello_message(hello_).dump(
