@@ -79,8 +79,8 @@ class XmlCommand : public Command {
   }
   LayoutArgs args_;
   TopologySource source_;
-  std::string accel_ = "tcg", base_, name_, kernel_, initrd_, cmdline_, serial_log_, channel_,
-              output_;
+  std::string accel_ = to_string(Accelerator::kTcg), base_, name_, kernel_, initrd_, cmdline_,
+              serial_log_, channel_, output_;
   bool json_ = false;
 };
 
