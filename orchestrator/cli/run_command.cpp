@@ -13,6 +13,7 @@
 #include "orchestrator/experiment/runner.hpp"
 #include "orchestrator/logging/log.hpp"
 #include "orchestrator/store/result_store.hpp"
+#include "orchestrator/virt/accelerator.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -25,7 +26,7 @@ class RunCommand : public Command {
     cmd->add_option("--store", store_, "SQLite results store (default: <name>.db)");
     cmd->add_option("-c,--connect", options_.connect_uri, "libvirt URI (default qemu:///system)");
     cmd->add_option("--accel", options_.accel, "auto | kvm | tcg")
-        ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
+        ->check(CLI::IsMember(virt::accel_mode_names()));
     cmd->add_option("--repetitions", repetitions_, "Override the file's repetitions")
         ->check(CLI::Range(1, 1000));
     // Parsed here, not by CLI11: its integer conversion let 99999999999999999999 through

@@ -232,7 +232,7 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
   if (!domain) return make_error(base.string() + ": expected a <domain> root element");
   auto announced = announced_for(spec, spec.accel);
   if (!announced) return announced.error();
-  set_attr(domain, "type", announced->accel == Accelerator::kKvm ? "kvm" : "qemu");
+  set_attr(domain, "type", libvirt_domain_type(announced->accel));
   set_child_text(domain, "name", spec.name);
   if (auto uuid = domain.child("uuid")) domain.remove_child(uuid);
   write_memory(domain, *spec.layout);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "common/accelerator.hpp"
 #include "common/result.hpp"
 #include "orchestrator/layout/layout.hpp"
 #include "orchestrator/placement/announced_topology.hpp"

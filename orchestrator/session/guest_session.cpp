@@ -61,11 +61,10 @@ std::vector<std::string> qemu_log_warnings(const std::string& domain) {
   return out;
 }
 
-nlohmann::json placement_message(const PlacementPlan& plan) {
-  nlohmann::json vcpus = nlohmann::json::array();
-  for (const auto& v : plan.vcpus) {
-    vcpus.push_back({{"vcpu", v.vcpu}, {"host_cpus", v.host_cpus.to_string()}});
-  }
+// The protocol's own type: the wire keys are written in one place (protocol::placement_to_json).
+std::vector<protocol::VcpuMapping> vcpu_mappings(const PlacementPlan& plan) {
+  std::vector<protocol::VcpuMapping> vcpus;
+  for (const auto& v : plan.vcpus) vcpus.push_back({v.vcpu, v.host_cpus});
   return vcpus;
 }
 
@@ -111,9 +110,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   timings_["accel_ms"] = ms_between(t_accel, Clock::now());
 
   auto t_xml = Clock::now();
-  auto announced =
-      announce_topology(req.layout, req.plan,
-                        accel_.use_kvm ? Accelerator::kKvm : Accelerator::kTcg, req.host_vendor);
+  auto announced = announce_topology(req.layout, req.plan, accel_.accel, req.host_vendor);
   if (!announced) return announced.error().context("domain XML");
   announced_ = std::move(announced).value();
   DomainSpec spec;
@@ -191,7 +188,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   seen_ = std::move(seen).value();
 
   auto t_place = Clock::now();
-  TL_TRY(agent_->send_placement(placement_message(announced_.placement)));
+  TL_TRY(agent_->send_placement(vcpu_mappings(announced_.placement)));
   timings_["placement_ms"] = ms_between(t_place, Clock::now());
   (void)write_file_atomic(run_dir_ / "hello.json",
                           protocol::hello_message(hello_).dump(

@@ -94,7 +94,8 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   const std::string& run_id() const { return run_id_; }
   const std::filesystem::path& run_dir() const { return run_dir_; }
   const virt::AccelDecision& accel() const { return accel_; }
-  bool uses_kvm() const { return accel_.use_kvm; }
+  bool uses_kvm() const { return accel_.accel == Accelerator::kKvm; }
+  Accelerator accelerator() const { return accel_.accel; }
   // Distinct "warning:" lines QEMU logged at start (e.g. a required CPU feature it dropped),
   // read from /var/log/libvirt/qemu/<name>.log when local; empty when unreadable.
   const std::vector<std::string>& qemu_warnings() const { return qemu_warnings_; }

@@ -69,7 +69,7 @@ void GuestSession::start_watchdog(const BootRequest& req) {
   if (req.watchdog.count() < 0) return;
   const auto bound = req.watchdog.count() > 0
                          ? req.watchdog
-                         : virt::derived_watchdog_bound(req.layout.vcpu_count(), accel_.use_kvm);
+                         : virt::derived_watchdog_bound(req.layout.vcpu_count(), uses_kvm());
   timings_["watchdog_ms"] = bound.count();
   virDomainPtr dom = domain_->get();
   // Destroying the domain closes the agent channel, so a connect or hello wait ends at once.
