@@ -43,22 +43,10 @@ Error too_large(const std::filesystem::path& path, std::size_t max_bytes) {
 
 }  // namespace
 
-UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.release();
-  }
-  return *this;
-}
-
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-Result<UniqueFd> open_regular_file(const std::filesystem::path& path, int flags) {
+Result<OwnedFd> open_regular_file(const std::filesystem::path& path, int flags) {
   // O_NONBLOCK only for the open itself: a FIFO opened for reading returns at once (and one
   // opened for writing fails with ENXIO) instead of waiting for a peer.
-  UniqueFd fd(::open(path.c_str(), flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  OwnedFd fd(::open(path.c_str(), flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (fd.get() < 0) return errno_error(path, errno);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return errno_error(path, errno);
@@ -70,12 +58,12 @@ Result<UniqueFd> open_regular_file(const std::filesystem::path& path, int flags)
   return fd;
 }
 
-Result<UniqueFd> open_private_append(const std::filesystem::path& path) {
+Result<OwnedFd> open_private_append(const std::filesystem::path& path) {
   // O_CREAT's mode is 0600, so the file is never readable by others, not even for a moment;
   // the rest is open_regular_file's rule (no blocking on a FIFO, S_ISREG).
-  UniqueFd fd(::open(path.c_str(),
-                     O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-                     0600));
+  OwnedFd fd(::open(path.c_str(),
+                    O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+                    0600));
   if (fd.get() < 0) return errno_error(path, errno);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return errno_error(path, errno);
@@ -181,7 +169,7 @@ Result<void> write_file_atomic(const std::filesystem::path& path, const std::str
   std::string tmpl = path.string() + ".tmp.XXXXXX";
   int raw = ::mkostemp(tmpl.data(), O_CLOEXEC);
   if (raw < 0) return make_error(errno_text(path.string() + ".tmp.XXXXXX", errno));
-  UniqueFd fd(raw);
+  OwnedFd fd(raw);
   auto fail = [&](Error e) -> Result<void> {
     ::unlink(tmpl.c_str());
     return e;
@@ -190,7 +178,7 @@ Result<void> write_file_atomic(const std::filesystem::path& path, const std::str
     return fail(errno_error(path, errno));
   }
   if (auto w = write_all(fd.get(), content, path); !w) return fail(w.error());
-  if (::fsync(fd.get()) != 0 || ::close(fd.release()) != 0) {
+  if (::fsync(fd.get()) != 0 || fd.close() != 0) {
     return fail(errno_error(path, errno));
   }
   // rename() replaces whatever is at PATH by now (even a link planted after the check) and

@@ -5,31 +5,10 @@
 #include <filesystem>
 #include <string>
 
+#include "common/owned_fd.hpp"
 #include "common/result.hpp"
 
 namespace topolab {
-
-// An owned file descriptor, closed when it goes out of scope.
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept;
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd();
-
-  int get() const { return fd_; }
-  int release() {
-    int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 // The one way topolab opens a file named by a user, a file or a root folder (issue 12, class 4).
 // A FIFO, device, socket or directory is refused without blocking: the open is
@@ -38,12 +17,12 @@ class UniqueFd {
 // Symlinks are followed; a link to a FIFO is refused by the same fstat. `flags` is O_RDONLY or,
 // for attributes written in place (sysfs, cgroupfs), O_WRONLY with O_TRUNC/O_APPEND.
 // Errors: "PATH: not a regular file (fifo)", "PATH: <strerror>".
-Result<UniqueFd> open_regular_file(const std::filesystem::path& path, int flags = O_RDONLY);
+Result<OwnedFd> open_regular_file(const std::filesystem::path& path, int flags = O_RDONLY);
 
 // Opens PATH for appending, creating it with mode 0600 (a private log in a run folder), never
 // through a planted link: O_NOFOLLOW refuses a symlink at PATH (ELOOP), the non-blocking fstat
 // rule refuses a FIFO or device, and an existing file is chmod'ed to 0600.
-Result<UniqueFd> open_private_append(const std::filesystem::path& path);
+Result<OwnedFd> open_private_append(const std::filesystem::path& path);
 
 // Reads a whole regular file through open_regular_file, refusing anything larger than
 // max_bytes ("PATH: larger than N bytes") before reading when the size is known and while

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "common/file_io.hpp"
+#include "common/owned_fd.hpp"
 #include "guest-agent/os.hpp"
 #include "guest-agent/platform.hpp"
 #include "host/topology_json.hpp"
@@ -112,15 +113,14 @@ class LinuxPlatform : public Platform {
     std::string path;
     while (std::getline(in, path)) {
       if (path.empty() || path[0] == '#') continue;
-      int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) {
+      OwnedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+      if (!fd) {
         log << "topolab-agent: module " << path << ": " << std::strerror(errno) << "\n";
         continue;
       }
-      if (::syscall(SYS_finit_module, fd, "", 0) != 0 && errno != EEXIST) {
+      if (::syscall(SYS_finit_module, fd.get(), "", 0) != 0 && errno != EEXIST) {
         log << "topolab-agent: finit_module " << path << ": " << std::strerror(errno) << "\n";
       }
-      ::close(fd);
     }
   }
 };
@@ -153,20 +153,17 @@ bool wait_child(pid_t pid, std::chrono::milliseconds timeout, int& status) {
   const auto deadline = Clock::now() + timeout;
 #ifdef SYS_pidfd_open
   // pidfd (Linux >= 5.3): sleep in poll until the child exits, no polling loop.
-  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd >= 0) {
+  OwnedFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  if (pidfd) {
     for (;;) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      pollfd p{pidfd, POLLIN, 0};
+      pollfd p{pidfd.get(), POLLIN, 0};
       int rc = ::poll(&p, 1, static_cast<int>(std::max<long long>(left.count(), 0)));
       if (rc > 0) break;
-      if (rc == 0) {
-        ::close(pidfd);
-        return false;
-      }
+      if (rc == 0) return false;
       if (errno != EINTR) break;  // fall back to waitpid below
     }
-    ::close(pidfd);
+    pidfd.reset();
   }
 #endif
   // Older kernels: WNOHANG with a short, growing sleep.
@@ -209,23 +206,20 @@ Result<void> spawn_and_wait(const SpawnRequest& request) {
   argv.push_back(const_cast<char*>(program.c_str()));
   for (auto& a : args_copy) argv.push_back(a.data());
   argv.push_back(nullptr);
-  int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull < 0) return make_error(std::string("open /dev/null: ") + std::strerror(errno));
+  OwnedFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (!devnull) return make_error(std::string("open /dev/null: ") + std::strerror(errno));
   pid_t pid = ::fork();
-  if (pid < 0) {
-    const int e = errno;
-    ::close(devnull);
-    return make_error(std::string("fork: ") + std::strerror(e));
-  }
+  if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     for (int fd = 0; fd <= 2; ++fd) {
-      if (::dup2(devnull, fd) < 0) _exit(126);
+      if (::dup2(devnull.get(), fd) < 0) _exit(126);
     }
-    if (devnull <= 2) ::fcntl(devnull, F_SETFD, 0);  // dup2 onto itself kept FD_CLOEXEC
+    // dup2 onto itself kept FD_CLOEXEC
+    if (devnull.get() <= 2) ::fcntl(devnull.get(), F_SETFD, 0);
     ::execv(program.c_str(), argv.data());
     _exit(127);
   }
-  ::close(devnull);
+  devnull.reset();
   int status = 0;
   if (!wait_child(pid, request.timeout, status)) {
     ::kill(pid, SIGKILL);

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "common/file_io.hpp"
+#include "common/owned_fd.hpp"
 #include "guest-agent/transport.hpp"
 #include "protocol/protocol.hpp"
 
@@ -72,15 +73,14 @@ void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NON
 
 class VirtioPortTransport : public Transport {
  public:
-  VirtioPortTransport(int fd, fs::path path) : fd_(fd), path_(std::move(path)) {
-    set_nonblocking(fd_);  // writes are bounded by write_all's timeout
+  VirtioPortTransport(OwnedFd fd, fs::path path) : fd_(std::move(fd)), path_(std::move(path)) {
+    set_nonblocking(fd_.get());  // writes are bounded by write_all's timeout
   }
-  ~VirtioPortTransport() override { ::close(fd_); }
 
   Result<void> wait_for_host() override {
     milliseconds backoff = kMinBackoff;
     for (;;) {
-      pollfd p{fd_, POLLOUT, 0};
+      pollfd p{fd_.get(), POLLOUT, 0};
       int rc = ::poll(&p, 1, static_cast<int>(kMaxBackoff.count()));
       if (rc < 0 && errno != EINTR)
         return make_error("poll " + path_.string() + ": " + errno_text());
@@ -95,7 +95,7 @@ class VirtioPortTransport : public Transport {
   }
 
   Result<ReadStatus> read_some(std::string& out, int timeout_ms) override {
-    pollfd p{fd_, POLLIN, 0};
+    pollfd p{fd_.get(), POLLIN, 0};
     int rc = ::poll(&p, 1, timeout_ms);
     if (rc < 0) {
       if (errno == EINTR) return ReadStatus::kTimeout;
@@ -104,7 +104,7 @@ class VirtioPortTransport : public Transport {
     if (rc == 0) return ReadStatus::kTimeout;
     if (p.revents & POLLIN) {
       char buf[65536];
-      ssize_t n = ::read(fd_, buf, sizeof(buf));
+      ssize_t n = ::read(fd_.get(), buf, sizeof(buf));
       if (n > 0) {
         out.append(buf, static_cast<std::size_t>(n));
         return ReadStatus::kData;
@@ -116,13 +116,13 @@ class VirtioPortTransport : public Transport {
   }
 
   Result<void> write_all(std::string_view bytes, int timeout_ms) override {
-    return write_fd(fd_, bytes, false, timeout_ms);
+    return write_fd(fd_.get(), bytes, false, timeout_ms);
   }
   void end_session() override {}
   std::string describe() const override { return "virtio-serial port " + path_.string(); }
 
  private:
-  int fd_;
+  OwnedFd fd_;
   fs::path path_;
 };
 
@@ -130,24 +130,24 @@ class VirtioPortTransport : public Transport {
 // or loopback TCP (path_ empty).
 class ListeningSocketTransport : public Transport {
  public:
-  ListeningSocketTransport(int listen_fd, fs::path path, std::string what)
-      : listen_fd_(listen_fd), path_(std::move(path)), what_(std::move(what)) {
-    set_nonblocking(listen_fd_);  // refuse_waiting_client must never block in accept
+  ListeningSocketTransport(OwnedFd listen_fd, fs::path path, std::string what)
+      : listen_fd_(std::move(listen_fd)), path_(std::move(path)), what_(std::move(what)) {
+    set_nonblocking(listen_fd_.get());  // refuse_waiting_client must never block in accept
   }
   ~ListeningSocketTransport() override {
     end_session();
-    ::close(listen_fd_);
+    listen_fd_.reset();
     if (!path_.empty()) ::unlink(path_.c_str());
   }
 
   Result<void> wait_for_host() override {
     end_session();
     for (;;) {
-      pollfd p{listen_fd_, POLLIN, 0};
+      pollfd p{listen_fd_.get(), POLLIN, 0};
       if (::poll(&p, 1, -1) < 0 && errno != EINTR) return make_error("poll: " + errno_text());
-      int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      int fd = ::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd >= 0) {
-        client_ = fd;
+        client_.reset(fd);
         return {};
       }
       if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN || errno == EWOULDBLOCK)
@@ -157,10 +157,10 @@ class ListeningSocketTransport : public Transport {
   }
 
   Result<ReadStatus> read_some(std::string& out, int timeout_ms) override {
-    if (client_ < 0) return ReadStatus::kHangup;
+    if (!client_) return ReadStatus::kHangup;
     // The listening socket is watched too: a second client is refused at once, not left
     // waiting in the backlog for as long as the first one stays.
-    pollfd p[2] = {{client_, POLLIN, 0}, {listen_fd_, POLLIN, 0}};
+    pollfd p[2] = {{client_.get(), POLLIN, 0}, {listen_fd_.get(), POLLIN, 0}};
     int rc = ::poll(p, 2, timeout_ms);
     if (rc < 0) {
       if (errno == EINTR) return ReadStatus::kTimeout;
@@ -174,7 +174,7 @@ class ListeningSocketTransport : public Transport {
       return ReadStatus::kTimeout;
     }
     char buf[65536];
-    ssize_t n = ::read(client_, buf, sizeof(buf));
+    ssize_t n = ::read(client_.get(), buf, sizeof(buf));
     if (n > 0) {
       out.append(buf, static_cast<std::size_t>(n));
       return ReadStatus::kData;
@@ -184,30 +184,26 @@ class ListeningSocketTransport : public Transport {
   }
 
   Result<void> write_all(std::string_view bytes, int timeout_ms) override {
-    if (client_ < 0) return make_error("no host connected");
-    return write_fd(client_, bytes, true, timeout_ms);
+    if (!client_) return make_error("no host connected");
+    return write_fd(client_.get(), bytes, true, timeout_ms);
   }
 
-  void end_session() override {
-    if (client_ >= 0) ::close(client_);
-    client_ = -1;
-  }
+  void end_session() override { client_.reset(); }
   std::string describe() const override { return what_; }
 
  private:
   // One error line, best effort (the socket buffer of a fresh connection always has room), then
   // close: the agent runs one benchmark at a time, so a second host could not be served anyway.
   void refuse_waiting_client() {
-    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0) return;
+    OwnedFd fd(::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+    if (!fd) return;
     const std::string line = protocol::encode(protocol::error_message(
         std::nullopt, "busy: another client is connected to this agent; try again later"));
-    (void)::send(fd, line.data(), line.size(), MSG_NOSIGNAL);
-    ::close(fd);
+    (void)::send(fd.get(), line.data(), line.size(), MSG_NOSIGNAL);
   }
 
-  int listen_fd_;
-  int client_ = -1;
+  OwnedFd listen_fd_;
+  OwnedFd client_;
   fs::path path_;
   std::string what_;
 };
@@ -231,8 +227,8 @@ Result<fs::path> find_virtio_port(const std::string& name, const fs::path& sys_r
 Result<std::unique_ptr<Transport>> open_virtio_port(const fs::path& device) {
   milliseconds backoff = kMinBackoff;
   for (;;) {
-    int fd = ::open(device.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY);
-    if (fd >= 0) return std::unique_ptr<Transport>(new VirtioPortTransport(fd, device));
+    OwnedFd fd(::open(device.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY));
+    if (fd) return std::unique_ptr<Transport>(new VirtioPortTransport(std::move(fd), device));
     if (errno != EBUSY) return make_error("open " + device.string() + ": " + errno_text());
     // Only one opener at a time: wait for the other one to let go.
     std::this_thread::sleep_for(backoff);
@@ -273,40 +269,33 @@ Result<std::unique_ptr<Transport>> listen_unix(const fs::path& path) {
       return make_error(p + " exists and is not a socket; not replacing it");
     ::unlink(p.c_str());
   }
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return make_error("socket: " + errno_text());
+  OwnedFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) return make_error("socket: " + errno_text());
   const mode_t old_mask = ::umask(0077);  // the socket is created 0600
-  int rc = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  int rc = ::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
   const int bind_errno = errno;
   ::umask(old_mask);
-  if (rc != 0) {
-    ::close(fd);
-    return make_error("bind " + p + ": " + std::strerror(bind_errno));
-  }
+  if (rc != 0) return make_error("bind " + p + ": " + std::strerror(bind_errno));
   ::chmod(p.c_str(), 0600);
-  if (::listen(fd, 4) != 0) {
-    ::close(fd);
-    return make_error("listen " + p + ": " + errno_text());
-  }
-  return std::unique_ptr<Transport>(new ListeningSocketTransport(fd, path, "UNIX socket " + p));
+  if (::listen(fd.get(), 4) != 0) return make_error("listen " + p + ": " + errno_text());
+  return std::unique_ptr<Transport>(
+      new ListeningSocketTransport(std::move(fd), path, "UNIX socket " + p));
 }
 
 Result<std::unique_ptr<Transport>> listen_tcp_loopback(std::uint16_t port) {
   const std::string what = "TCP 127.0.0.1:" + std::to_string(port);
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return make_error("socket: " + errno_text());
+  OwnedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) return make_error("socket: " + errno_text());
   int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(fd, 4) != 0) {
-    std::string err = errno_text();
-    ::close(fd);
-    return make_error("listen on " + what + ": " + err);
-  }
-  return std::unique_ptr<Transport>(new ListeningSocketTransport(fd, {}, what));
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::listen(fd.get(), 4) != 0)
+    return make_error("listen on " + what + ": " + errno_text());
+  return std::unique_ptr<Transport>(new ListeningSocketTransport(std::move(fd), {}, what));
 }
 
 }  // namespace topolab::agent

@@ -34,17 +34,17 @@ int remaining_ms(std::chrono::steady_clock::time_point deadline) {
 // One blocking connect of a stream socket, then non-blocking for the session; -1 and errno on
 // failure. Both transports (UNIX socket, loopback TCP) go through it.
 int connect_stream(int family, const sockaddr* addr, socklen_t len) {
-  int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  if (::connect(fd, addr, len) != 0) {
+  OwnedFd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) return -1;
+  if (::connect(fd.get(), addr, len) != 0) {
     int err = errno;
-    ::close(fd);
+    fd.reset();
     errno = err;
     return -1;
   }
-  int flags = ::fcntl(fd, F_GETFL);
-  ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-  return fd;
+  int flags = ::fcntl(fd.get(), F_GETFL);
+  ::fcntl(fd.get(), F_SETFL, flags | O_NONBLOCK);
+  return fd.release();
 }
 
 int try_connect(const std::filesystem::path& socket_path) {
@@ -75,7 +75,6 @@ AgentClient::~AgentClient() {
   logging::debug("agent session: {} messages sent, {} received, {} unreadable lines skipped{}",
                  sent_, received_, skipped_lines_,
                  skipped_lines_ ? " (last: " + last_skip_reason_ + ")" : std::string());
-  if (fd_ >= 0) ::close(fd_);
 }
 
 Result<std::unique_ptr<AgentClient>> AgentClient::connect_unix(const std::filesystem::path& socket,
@@ -111,7 +110,7 @@ Result<std::unique_ptr<AgentClient>> AgentClient::connect_with(const std::functi
     }
     std::this_thread::sleep_for(milliseconds(50));
   }
-  std::unique_ptr<AgentClient> client(new AgentClient(fd));
+  std::unique_ptr<AgentClient> client(new AgentClient(OwnedFd(fd)));
   TL_TRY_CTX(client->resync(std::chrono::duration_cast<milliseconds>(
                  std::max(deadline - Clock::now(), Clock::duration(milliseconds(1))))),
              what);
@@ -142,14 +141,14 @@ Result<void> AgentClient::send_bytes(const std::string& bytes, Clock::time_point
   if (closed_) return make_error(ErrorKind::guest, "agent connection is closed");
   std::size_t done = 0;
   while (done < bytes.size()) {
-    ssize_t n = ::send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+    ssize_t n = ::send(fd_.get(), bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
     if (n > 0) {
       done += static_cast<std::size_t>(n);
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      pollfd p{fd_, POLLOUT, 0};
+      pollfd p{fd_.get(), POLLOUT, 0};
       int ms = remaining_ms(deadline);
       if (ms == 0)
         return make_error(ErrorKind::guest, "timed out writing to the agent (it is not reading)");
@@ -224,7 +223,7 @@ Result<proto::Message> AgentClient::read_message(Clock::time_point deadline,
       }
       return make_error(ErrorKind::guest, text);
     }
-    pollfd p{fd_, POLLIN, 0};
+    pollfd p{fd_.get(), POLLIN, 0};
     int rc = ::poll(&p, 1, ms);
     if (rc < 0) {
       if (errno == EINTR) continue;
@@ -232,7 +231,7 @@ Result<proto::Message> AgentClient::read_message(Clock::time_point deadline,
     }
     if (rc == 0) continue;
     char buf[65536];
-    ssize_t n = ::read(fd_, buf, sizeof(buf));
+    ssize_t n = ::read(fd_.get(), buf, sizeof(buf));
     if (n > 0) {
       reader_.feed(std::string_view(buf, static_cast<std::size_t>(n)));
     } else if (n == 0) {
@@ -333,7 +332,7 @@ Result<proto::BenchmarkResult> AgentClient::run(const std::string& benchmark, co
   return result;
 }
 
-Result<void> AgentClient::send_placement(const json& vcpus) {
+Result<void> AgentClient::send_placement(const std::vector<proto::VcpuMapping>& vcpus) {
   return send_message(proto::placement_message(vcpus));
 }
 

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "common/owned_fd.hpp"
 #include "common/result.hpp"
 #include "protocol/protocol.hpp"
 
@@ -43,7 +44,7 @@ class AgentClient {
                                         std::chrono::milliseconds timeout);
   // Tells the agent which host CPUs back each vCPU ([{"vcpu":0,"host_cpus":"8"}, ...]);
   // later results carry it in environment.placement. No reply.
-  Result<void> send_placement(const nlohmann::json& vcpus);
+  Result<void> send_placement(const std::vector<protocol::VcpuMapping>& vcpus);
   Result<void> ping(std::chrono::milliseconds timeout);
   // Asks the agent to stop (as PID 1 it powers the guest off) and waits for its ack (bounded).
   Result<void> shutdown();
@@ -66,7 +67,7 @@ class AgentClient {
 
  private:
   using Clock = std::chrono::steady_clock;
-  explicit AgentClient(int fd) : fd_(fd) {}
+  explicit AgentClient(OwnedFd fd) : fd_(std::move(fd)) {}
   // Retries attempt() (a connected fd, or -1 and errno) until timeout, then resyncs.
   static Result<std::unique_ptr<AgentClient>> connect_with(const std::function<int()>& attempt,
                                                            const std::string& what,
@@ -83,7 +84,7 @@ class AgentClient {
   void skip(const std::string& reason);
   void log(std::string_view prefix, std::string_view line);
 
-  int fd_ = -1;
+  OwnedFd fd_;
   std::uint64_t next_id_ = 1;
   protocol::LineReader reader_{protocol::kMaxLineBytes, /*honour_sync_byte=*/false};
   std::set<std::uint64_t> sync_ids_;  // every sync id sent: late replies are not garbage

@@ -28,7 +28,7 @@ class BootCommand : public Command {
     add_layout_options(cmd, args_);
     add_topology_source_options(cmd, source_);
     cmd->add_option("--accel", accel_, "auto (probe KVM, cached) | kvm | tcg")
-        ->check(CLI::IsMember({"auto", "kvm", "tcg"}))
+        ->check(CLI::IsMember(virt::accel_mode_names()))
         ->default_str("auto");
     auto* image = cmd->add_option("--image", image_.output_dir,
                                   "guest image folder (built there if missing or stale)")

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/layout/layout.hpp"
+#include "orchestrator/layout/layout_fields.hpp"
 
 namespace topolab::cli {
 
@@ -19,28 +19,14 @@ struct LayoutArgs {
 inline void add_layout_options(CLI::App* cmd, LayoutArgs& args) {
   cmd->add_option("layout", args.layout, "layout file or preset name (templates/topologies)")
       ->required();
-  struct Opt {
-    const char* flag;
-    const char* key;
-    const char* help;
-  };
-  static const Opt opts[] = {
-      {"--expose", "expose.as", "override: flat | sockets | dies | numa"},
-      {"--policy", "placement.policy",
-       "override: l3-aligned | compact | scatter | unpinned | explicit"},
-      {"--host-cpus", "placement.host_cpus", "override: host CPUs the guest may use (list)"},
-      {"--housekeeping-cpus", "placement.housekeeping_cpus",
-       "override: CPUs for emulator and I/O threads (list)"},
-      {"--groups", "guest.l3_groups", "override: number of L3 groups"},
-      {"--cores", "guest.cores_per_group", "override: cores per group"},
-      {"--threads", "guest.threads_per_core", "override: threads per core"},
-      {"--memory", "guest.memory_mib", "override: guest memory in MiB"},
-  };
-  for (const auto& o : opts) {
-    std::string key = o.key;
+  // The override options come from the layout field table: a row with a flag is an option.
+  for (const auto& f : layout_fields()) {
+    if (f.cli_flag.empty()) continue;
+    std::string key(f.key);
     cmd->add_option_function<std::string>(
-           o.flag, [&args, key](const std::string& v) { args.overrides.emplace_back(key, v); },
-           o.help)
+           std::string(f.cli_flag),
+           [&args, key](const std::string& v) { args.overrides.emplace_back(key, v); },
+           std::string(f.cli_help))
         ->type_name("VALUE");
   }
   cmd->add_option("--set", args.sets, "override any layout field: KEY=VALUE (e.g. cpu.model=X)")

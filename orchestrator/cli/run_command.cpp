@@ -13,6 +13,7 @@
 #include "orchestrator/experiment/runner.hpp"
 #include "orchestrator/logging/log.hpp"
 #include "orchestrator/store/result_store.hpp"
+#include "orchestrator/virt/accelerator.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -25,7 +26,7 @@ class RunCommand : public Command {
     cmd->add_option("--store", store_, "SQLite results store (default: <name>.db)");
     cmd->add_option("-c,--connect", options_.connect_uri, "libvirt URI (default qemu:///system)");
     cmd->add_option("--accel", options_.accel, "auto | kvm | tcg")
-        ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
+        ->check(CLI::IsMember(virt::accel_mode_names()));
     cmd->add_option("--repetitions", repetitions_, "Override the file's repetitions")
         ->check(CLI::Range(1, 1000));
     // Parsed here, not by CLI11: its integer conversion let 99999999999999999999 through
@@ -38,6 +39,7 @@ class RunCommand : public Command {
         });
     cmd->add_option("--agent", options_.agent_binary, "Agent binary for backend \"host\"");
     add_watchdog_options(cmd, options_.boot_retries, options_.boot_watchdog_ms);
+    cmd_ = cmd;
     cmd->add_flag("--json", json_, "Print the run summary as JSON on stdout");
     return cmd;
   }
@@ -48,6 +50,7 @@ class RunCommand : public Command {
     if (auto seed = parse_seed(seed_text_)) overrides.seed = *seed;
     auto e = experiment::load_experiment_file(file_, overrides);
     if (!e) return fail("run", e.error());
+    apply_boot_settings(e->boot);
     if (store_.empty()) store_ = e->name + ".db";
     auto store = store::ResultStore::open(store_);
     if (!store) return fail("run", store.error());
@@ -75,6 +78,14 @@ class RunCommand : public Command {
   }
 
  private:
+  // The file's [boot] values where the command line did not give the option (it wins).
+  void apply_boot_settings(const experiment::BootSettings& b) {
+    if (b.retries && cmd_->count("--boot-retries") == 0) options_.boot_retries = *b.retries;
+    if (b.watchdog_ms && cmd_->count("--boot-watchdog") == 0)
+      options_.boot_watchdog_ms = *b.watchdog_ms;
+  }
+
+  CLI::App* cmd_ = nullptr;
   std::string file_, store_;
   experiment::BackendOptions options_;
   int repetitions_ = 0;

@@ -6,12 +6,14 @@
 #include <charconv>
 #include <string>
 
+#include "orchestrator/experiment/boot_settings.hpp"
+
 namespace topolab::cli {
 
 inline void add_watchdog_options(CLI::App* cmd, int& boot_retries, int& watchdog_ms) {
   cmd->add_option("--boot-retries", boot_retries,
                   "boots of a hung guest retried (boot watchdog; default 1)")
-      ->check(CLI::Range(0, 5));
+      ->check(CLI::Range(0, experiment::kMaxBootRetries));
   cmd->add_option("--boot-watchdog", watchdog_ms,
                   "ms of console silence before hello that count as a hang (0: derived from "
                   "vCPUs and accelerator; -1: off)")
@@ -20,7 +22,7 @@ inline void add_watchdog_options(CLI::App* cmd, int& boot_retries, int& watchdog
             long long ms = 0;
             auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), ms);
             const bool whole = ec == std::errc() && end == v.data() + v.size();
-            if (whole && (ms == -1 || ms == 0 || (ms >= 1000 && ms <= 3600000))) return "";
+            if (whole && experiment::valid_watchdog_ms(ms)) return "";
             return "expected -1 (off), 0 (derived) or 1000..3600000 ms, got " + v;
           },
           "-1|0|1000..3600000"));

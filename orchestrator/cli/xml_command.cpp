@@ -20,7 +20,8 @@ class XmlCommand : public Command {
     add_layout_options(cmd, args_);
     add_topology_source_options(cmd, source_);
     cmd->add_option("--accel", accel_, "kvm or tcg (default tcg: nested KVM hangs guests here)")
-        ->check(CLI::IsMember({"kvm", "tcg"}));
+        ->check(CLI::IsMember(
+            std::vector<std::string>{to_string(Accelerator::kKvm), to_string(Accelerator::kTcg)}));
     cmd->add_option("--base", base_, "base domain template (default linux-direct-boot.xml)");
     cmd->add_option("--name", name_, "domain name (default topolab-<layout>)");
     cmd->add_option("--kernel", kernel_, "direct-boot kernel");
@@ -37,7 +38,8 @@ class XmlCommand : public Command {
     auto placed = load_placed_layout(args_, source_);
     if (!placed) return fail("xml", placed.error());
     const auto& [layout, host, plan] = *placed;
-    const Accelerator accel = accel_ == "kvm" ? Accelerator::kKvm : Accelerator::kTcg;
+    // checked by IsMember
+    const Accelerator accel = parse_accelerator(accel_).value_or(Accelerator::kTcg);
     auto announced = announce_topology(layout, plan, accel, host.vendor);
     if (!announced) return fail("xml", announced.error());
     const CpuModelChoice& choice = announced->cpu_model;
@@ -75,8 +77,8 @@ class XmlCommand : public Command {
  private:
   LayoutArgs args_;
   TopologySource source_;
-  std::string accel_ = "tcg", base_, name_, kernel_, initrd_, cmdline_, serial_log_, channel_,
-              output_;
+  std::string accel_ = to_string(Accelerator::kTcg), base_, name_, kernel_, initrd_, cmdline_,
+              serial_log_, channel_, output_;
   bool json_ = false;
 };
 

@@ -12,7 +12,9 @@
 #include <set>
 #include <sstream>
 
+#include "common/accelerator.hpp"
 #include "common/file_io.hpp"
+#include "common/owned_fd.hpp"
 #include "orchestrator/doctor/checks.hpp"
 
 namespace topolab::doctor {
@@ -50,7 +52,8 @@ std::string hypervisor_from_dmi(const SysRoot& root) {
 }
 
 struct AccelVerdict {
-  std::string accel, reason;
+  Accelerator accel;
+  std::string reason;
 };
 
 // The KVM probe verdict the virt layer caches (orchestrator/virt/accelerator.hpp):
@@ -77,7 +80,8 @@ std::optional<AccelVerdict> cached_verdict(const SysRoot& root) {
     if (best && when < best_time) continue;
     std::string reason =
         e.contains("reason") && e["reason"].is_string() ? e["reason"].get<std::string>() : "";
-    best = AccelVerdict{e["kvm_usable"].get<bool>() ? "kvm" : "tcg", reason};
+    best =
+        AccelVerdict{e["kvm_usable"].get<bool>() ? Accelerator::kKvm : Accelerator::kTcg, reason};
     best_time = when;
   }
   return best;
@@ -85,10 +89,9 @@ std::optional<AccelVerdict> cached_verdict(const SysRoot& root) {
 
 // Live only: can we open /dev/kvm and does it speak the stable API?
 std::string probe_dev_kvm() {
-  int fd = ::open("/dev/kvm", O_RDWR | O_CLOEXEC);
-  if (fd < 0) return std::string("cannot open /dev/kvm: ") + std::strerror(errno);
-  int version = ::ioctl(fd, KVM_GET_API_VERSION, 0);
-  ::close(fd);
+  OwnedFd fd(::open("/dev/kvm", O_RDWR | O_CLOEXEC));
+  if (!fd) return std::string("cannot open /dev/kvm: ") + std::strerror(errno);
+  int version = ::ioctl(fd.get(), KVM_GET_API_VERSION, 0);
   if (version != KVM_API_VERSION) {
     return "/dev/kvm answered KVM_GET_API_VERSION with " + std::to_string(version) + " (expected " +
            std::to_string(KVM_API_VERSION) + ")";
@@ -124,7 +127,7 @@ CheckResult check_kvm(const SysRoot& root) {
                       (hw ? "vmx/svm present" : "no vmx/svm in cpuinfo");
 
   auto verdict = cached_verdict(root);
-  if (verdict && verdict->accel == "kvm") {
+  if (verdict && verdict->accel == Accelerator::kKvm) {
     return ok(name, "/dev/kvm usable: a KVM guest booted here (accel.json), " + facts);
   }
   if (!vm_signs.empty()) {
@@ -132,12 +135,12 @@ CheckResult check_kvm(const SysRoot& root) {
     for (const auto& s : vm_signs) signs += (signs.empty() ? "" : ", ") + s;
     std::string why = "/dev/kvm exists but KVM is not usable: running inside a VM (" + signs +
                       "; " + facts + "): nested KVM hangs guests here, so " + tcg_note;
-    if (verdict) why += "; cached verdict " + verdict->accel + ": " + verdict->reason;
+    if (verdict) why += "; cached verdict " + to_string(verdict->accel) + ": " + verdict->reason;
     return warn(name, why,
                 "run on bare metal, or enable nested virtualization on the outer host "
                 "(kvm_intel nested=1 / kvm_amd nested=1) and pass vmx/svm to this VM");
   }
-  if (verdict && verdict->accel == "tcg") {
+  if (verdict && verdict->accel == Accelerator::kTcg) {
     return warn(name,
                 "/dev/kvm exists but a KVM boot failed here (accel.json: " + verdict->reason +
                     "), so " + tcg_note,

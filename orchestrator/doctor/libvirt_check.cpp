@@ -1,5 +1,6 @@
 #include <libvirt/libvirt.h>
 
+#include "common/accelerator.hpp"
 #include "orchestrator/doctor/checks.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 
@@ -26,7 +27,8 @@ CheckResult check_libvirt(const std::string& connect_uri) {
   const char* type = virConnectGetType(conn->get());
   std::string reason = uri + " reachable: libvirt " + version_string(lib) + ", " +
                        (type ? type : "hypervisor") + " " + version_string(hv);
-  auto kvm_caps = virt::get_domain_capabilities(conn->get(), "kvm");
+  auto kvm_caps =
+      virt::get_domain_capabilities(conn->get(), libvirt_domain_type(Accelerator::kKvm));
   reason += kvm_caps ? ", offers domain type kvm" : ", no domain type kvm (TCG only)";
   return ok("libvirt", reason);
 }

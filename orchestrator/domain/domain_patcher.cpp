@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "common/accelerator.hpp"
 #include "common/file_io.hpp"
 #include "common/utc_time.hpp"
 #include "orchestrator/domain/define_preview.hpp"
@@ -183,9 +184,7 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
   }
   auto domain = doc.child("domain");
   if (!domain) return make_error("domain XML: expected a <domain> root element");
-  const Accelerator accel = std::string(domain.attribute("type").as_string()) == "kvm"
-                                ? Accelerator::kKvm
-                                : Accelerator::kTcg;
+  const Accelerator accel = accelerator_of_domain_type(domain.attribute("type").as_string());
   auto announced = announced_for(spec, accel);
   if (!announced) return announced.error();
   if (!announced->cells.empty()) {

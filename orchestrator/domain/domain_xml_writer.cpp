@@ -153,6 +153,51 @@ void write_channel(pugi::xml_node devices, const ChannelSpec& ch) {
   set_attr(channel.child("target"), "name", ch.name);
 }
 
+bool has_controller(pugi::xml_node devices, std::string_view type) {
+  for (auto c : devices.children("controller")) {
+    if (c.attribute("type").value() == type) return true;
+  }
+  return false;
+}
+
+bool uses_pci_slot(pugi::xml_node devices, std::string_view slot) {
+  for (auto dev : devices.children()) {
+    auto a = dev.child("address");  // the guest address (a hostdev's host one is under source)
+    if (std::string_view(a.attribute("type").value()) == "pci" &&
+        a.attribute("bus").as_uint(1) == 0 && a.attribute("slot").value() == slot) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The built-in direct-boot guest (issue 17): no USB controller (libvirt adds a qemu-xhci by
+// default, the guest has no USB device), and the agent's virtio-serial controller as an
+// integrated device on pcie.0 so libvirt adds no PCIe root ports (it added three: xhci,
+// virtio-serial and a spare). Fewer devices for firmware and kernel to probe under TCG.
+// A template that already has these controllers keeps its own.
+void write_minimal_devices(pugi::xml_node devices) {
+  if (!has_controller(devices, "usb")) {
+    auto emulator = devices.child("emulator");
+    auto usb = emulator ? devices.insert_child_after("controller", emulator)
+                        : devices.prepend_child("controller");
+    set_attr(usb, "type", "usb");
+    set_attr(usb, "model", "none");
+  }
+  constexpr const char* kSlot = "0x02";
+  if (has_controller(devices, "virtio-serial") || uses_pci_slot(devices, kSlot)) return;
+  auto vs = devices.insert_child_after(
+      "controller", devices.find_child_by_attribute("controller", "type", "usb"));
+  set_attr(vs, "type", "virtio-serial");
+  set_attr(vs, "index", "0");
+  auto addr = vs.append_child("address");
+  set_attr(addr, "type", "pci");
+  set_attr(addr, "domain", "0x0000");
+  set_attr(addr, "bus", "0x00");
+  set_attr(addr, "slot", kSlot);
+  set_attr(addr, "function", "0x0");
+}
+
 }  // namespace
 
 std::filesystem::path templates_dir() { return install_paths().templates; }
@@ -187,7 +232,7 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
   if (!domain) return make_error(base.string() + ": expected a <domain> root element");
   auto announced = announced_for(spec, spec.accel);
   if (!announced) return announced.error();
-  set_attr(domain, "type", announced->accel == Accelerator::kKvm ? "kvm" : "qemu");
+  set_attr(domain, "type", libvirt_domain_type(announced->accel));
   set_child_text(domain, "name", spec.name);
   if (auto uuid = domain.child("uuid")) domain.remove_child(uuid);
   write_memory(domain, *spec.layout);
@@ -199,6 +244,7 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
   write_hostdevs(devices, *spec.layout);
   if (!spec.serial_log.empty()) write_serial_log(devices, spec.serial_log);
   if (spec.agent_channel) write_channel(devices, *spec.agent_channel);
+  if (spec.minimal_devices) write_minimal_devices(devices);
   std::ostringstream out;
   doc.save(out, "  ",
            pugi::format_indent | pugi::format_no_declaration | pugi::format_attribute_single_quote);

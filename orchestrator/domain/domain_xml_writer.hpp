@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "common/accelerator.hpp"
 #include "common/result.hpp"
 #include "orchestrator/layout/layout.hpp"
 #include "orchestrator/placement/announced_topology.hpp"
@@ -34,6 +35,9 @@ struct DomainSpec {
   std::optional<BootSpec> boot;
   std::optional<ChannelSpec> agent_channel;
   std::filesystem::path serial_log;  // console log file, empty: none
+  // The built-in initramfs guest: no USB controller, the agent's virtio-serial controller on
+  // pcie.0 (so libvirt adds no PCIe root ports). Own-disk and Windows guests keep the defaults.
+  bool minimal_devices = false;
 };
 
 // Directory of the shipped templates (install_paths(): TOPOLAB_TEMPLATES_DIR, the installed

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "orchestrator/experiment/boot_settings.hpp"
 #include "orchestrator/guestsource/guest_source.hpp"
 
 namespace topolab::experiment {
@@ -63,6 +64,7 @@ struct Experiment {
   BackendKind backend = BackendKind::kGuest;
   int timeout_s = 600;             // per benchmark run
   guestsource::GuestSource guest;  // [guest] (guest_table.hpp); default: the built-in image
+  BootSettings boot;               // [boot]: the boot watchdog's settings (boot_settings.hpp)
 
   // By any spelling of the key ("groups" finds the factor written "guest.l3_groups").
   const Factor* factor(std::string_view key) const;

@@ -4,6 +4,7 @@
 #include "orchestrator/experiment/guest_table.hpp"
 #include "orchestrator/guestsource/disk_guest.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
+#include "orchestrator/layout/layout_fields.hpp"
 #include "orchestrator/session/guest_session.hpp"
 #include "orchestrator/session/vcpu_limits.hpp"
 #include "orchestrator/verify/guest_verify.hpp"
@@ -58,7 +59,7 @@ Result<Layout> GuestBackend::configure_layout(const Layout& base, const Configur
   Layout layout = base;
   for (const auto& [key, level] : config.levels) {
     if (key.rfind("cmdline.", 0) == 0) continue;
-    auto set = set_layout_field(layout, key, level_text(level));
+    auto set = set_layout_level(layout, key, level);  // typed: the level's TOML type is kept
     if (!set) return set.error().context("factor '" + key + "' = '" + level_text(level) + "'");
   }
   std::string extra = cmdline_extra(config);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "common/owned_fd.hpp"
 
 namespace topolab::image {
 
@@ -148,14 +149,11 @@ Result<std::string> capture_output(const std::vector<std::string>& argv, std::si
                                    int stdin_fd) {
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return make_error(std::string("pipe: ") + strerror(errno));
+  OwnedFd read_end(pipefd[0]), write_end(pipefd[1]);
   pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(pipefd[0]);
-    ::close(pipefd[1]);
-    return make_error(std::string("fork: ") + strerror(errno));
-  }
+  if (pid < 0) return make_error(std::string("fork: ") + strerror(errno));
   if (pid == 0) {
-    ::dup2(pipefd[1], 1);
+    ::dup2(write_end.get(), 1);
     if (stdin_fd >= 0) ::dup2(stdin_fd, 0);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -163,12 +161,12 @@ Result<std::string> capture_output(const std::vector<std::string>& argv, std::si
     ::execvp(args[0], args.data());
     _exit(127);
   }
-  ::close(pipefd[1]);
+  write_end.reset();  // else the read below never sees EOF
   std::string out;
   char buf[65536];
   bool too_big = false;
   for (;;) {
-    ssize_t n = ::read(pipefd[0], buf, sizeof(buf));
+    ssize_t n = ::read(read_end.get(), buf, sizeof(buf));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
@@ -177,7 +175,7 @@ Result<std::string> capture_output(const std::vector<std::string>& argv, std::si
     }
     out.append(buf, static_cast<std::size_t>(n));
   }
-  ::close(pipefd[0]);
+  read_end.reset();
   int status = 0;
   if (too_big) ::kill(pid, SIGKILL);
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -50,7 +50,7 @@ Result<void> write_payload(int fd, std::string_view data, const std::string& nam
 
 Result<std::string> unpack(const Payload& p, std::string_view data) {
   char tmpl[] = "/tmp/topolab-kernel-XXXXXX";
-  UniqueFd fd(::mkostemp(tmpl, O_CLOEXEC));
+  OwnedFd fd(::mkostemp(tmpl, O_CLOEXEC));
   if (fd.get() < 0)
     return make_error(std::string("mkstemp for the kernel payload failed: ") +
                       std::strerror(errno));

@@ -23,6 +23,10 @@ struct HostDevice {
   bool managed = true;
 };
 
+// Bounds of the guest's shape (validate_layout and the field setters check them).
+inline constexpr int kMaxGroupsOrCores = 4096;
+inline constexpr int kMaxThreadsPerCore = 8;
+
 struct Layout {
   std::string name, description;
   std::filesystem::path source_file;

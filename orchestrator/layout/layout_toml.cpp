@@ -1,60 +1,44 @@
-// TOML -> Layout. Every key is type-checked against a small schema and then stored through
-// set_layout_field, so the file and the CLI/experiment overrides share one set of rules.
+// TOML -> Layout. Every key is found in the layout field table (layout_fields.hpp), its TOML
+// value type-checked and handed typed to the row's setter, so the file and the CLI/experiment
+// overrides share one set of rules.
 #include <algorithm>
 #include <map>
-#include <sstream>
 
-#include "orchestrator/layout/layout.hpp"
+#include "orchestrator/layout/layout_fields.hpp"
 #include "orchestrator/layout/toml_parse.hpp"
 
 namespace topolab {
 namespace {
 
-enum class Kind { kString, kInt, kBool, kStringArray };
-
-struct Field {
-  const char* name;
-  Kind kind;
-};
-
-const std::map<std::string, std::vector<Field>>& schema() {
-  static const std::map<std::string, std::vector<Field>> s = {
-      {"guest",
-       {{"l3_groups", Kind::kInt},
-        {"cores_per_group", Kind::kInt},
-        {"threads_per_core", Kind::kInt},
-        {"memory_mib", Kind::kInt},
-        {"iothreads", Kind::kInt},
-        {"hyperv", Kind::kBool},
-        {"kernel_cmdline_extra", Kind::kString},
-        {"os", Kind::kString}}},
-      {"expose", {{"as", Kind::kString}}},
-      {"placement",
-       {{"policy", Kind::kString},
-        {"host_cpus", Kind::kString},
-        {"housekeeping_cpus", Kind::kString},
-        {"explicit", Kind::kStringArray}}},
-      {"cpu",
-       {{"model", Kind::kString},
-        {"features_disable", Kind::kStringArray},
-        {"features_require", Kind::kStringArray}}},
-      {"memory", {{"hugepages", Kind::kString}, {"locked", Kind::kBool}}},
-  };
-  return s;
+// The sections and their fields, in table order, from layout_fields().
+std::vector<std::string_view> sections() {
+  std::vector<std::string_view> out;
+  for (const auto& f : layout_fields())
+    if (!f.section().empty() && std::find(out.begin(), out.end(), f.section()) == out.end())
+      out.push_back(f.section());
+  return out;
 }
 
-const char* kind_name(Kind k) {
-  switch (k) {
-    case Kind::kString:
-      return "a string";
-    case Kind::kInt:
-      return "an integer";
-    case Kind::kBool:
-      return "true or false";
-    case Kind::kStringArray:
-      return "an array of strings";
-  }
-  return "?";
+const LayoutField* field_in(std::string_view section, std::string_view name) {
+  for (const auto& f : layout_fields())
+    if (f.section() == section && f.name() == name) return &f;
+  return nullptr;
+}
+
+std::string names_in(std::string_view section) {
+  std::string known;
+  for (const auto& f : layout_fields())
+    if (f.section() == section) known += (known.empty() ? "" : ", ") + std::string(f.name());
+  return known;
+}
+
+// "name, description, [guest], ..., [memory] or [[hostdev]]"
+std::string top_level_keys() {
+  std::string out;
+  for (const auto& f : layout_fields())
+    if (f.section().empty()) out += std::string(f.key) + ", ";
+  for (auto s : sections()) out += "[" + std::string(s) + "], ";
+  return out.substr(0, out.size() - 2) + " or [[hostdev]]";
 }
 
 std::string type_name(const toml::node& n) {
@@ -93,70 +77,59 @@ class Parser {
     return make_error(origin_ + ":" + std::to_string(line) + ": " + message);
   }
 
-  // Converts a node to the text set_layout_field takes, after checking its TOML type.
-  Result<std::string> value_text(const toml::node& n, Kind kind, const std::string& key) const {
+  // The node as the field's typed value, after checking its TOML type (no text round trip).
+  Result<FieldValue> typed_value(const toml::node& n, const LayoutField& f) const {
+    const std::string key(f.key);
     auto wrong = [&] {
-      return at(n.source(), key + ": expected " + kind_name(kind) + ", got " + type_name(n));
+      return at(n.source(),
+                key + ": expected " + field_type_name(f.type) + ", got " + type_name(n));
     };
-    switch (kind) {
-      case Kind::kString:
+    switch (f.type) {
+      case FieldType::kString:
         if (!n.is_string()) return wrong();
-        return *n.value<std::string>();
-      case Kind::kInt:
+        return FieldValue{*n.value<std::string>()};
+      case FieldType::kInt:
         if (!n.is_integer()) return wrong();
-        return std::to_string(*n.value<std::int64_t>());
-      case Kind::kBool:
+        return FieldValue{*n.value<std::int64_t>()};
+      case FieldType::kBool:
         if (!n.is_boolean()) return wrong();
-        return std::string(*n.value<bool>() ? "true" : "false");
-      case Kind::kStringArray: {
+        return FieldValue{*n.value<bool>()};
+      case FieldType::kStringList: {
         if (!n.is_array()) return wrong();
-        std::string joined;
-        std::size_t i = 0;
+        std::vector<std::string> items;
         for (const auto& item : *n.as_array()) {
           if (!item.is_string()) {
-            return at(item.source(), key + "[" + std::to_string(i) + "]: expected a string, got " +
-                                         type_name(item));
+            return at(item.source(), key + "[" + std::to_string(items.size()) +
+                                         "]: expected a string, got " + type_name(item));
           }
-          auto s = *item.value<std::string>();
-          if (key != "placement.explicit" && s.find_first_of(", \t") != std::string::npos) {
-            return at(item.source(), key + "[" + std::to_string(i) +
-                                         "]: expected CPU feature names (letters, digits, - _ "
-                                         ".), got '" +
-                                         s + "'");
-          }
-          if (s.find_first_of(";/") != std::string::npos) {
-            return at(item.source(), key + "[" + std::to_string(i) +
-                                         "]: expected a CPU list or name, got '" + s + "'");
-          }
-          if (i++) joined += key == "placement.explicit" ? ";" : ",";
-          joined += s;
+          items.push_back(*item.value<std::string>());
         }
-        return joined;
+        return FieldValue{std::move(items)};
       }
     }
     return wrong();
+  }
+
+  Result<void> set(const toml::node& v, const LayoutField& f, Layout& layout) const {
+    auto value = typed_value(v, f);
+    if (!value) return value.error();
+    auto set = f.set(layout, *value, std::string(f.key));
+    if (!set) return at(v.source(), set.error().message);  // file:line for a refused value
+    return {};
   }
 
   Result<void> section(const std::string& name, const toml::node& node, Layout& layout) {
     if (!node.is_table()) {
       return at(node.source(), name + ": expected a table [" + name + "], got " + type_name(node));
     }
-    const auto& fields = schema().at(name);
     for (const auto& [k, v] : *node.as_table()) {
       std::string key(k.str());
-      auto f = std::find_if(fields.begin(), fields.end(),
-                            [&](const Field& fd) { return key == fd.name; });
-      if (f == fields.end()) {
-        std::string known;
-        for (auto& fd : fields) known += (known.empty() ? "" : ", ") + std::string(fd.name);
-        return at(k.source(),
-                  "unknown key '" + key + "' in [" + name + "] (expected one of " + known + ")");
+      const LayoutField* f = field_in(name, key);
+      if (!f) {
+        return at(k.source(), "unknown key '" + key + "' in [" + name + "] (expected one of " +
+                                  names_in(name) + ")");
       }
-      const std::string full = name + "." + key;
-      auto text = value_text(v, f->kind, full);
-      if (!text) return text.error();
-      auto set = set_layout_field(layout, full, *text);
-      if (!set) return at(v.source(), set.error().message);
+      TL_TRY(set(v, *f, layout));
     }
     return {};
   }
@@ -208,20 +181,16 @@ class Parser {
     std::map<std::string, std::uint32_t> section_lines;
     for (const auto& [k, v] : root) {
       std::string key(k.str());
-      if (key == "name" || key == "description") {
-        auto text_value = value_text(v, Kind::kString, key);
-        if (!text_value) return text_value.error();
-        if (auto set = set_layout_field(layout, key, *text_value); !set)
-          return at(v.source(), set.error().message);  // file:line for a refused name
+      const auto all = sections();
+      if (const LayoutField* f = field_in("", key)) {
+        TL_TRY(set(v, *f, layout));
       } else if (key == "hostdev") {
         TL_TRY(hostdevs(v, layout));
-      } else if (schema().count(key)) {
+      } else if (std::find(all.begin(), all.end(), key) != all.end()) {
         section_lines[key] = v.source().begin.line;
         TL_TRY(section(key, v, layout));
       } else {
-        return at(k.source(), "unknown key '" + key +
-                                  "' (expected name, description, [guest], [expose], "
-                                  "[placement], [cpu], [memory] or [[hostdev]])");
+        return at(k.source(), "unknown key '" + key + "' (expected " + top_level_keys() + ")");
       }
     }
     auto guest = root["guest"];

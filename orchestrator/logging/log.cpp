@@ -82,7 +82,7 @@ class RunFileSink : public spdlog::sinks::base_sink<std::mutex> {
     set_formatter_(std::make_unique<spdlog::pattern_formatter>(
         "%Y-%m-%dT%H:%M:%S.%eZ %-5l [%t] %v", spdlog::pattern_time_type::utc, "\n"));
   }
-  std::uint64_t push(UniqueFd fd) {
+  std::uint64_t push(OwnedFd fd) {
     std::lock_guard<std::mutex> lock(mutex_);
     files_.push_back({++last_id_, std::move(fd)});
     return last_id_;
@@ -117,7 +117,7 @@ class RunFileSink : public spdlog::sinks::base_sink<std::mutex> {
  private:
   struct File {
     std::uint64_t id;
-    UniqueFd fd;
+    OwnedFd fd;
   };
   std::vector<File> files_;
   std::uint64_t last_id_ = 0;

@@ -103,12 +103,4 @@ CpuModelChoice choose_cpu_model(const Layout& layout, Accelerator accel,
   return c;
 }
 
-std::string to_string(Accelerator a) { return a == Accelerator::kKvm ? "kvm" : "tcg"; }
-
-Result<Accelerator> parse_accelerator(std::string_view text) {
-  if (text == "kvm") return Accelerator::kKvm;
-  if (text == "tcg" || text == "qemu") return Accelerator::kTcg;
-  return make_error("expected accelerator kvm or tcg, got '" + std::string(text) + "'");
-}
-
 }  // namespace topolab

@@ -6,14 +6,11 @@
 #include <string_view>
 #include <vector>
 
+#include "common/accelerator.hpp"
 #include "common/result.hpp"
 #include "orchestrator/layout/layout.hpp"
 
 namespace topolab {
-
-enum class Accelerator { kKvm, kTcg };
-std::string to_string(Accelerator);
-Result<Accelerator> parse_accelerator(std::string_view);
 
 enum class CpuVendorStyle { kAmd, kIntel };
 

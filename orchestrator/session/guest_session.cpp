@@ -11,6 +11,7 @@
 #include "orchestrator/domain/domain_xml_writer.hpp"
 #include "orchestrator/session/kvm_probe.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
+#include "orchestrator/virt/guest_cmdline.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
 
@@ -60,11 +61,10 @@ std::vector<std::string> qemu_log_warnings(const std::string& domain) {
   return out;
 }
 
-nlohmann::json placement_message(const PlacementPlan& plan) {
-  nlohmann::json vcpus = nlohmann::json::array();
-  for (const auto& v : plan.vcpus) {
-    vcpus.push_back({{"vcpu", v.vcpu}, {"host_cpus", v.host_cpus.to_string()}});
-  }
+// The protocol's own type: the wire keys are written in one place (protocol::placement_to_json).
+std::vector<protocol::VcpuMapping> vcpu_mappings(const PlacementPlan& plan) {
+  std::vector<protocol::VcpuMapping> vcpus;
+  for (const auto& v : plan.vcpus) vcpus.push_back({v.vcpu, v.host_cpus});
   return vcpus;
 }
 
@@ -74,6 +74,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   virt::DomainRegistry::install_signal_handlers();
   keep_ = req.keep;
   shutdown_timeout_ = req.shutdown_timeout;
+  graceful_shutdown_ = req.graceful_shutdown || !req.base_template.empty();  // own disk: flush
   run_id_ = req.run_id.empty() ? virt::make_run_id() : req.run_id;
   if (virt::domain_name_for("x", run_id_) != "topolab-x-" + run_id_ || run_id_.front() == '.') {
     return make_error("run id '" + run_id_ + "': expected letters, digits, '.', '-', '_' only");
@@ -109,9 +110,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   timings_["accel_ms"] = ms_between(t_accel, Clock::now());
 
   auto t_xml = Clock::now();
-  auto announced =
-      announce_topology(req.layout, req.plan,
-                        accel_.use_kvm ? Accelerator::kKvm : Accelerator::kTcg, req.host_vendor);
+  auto announced = announce_topology(req.layout, req.plan, accel_.accel, req.host_vendor);
   if (!announced) return announced.error().context("domain XML");
   announced_ = std::move(announced).value();
   DomainSpec spec;
@@ -120,10 +119,11 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   spec.announced = &announced_;
   spec.base_template = req.base_template;
   if (req.base_template.empty()) {
-    spec.boot = BootSpec{
-        req.image.kernel, req.image.initrd,
-        req.verbose_console ? virt::verbose_cmdline(req.image.cmdline) : req.image.cmdline};
+    spec.boot = BootSpec{req.image.kernel, req.image.initrd,
+                         virt::guest_cmdline(req.image.cmdline, req.verbose_console,
+                                             !accel_.use_kvm, req.layout.kernel_cmdline_extra)};
   }
+  spec.minimal_devices = req.minimal_devices && req.base_template.empty();
   ChannelSpec channel;
   channel.name = req.image.agent_port_name;
   auto socket = run_dir_ / "agent.sock";
@@ -188,7 +188,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   seen_ = std::move(seen).value();
 
   auto t_place = Clock::now();
-  TL_TRY(agent_->send_placement(placement_message(announced_.placement)));
+  TL_TRY(agent_->send_placement(vcpu_mappings(announced_.placement)));
   timings_["placement_ms"] = ms_between(t_place, Clock::now());
   (void)write_file_atomic(run_dir_ / "hello.json",
                           protocol::hello_message(hello_).dump(
@@ -222,15 +222,19 @@ Result<void> GuestSession::shutdown() {
   if (agent_) {
     if (auto r = agent_->shutdown(); !r) problems = "agent shutdown: " + r.error().message;
   }
-  if (auto r = virt::wait_for_shutoff(domain_->get(), shutdown_timeout_); !r) {
-    problems += (problems.empty() ? "" : "; ") + r.error().message + " (destroyed)";
+  // The built-in guest has nothing to flush: its ack is the end (destroyed below). An own-disk
+  // guest powers itself off; only a guest still running after the bound is destroyed.
+  if (graceful_shutdown_) {
+    if (auto r = virt::wait_for_shutoff(domain_->get(), shutdown_timeout_); !r) {
+      problems += (problems.empty() ? "" : "; ") + r.error().message + " (destroyed)";
+    }
   }
-  timings_["shutdown_ms"] = ms_between(t0, Clock::now());
-  logging::debug("shutdown of {}: {} ms{}", name_, timings_["shutdown_ms"].get<long long>(),
-                 problems.empty() ? std::string() : " (" + problems + ")");
   agent_.reset();
   auto removed = domain_->remove();  // destroy if still running, then undefine
   domain_.reset();
+  timings_["shutdown_ms"] = ms_between(t0, Clock::now());
+  logging::debug("shutdown of {}: {} ms{}", name_, timings_["shutdown_ms"].get<long long>(),
+                 problems.empty() ? std::string() : " (" + problems + ")");
   if (!removed) return removed.error();
   if (!problems.empty()) return make_error("shutdown of " + name_ + ": " + problems);
   return {};

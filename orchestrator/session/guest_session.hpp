@@ -57,6 +57,15 @@ struct BootRequest {
   // guest then boots from that XML's disks (no direct kernel boot; `image` only serves the KVM
   // probe).
   std::filesystem::path base_template;
+  // Shutdown (issue 17): the built-in initramfs guest has nothing to flush, so the domain is
+  // destroyed as soon as the agent acknowledged the shutdown request. Own-disk guests
+  // (graceful_shutdown, implied by base_template): the guest powers itself off (flushing its disk),
+  // waited for up to shutdown_timeout, then destroyed.
+  bool graceful_shutdown = false;
+  // No USB controller and no PCIe root ports (DomainSpec::minimal_devices): for the built-in
+  // guest, which uses only the serial console and the agent's virtio-serial channel; never
+  // for an own guest (base_template).
+  bool minimal_devices = true;
 };
 
 class GuestSession {  // owns one booted topolab- domain; the destructor destroys + undefines it
@@ -76,14 +85,17 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   // boot_retries ([{attempt, reason, console}], one per hung attempt that was retried),
   // console_first_output_ms and console_max_silence_ms (the watchdog's view of this boot).
   nlohmann::json timings() const;
-  Result<void> shutdown();  // agent shutdown, wait for stop (bounded), then destroy; undefine
+  // Agent shutdown (ack awaited), then destroy (graceful_shutdown: wait for the guest's own
+  // poweroff first, bounded); undefine. shutdown_ms covers it all.
+  Result<void> shutdown();
 
   // Additions beyond the contract:
   const std::string& domain_name() const { return name_; }
   const std::string& run_id() const { return run_id_; }
   const std::filesystem::path& run_dir() const { return run_dir_; }
   const virt::AccelDecision& accel() const { return accel_; }
-  bool uses_kvm() const { return accel_.use_kvm; }
+  bool uses_kvm() const { return accel_.accel == Accelerator::kKvm; }
+  Accelerator accelerator() const { return accel_.accel; }
   // Distinct "warning:" lines QEMU logged at start (e.g. a required CPU feature it dropped),
   // read from /var/log/libvirt/qemu/<name>.log when local; empty when unreadable.
   const std::vector<std::string>& qemu_warnings() const { return qemu_warnings_; }
@@ -95,6 +107,7 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   void start_watchdog(const BootRequest& req);
   bool hung() const { return watchdog_ && watchdog_->fired(); }
   Error hang_error() const;
+  std::optional<Error> retryable_failure(const Error& failure) const;
   nlohmann::json discard_hung_attempt(int attempt, const std::string& reason);
 
   logging::RunLog run_log_;  // first: closed last, after the cleanup's libvirt calls are logged
@@ -113,6 +126,7 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   bool keep_ = false;
   std::chrono::milliseconds shutdown_timeout_{15000};
   bool shut_down_ = false;
+  bool graceful_shutdown_ = false;
   std::unique_ptr<virt::BootWatchdog> watchdog_;  // declared after domain_: stopped before it
 };
 

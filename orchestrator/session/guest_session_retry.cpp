@@ -1,7 +1,8 @@
 // GuestSession::boot with the boot watchdog's retries (issue 17): each attempt is a fresh
 // session in the same run folder; a hung attempt is destroyed, its console, agent transcript
 // and domain XML kept as *.attempt-N.*, and the layout booted again, up to
-// BootRequest::boot_retries times. Any other failure, or a hang on the last attempt, fails the
+// BootRequest::boot_retries times; so is one whose kernel panicked before hello. Any other
+// failure, or a hang on the last attempt, fails the
 // boot with the console tail in the error.
 #include <algorithm>
 #include <cstdio>
@@ -41,8 +42,9 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
       return s;
     }
     const std::string what = "boot " + (s->name_.empty() ? req.layout.name : s->name_);
-    if (!s->hung()) return r.error().context(what);  // `s` destroys and undefines its domain
-    Error hang = s->hang_error();
+    auto retryable = s->retryable_failure(r.error());
+    if (!retryable) return r.error().context(what);  // `s` destroys and undefines its domain
+    Error hang = *retryable;
     if (attempt >= attempts) {
       std::string earlier;
       for (const auto& e : retries) {
@@ -53,8 +55,8 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
       return hang.context(what + ": attempt " + std::to_string(attempt) + " of " +
                           std::to_string(attempts) + (earlier.empty() ? "" : earlier + ")"));
     }
-    logging::info("{}: attempt {} of {} hung ({}); booting it again", what, attempt, attempts,
-                  hang.message.substr(0, 200));
+    logging::info("{}: attempt {} of {} {} ({}); booting it again", what, attempt, attempts,
+                  s->hung() ? "hung" : "panicked", hang.message.substr(0, 200));
     retries.push_back(s->discard_hung_attempt(attempt, hang.message));
     next.run_id = s->run_id_;
     next.run_dir = s->run_dir_;  // domain.xml was moved aside: the same folder is reused
@@ -67,12 +69,24 @@ void GuestSession::start_watchdog(const BootRequest& req) {
   if (req.watchdog.count() < 0) return;
   const auto bound = req.watchdog.count() > 0
                          ? req.watchdog
-                         : virt::derived_watchdog_bound(req.layout.vcpu_count(), accel_.use_kvm);
+                         : virt::derived_watchdog_bound(req.layout.vcpu_count(), uses_kvm());
   timings_["watchdog_ms"] = bound.count();
   virDomainPtr dom = domain_->get();
   // Destroying the domain closes the agent channel, so a connect or hello wait ends at once.
   watchdog_ = std::make_unique<virt::BootWatchdog>(run_dir_ / "console.log", bound,
                                                    [dom] { (void)virt::destroy_domain(dom); });
+}
+
+// A hung guest (the watchdog fired) or one whose kernel panicked before hello (its domain
+// stopped: panic=-1 reboots and on_reboot destroys) is the guest's failure, not the layout's:
+// booted again. Anything else fails the boot at once.
+std::optional<Error> GuestSession::retryable_failure(const Error& failure) const {
+  if (hung()) return hang_error();
+  if (run_dir_.empty() || !domain_) return std::nullopt;
+  auto panic = virt::console_panic_line(run_dir_ / "console.log");
+  if (panic.empty()) return std::nullopt;
+  return Error{"guest kernel panicked before hello (" + panic + "; " + failure.message +
+               "); console: " + virt::console_tail(run_dir_ / "console.log", 10)};
 }
 
 Error GuestSession::hang_error() const {

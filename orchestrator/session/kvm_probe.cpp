@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/accelerator.hpp"
 #include "common/file_io.hpp"
 #include "orchestrator/agent/agent_client.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
@@ -46,7 +47,7 @@ std::string kvm_probe_domain_xml(const std::string& name, const GuestImage& imag
                                  const std::filesystem::path& socket) {
   pugi::xml_document doc;
   auto d = doc.append_child("domain");
-  d.append_attribute("type") = "kvm";
+  d.append_attribute("type") = libvirt_domain_type(Accelerator::kKvm);
   d.append_child("name").text() = name.c_str();
   auto mem = d.append_child("memory");
   mem.append_attribute("unit") = "MiB";

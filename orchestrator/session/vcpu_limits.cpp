@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <pugixml.hpp>
 
+#include "common/accelerator.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 
 namespace topolab::virt {
@@ -14,7 +15,8 @@ const char* const kHelloSource =
 // Domain capabilities of the machine topolab's templates use, KVM first, then TCG.
 Result<std::string> machine_domcaps(virConnectPtr conn, std::string& virttype) {
   Error last{"no virttype tried"};
-  for (const char* type : {"kvm", "qemu"}) {
+  for (Accelerator a : kAccelerators) {
+    const char* type = libvirt_domain_type(a);
     LibvirtString caps(
         virConnectGetDomainCapabilities(conn, nullptr, "x86_64", kLimitMachine, type, 0));
     if (caps) {

@@ -41,13 +41,16 @@ CREATE TABLE IF NOT EXISTS failures(
   benchmark_index INTEGER, repetition INTEGER, error TEXT NOT NULL, at TEXT NOT NULL);
 )SQL";
 
-// One prepared statement; binds by position starting at 1.
+// One prepared statement; binds by position starting at 1. It owns the sqlite3_stmt, so it is
+// neither copyable nor movable: a copy would finalize the same statement twice.
 class Stmt {
  public:
   Stmt(sqlite3* db, const char* sql) : db_(db) {
     rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
   }
   ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
   bool prepared() const { return rc_ == SQLITE_OK; }
   Stmt& bind(int i, const std::string& s) {
     sqlite3_bind_text(stmt_, i, s.c_str(), static_cast<int>(s.size()), SQLITE_TRANSIENT);

@@ -28,22 +28,21 @@ nlohmann::json read_cache_json(const std::filesystem::path& cache) {
 }  // namespace
 
 std::string to_string(AccelMode mode) {
-  switch (mode) {
-    case AccelMode::kAuto:
-      return "auto";
-    case AccelMode::kKvm:
-      return "kvm";
-    case AccelMode::kTcg:
-      return "tcg";
-  }
-  return "?";
+  if (mode == AccelMode::kAuto) return "auto";
+  return to_string(mode == AccelMode::kKvm ? Accelerator::kKvm : Accelerator::kTcg);
 }
 
 Result<AccelMode> parse_accel_mode(std::string_view text) {
   if (text == "auto") return AccelMode::kAuto;
-  if (text == "kvm") return AccelMode::kKvm;
-  if (text == "tcg") return AccelMode::kTcg;
-  return make_error("accelerator '" + std::string(text) + "': expected auto, kvm or tcg");
+  auto a = parse_accelerator(text);
+  if (!a) return make_error("accelerator '" + std::string(text) + "': expected auto, kvm or tcg");
+  return *a == Accelerator::kKvm ? AccelMode::kKvm : AccelMode::kTcg;
+}
+
+std::vector<std::string> accel_mode_names() {
+  std::vector<std::string> out{to_string(AccelMode::kAuto)};
+  for (auto a : kAccelerators) out.push_back(to_string(a));
+  return out;
 }
 
 Result<std::string> accel_cache_key(virConnectPtr conn) {
@@ -87,14 +86,15 @@ Result<void> write_accel_cache(const std::filesystem::path& cache, const std::st
 
 Result<AccelDecision> choose_accelerator(virConnectPtr conn, AccelMode mode, const KvmProbe& probe,
                                          const std::filesystem::path& cache) {
-  if (mode == AccelMode::kTcg) return AccelDecision{false, "TCG forced by --accel tcg"};
-  auto caps = get_domain_capabilities(conn, "kvm");
+  if (mode == AccelMode::kTcg) return AccelDecision{Accelerator::kTcg, "TCG forced by --accel tcg"};
+  auto caps = get_domain_capabilities(conn, libvirt_domain_type(Accelerator::kKvm));
   if (mode == AccelMode::kKvm) {
     if (!caps) return caps.error().context("--accel kvm: libvirt does not offer KVM");
-    return AccelDecision{true, "KVM forced by --accel kvm (not probed)"};
+    return AccelDecision{Accelerator::kKvm, "KVM forced by --accel kvm (not probed)"};
   }
   if (!caps) {
-    return AccelDecision{false, "TCG: libvirt does not offer KVM (" + caps.error().message + ")"};
+    return AccelDecision{Accelerator::kTcg,
+                         "TCG: libvirt does not offer KVM (" + caps.error().message + ")"};
   }
   auto key = accel_cache_key(conn);
   if (!key) return key.error();
@@ -108,7 +108,7 @@ Result<AccelDecision> choose_accelerator(virConnectPtr conn, AccelMode mode, con
     // A cache that cannot be written only costs a probe next time; the choice still stands.
     (void)write_accel_cache(cache, *key, *verdict);
   }
-  d.use_kvm = verdict->usable;
+  d.accel = verdict->usable ? Accelerator::kKvm : Accelerator::kTcg;
   d.reason = std::string(verdict->usable ? "KVM" : "TCG") + ": " + verdict->reason +
              (d.from_cache ? " (cached verdict for " + *key + " in " + cache.string() + ")" : "");
   return d;

@@ -10,15 +10,20 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "common/accelerator.hpp"
 #include "common/result.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 
 namespace topolab::virt {
 
+// What the user asks for: auto, or one Accelerator forced (its names come from
+// common/accelerator.hpp).
 enum class AccelMode { kAuto, kKvm, kTcg };
 std::string to_string(AccelMode mode);
 Result<AccelMode> parse_accel_mode(std::string_view text);  // "auto" | "kvm" | "tcg"
+std::vector<std::string> accel_mode_names();                // for CLI choices
 
 inline const std::filesystem::path kDefaultAccelCache = "/var/cache/topolab/accel.json";
 // How long a KVM probe guest may take to say hello. A working KVM guest boots the image in
@@ -31,9 +36,9 @@ struct KvmVerdict {
   std::string reason;  // one line: why usable or not
 };
 
-// What was chosen and why. `use_kvm` false means TCG (`<domain type='qemu'>`).
+// What was chosen and why.
 struct AccelDecision {
-  bool use_kvm = false;
+  Accelerator accel = Accelerator::kTcg;
   std::string reason;
   bool probed = false;      // a probe guest was booted in this call
   bool from_cache = false;  // the verdict came from the cache file

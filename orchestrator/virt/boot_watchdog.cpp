@@ -34,6 +34,26 @@ std::string verbose_cmdline(const std::string& cmdline) {
   return out;
 }
 
+// Guest bytes: only printable ASCII reaches error messages and stored JSON (a cut or invalid
+// UTF-8 sequence would make the JSON writer throw); lines cut at 200 characters.
+std::string printable_line(std::string line) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  for (char& c : line) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  }
+  if (line.size() > 200) line = line.substr(0, 200) + "...";
+  return line;
+}
+
+std::string console_panic_line(const std::filesystem::path& log) {
+  auto text = read_file(log, 16u << 20);
+  if (!text) return "";
+  const auto at = text->find("Kernel panic - not syncing");
+  if (at == std::string::npos) return "";
+  const auto end = text->find('\n', at);
+  return printable_line(text->substr(at, end == std::string::npos ? end : end - at));
+}
+
 std::string console_tail(const std::filesystem::path& log, std::size_t lines) {
   auto text = read_file(log, 16u << 20);
   if (!text || text->empty()) return "(console log empty)";
@@ -41,14 +61,7 @@ std::string console_tail(const std::filesystem::path& log, std::size_t lines) {
   std::istringstream in(*text);
   std::string line;
   while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    // Guest bytes: only printable ASCII reaches error messages and stored JSON (a cut or
-    // invalid UTF-8 sequence would make the JSON writer throw).
-    for (char& c : line) {
-      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
-    }
-    if (line.size() > 200) line = line.substr(0, 200) + "...";
-    tail.push_back(line);
+    tail.push_back(printable_line(line));
     if (tail.size() > lines) tail.pop_front();
   }
   std::string out;

@@ -33,6 +33,12 @@ std::string verbose_cmdline(const std::string& cmdline);
 // empty)" when there is nothing.
 std::string console_tail(const std::filesystem::path& log, std::size_t lines);
 
+// The guest kernel's "Kernel panic - not syncing: ..." line in a console log (printable ASCII,
+// at most 200 characters), or "" when the kernel did not panic. A guest that panicked before
+// its hello (under TCG: "IO-APIC + timer doesn't work!" on a loaded host) is booted again like
+// a hung one.
+std::string console_panic_line(const std::filesystem::path& log);
+
 // Watches one file (the serial console log) from its own thread; when the file has not grown for
 // `bound`, calls on_hang() once (from that thread) and stops. stop() (and the destructor) ends
 // the watch without firing; both return only after the thread ended, so on_hang never runs

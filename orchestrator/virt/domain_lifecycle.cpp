@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "common/file_io.hpp"
+#include "orchestrator/virt/event_loop.hpp"
 
 namespace topolab::virt {
 namespace {
@@ -180,6 +181,7 @@ Result<void> request_shutdown(virDomainPtr dom) {
 }
 
 Result<void> wait_for_shutoff(virDomainPtr dom, std::chrono::milliseconds timeout) {
+  if (auto evented = wait_for_shutoff_event(dom, timeout)) return *evented;
   auto deadline = Clock::now() + timeout;
   for (;;) {
     int active = virDomainIsActive(dom);

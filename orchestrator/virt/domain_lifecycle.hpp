@@ -38,7 +38,8 @@ Result<void> undefine_domain(virDomainPtr dom);
 Result<void> destroy_and_undefine(virDomainPtr dom);
 
 Result<DomainRunState> domain_state(virDomainPtr dom);
-// Polls until the domain is shut off, or fails when `timeout` passes first.
+// Waits until the domain is shut off (woken by libvirt lifecycle events, event_loop.hpp; polled
+// every 20 ms where events are unavailable), or fails when `timeout` passes first.
 Result<void> wait_for_shutoff(virDomainPtr dom, std::chrono::milliseconds timeout);
 // Asks the guest to power off (ACPI); the caller waits with wait_for_shutoff.
 Result<void> request_shutdown(virDomainPtr dom);

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "orchestrator/logging/log.hpp"
+#include "orchestrator/virt/event_loop.hpp"
 
 namespace topolab::virt {
 namespace {
@@ -41,6 +42,7 @@ std::optional<LibvirtError> failed(int rc) {
 Result<ConnectPtr> open_connection(const std::string& uri) {
   virSetErrorFunc(nullptr, silent_error_handler);
   std::string target = uri.empty() ? "qemu:///system" : uri;
+  (void)ensure_event_loop();  // before the open: only then does the connection deliver events
   CallTimer timer("virConnectOpen(" + target + ")");
   virConnectPtr c = virConnectOpen(target.c_str());
   if (!c) return capture_libvirt_error().context("cannot connect to " + target);

@@ -185,7 +185,9 @@ TEST(AgentOverUnix, RunReturnsTheResultWithTheLastPlacement) {
   EXPECT_FALSE(before->environment.contains("placement"));
   const json vcpus =
       json::array({{{"vcpu", 0}, {"host_cpus", "8"}}, {{"vcpu", 1}, {"host_cpus", "9-10"}}});
-  ASSERT_TRUE(client->send_placement(vcpus).ok());
+  const std::vector<protocol::VcpuMapping> mappings = {{0, *CpuList::parse("8")},
+                                                       {1, *CpuList::parse("9-10")}};
+  ASSERT_TRUE(client->send_placement(mappings).ok());
   auto after = client->run("sqrt", {{"n", 1000}, {"repeats", 1}}, 30000ms);
   ASSERT_TRUE(after.ok()) << after.error().message;
   EXPECT_EQ(after->environment["placement"], vcpus);

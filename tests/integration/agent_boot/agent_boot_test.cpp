@@ -207,7 +207,7 @@ TEST_F(AgentBoot, PingAndPlacementOverVirtioSerial) {
   ASSERT_NE(client_, nullptr);
   auto pong = client_->ping(30s);
   ASSERT_TRUE(pong.ok()) << pong.error().message;
-  ASSERT_TRUE(client_->send_placement({{{"vcpu", 0}, {"host_cpus", "1"}}}).ok());
+  ASSERT_TRUE(client_->send_placement({{0, *CpuList::parse("1")}}).ok());
   auto again = client_->ping(30s);
   EXPECT_TRUE(again.ok()) << "placement needs no reply and breaks nothing";
   EXPECT_EQ(client_->skipped_lines(), 0u) << client_->last_skip_reason();

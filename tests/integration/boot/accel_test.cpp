@@ -36,7 +36,7 @@ TEST(AccelAuto, RealProbeDecidesQuicklyAndTheVerdictIsCached) {
   ASSERT_TRUE(first.ok()) << first.error().message;
   EXPECT_EQ(probes, 1);
   EXPECT_TRUE(first->probed);
-  if (first->use_kvm) {
+  if (first->accel == Accelerator::kKvm) {
     EXPECT_NE(first->reason.find("said hello"), std::string::npos) << first->reason;
   } else {
     EXPECT_NE(first->reason.find("using TCG"), std::string::npos) << first->reason;
@@ -48,7 +48,7 @@ TEST(AccelAuto, RealProbeDecidesQuicklyAndTheVerdictIsCached) {
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(probes, 1) << "the cached verdict must be used";
   EXPECT_TRUE(second->from_cache);
-  EXPECT_EQ(second->use_kvm, first->use_kvm);
+  EXPECT_EQ(second->accel, first->accel);
   std::filesystem::remove_all(dir);
 }
 

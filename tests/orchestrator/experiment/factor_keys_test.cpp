@@ -175,5 +175,19 @@ TEST(Depth, DeepValuesAreRefusedBeforeToml) {
   EXPECT_THAT(e.error().message, HasSubstr("k.toml:2: TOML nested deeper than 64 levels"));
 }
 
+// A layout level is checked by its field (the layout field table) when the file is read, with
+// its line: a bad last level must not wait until the run plans its configurations.
+TEST(FactorKeys, LayoutLevelsAreCheckedByTheirFieldWithTheirLine) {
+  auto e = parse(with_factors("groups = [2,\n  0]\n"));
+  ASSERT_FALSE(e.ok());
+  EXPECT_THAT(e.error().message,
+              HasSubstr("k.toml:6: factor 'groups' level '0': guest.l3_groups: expected an "
+                        "integer from 1 to 4096, got 0"));
+  auto typed = parse(with_factors("expose = [\"flat\", \"hexagonal\"]\n"));
+  ASSERT_FALSE(typed.ok());
+  EXPECT_THAT(typed.error().message, HasSubstr("k.toml:5: factor 'expose' level 'hexagonal'"));
+  EXPECT_TRUE(parse(with_factors("groups = [1, 2]\nhyperv = [true, false]\n")).ok());
+}
+
 }  // namespace
 }  // namespace topolab::experiment

@@ -42,7 +42,7 @@ TEST(AccelMode, ParsesTheThreeModesOnly) {
 TEST_F(Accel, TcgIsForcedWithoutProbing) {
   auto d = choose_accelerator(conn(), AccelMode::kTcg, counting_probe(true), cache_);
   ASSERT_TRUE(d.ok());
-  EXPECT_FALSE(d->use_kvm);
+  EXPECT_EQ(d->accel, Accelerator::kTcg);
   EXPECT_EQ(probes_, 0);
   EXPECT_FALSE(std::filesystem::exists(cache_));
 }
@@ -51,7 +51,7 @@ TEST_F(Accel, WithoutKvmInDomainCapabilitiesAutoIsTcgAndKvmIsAnError) {
   // The test driver offers no KVM domain capabilities.
   auto d = choose_accelerator(conn(), AccelMode::kAuto, counting_probe(true), cache_);
   ASSERT_TRUE(d.ok()) << d.error().message;
-  EXPECT_FALSE(d->use_kvm);
+  EXPECT_EQ(d->accel, Accelerator::kTcg);
   EXPECT_NE(d->reason.find("libvirt does not offer KVM"), std::string::npos) << d->reason;
   EXPECT_EQ(probes_, 0);
   auto k = choose_accelerator(conn(), AccelMode::kKvm, counting_probe(true), cache_);

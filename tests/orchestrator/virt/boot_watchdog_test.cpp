@@ -45,6 +45,22 @@ TEST(ConsoleTail, LastLinesJoinedAndCut) {
   fs::remove_all(dir);
 }
 
+TEST(ConsolePanicLine, FindsTheKernelsPanicLineOnly) {
+  auto dir = temp_dir();
+  // The console of a real 16-vCPU TCG boot on a loaded host (run hang-20261130T155717-25).
+  std::ofstream(dir / "p.log")
+      << "[    0.028000] ..... failed :(.\r\n[    0.028000] Kernel panic - not syncing: IO-APIC + "
+         "timer doesn't work!  Boot with apic=debug\x1b\n[    0.028000] CPU: 0 PID: 0\n";
+  EXPECT_EQ(console_panic_line(dir / "p.log"),
+            "Kernel panic - not syncing: IO-APIC + timer doesn't work!  Boot with apic=debug?");
+  std::ofstream(dir / "ok.log") << "[    1.0] Run /init as init process\npanic=-1\n";
+  EXPECT_EQ(console_panic_line(dir / "ok.log"), "");
+  EXPECT_EQ(console_panic_line(dir / "missing.log"), "");
+  std::ofstream(dir / "long.log") << "Kernel panic - not syncing: " << std::string(400, 'y');
+  EXPECT_EQ(console_panic_line(dir / "long.log").size(), 203u) << "cut at 200 + '...'";
+  fs::remove_all(dir);
+}
+
 TEST(BootWatchdog, DoesNotFireWhileTheConsoleGrowsThenFiresWithinItsBound) {
   auto dir = temp_dir();
   std::atomic<int> calls{0};

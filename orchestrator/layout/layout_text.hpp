@@ -1,0 +1,24 @@
+#pragma once
+// Small text helpers the layout value parsers share (layout.cpp, layout_fields.cpp).
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <string_view>
+
+namespace topolab::layout_text {
+
+inline std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+inline std::string_view trim(std::string_view s) {
+  const char* ws = " \t\r\n";
+  auto b = s.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(ws) - b + 1);
+}
+
+}  // namespace topolab::layout_text

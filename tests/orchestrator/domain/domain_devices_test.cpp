@@ -1,0 +1,87 @@
+// The <devices> of the built-in guest (issue 17): DomainSpec::minimal_devices drops the USB
+// controller and puts the agent's virtio-serial controller on pcie.0, so libvirt adds no PCIe
+// root ports; the XML stays schema-valid, and without the flag (own-disk and Windows guests)
+// the template's devices are kept as they were.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <pugixml.hpp>
+
+#include "common/file_io.hpp"
+#include "orchestrator/domain/domain_xml_writer.hpp"
+#include "orchestrator/placement/placement_plan.hpp"
+#include "tests/orchestrator/placement/fixture_hosts.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace topolab {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string write_xml(bool minimal, const fs::path& base = {}) {
+  auto l = *load_layout_or_preset("ryzen-1700x");
+  auto plan = plan_placement(l, make_synthetic_host({2, 4, 4, 2, false, true, 16384}));
+  EXPECT_TRUE(plan);
+  DomainSpec spec;
+  spec.name = "topolab-devices";
+  spec.layout = &l;
+  spec.plan = &*plan;
+  spec.base_template = base;
+  spec.boot = BootSpec{"/k", "/i", "console=ttyS0"};
+  spec.agent_channel = ChannelSpec{};
+  spec.minimal_devices = minimal;
+  auto xml = DomainXmlWriter{}.write(spec);
+  EXPECT_TRUE(xml) << xml.error().message;
+  return xml ? *xml : "";
+}
+
+pugi::xml_node controller(const pugi::xml_document& doc, const char* type) {
+  return doc.child("domain").child("devices").find_child_by_attribute("controller", "type", type);
+}
+
+TEST(DomainDevices, MinimalHasNoUsbAndVirtioSerialOnTheRootBus) {
+  const auto xml = write_xml(true);
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(xml.c_str()));
+  EXPECT_STREQ(controller(doc, "usb").attribute("model").value(), "none");
+  auto addr = controller(doc, "virtio-serial").child("address");
+  EXPECT_STREQ(addr.attribute("type").value(), "pci");
+  EXPECT_STREQ(addr.attribute("bus").value(), "0x00");
+  EXPECT_STREQ(addr.attribute("slot").value(), "0x02");
+  EXPECT_FALSE(doc.child("domain").child("devices").find_child_by_attribute("controller", "model",
+                                                                            "pcie-root-port"));
+  testing::TempDir dir;
+  const auto file = dir.path() / "minimal.xml";
+  std::ofstream(file) << xml;
+  EXPECT_EQ(testing::run_argv({"virt-xml-validate", file.string(), "domain"}), 0) << xml;
+}
+
+TEST(DomainDevices, WithoutTheFlagTheTemplatesDevicesStay) {
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(write_xml(false).c_str()));
+  EXPECT_FALSE(controller(doc, "usb"));
+  EXPECT_FALSE(controller(doc, "virtio-serial"));
+}
+
+TEST(DomainDevices, ATemplatesOwnControllersAreKept) {
+  testing::TempDir dir;
+  auto text = read_file(templates_dir() / "domains" / "linux-direct-boot.xml");
+  ASSERT_TRUE(text);
+  const std::string own =
+      "<controller type='usb' model='qemu-xhci'/>"
+      "<controller type='virtio-serial' index='0'><address type='pci' domain='0x0000' "
+      "bus='0x00' slot='0x05' function='0x0'/></controller>";
+  text->insert(text->find("<memballoon"), own);
+  const auto base = dir.path() / "own.xml";
+  std::ofstream(base) << *text;
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(write_xml(true, base).c_str()));
+  EXPECT_STREQ(controller(doc, "usb").attribute("model").value(), "qemu-xhci");
+  EXPECT_STREQ(controller(doc, "virtio-serial").child("address").attribute("slot").value(), "0x05");
+  int n = 0;
+  for (auto c : doc.child("domain").child("devices").children("controller")) n += c ? 1 : 0;
+  EXPECT_EQ(n, 2);
+}
+
+}  // namespace
+}  // namespace topolab
