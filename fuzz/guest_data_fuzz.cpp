@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto cell =
       (*st)->upsert_cell(*exp, {factors.dump(), factors.dump(), factors, "x=1", 0, nullptr});
   if (!cell.ok()) std::abort();
-  store::BootRecord boot{*exp, factors.dump(), 0, nullptr, nullptr, json::array(), {}, {}};
+  store::BootRecord boot{*exp, factors.dump(), 0, nullptr, nullptr, json::array(), {}, {}, {}};
 
   int repetition = 0;
   std::istringstream lines(input);

@@ -16,8 +16,8 @@ using namespace std::chrono_literals;
 
 class GuestTarget : public Target {
  public:
-  GuestTarget(std::unique_ptr<GuestSession> s, HostTopology intended)
-      : session_(std::move(s)), intended_(std::move(intended)) {
+  GuestTarget(std::unique_ptr<GuestSession> s, HostTopology intended, CpuModelChoice model)
+      : session_(std::move(s)), intended_(std::move(intended)), model_(std::move(model)) {
     for (const auto& m : compare_topologies(intended_, session_->seen_topology()))
       mismatches_.push_back({{"level", m.level}, {"intended", m.intended}, {"seen", m.seen}});
   }
@@ -41,10 +41,20 @@ class GuestTarget : public Target {
             {"kvm", session_->uses_kvm()},
             {"accel_reason", session_->accel().reason}};
   }
+  nlohmann::json context() const override {
+    return {{"accelerator", session_->uses_kvm() ? "kvm" : "tcg"},
+            {"accel_reason", session_->accel().reason},
+            {"cpu_model",
+             {{"mode", model_.mode},
+              {"model", model_.model},
+              {"cache_mode", model_.cache_mode},
+              {"reason", model_.reason}}}};
+  }
 
  private:
   std::unique_ptr<GuestSession> session_;
   HostTopology intended_;
+  CpuModelChoice model_;
   nlohmann::json mismatches_ = nlohmann::json::array();
 };
 
@@ -121,7 +131,8 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
   auto model = choose_cpu_model(
       req.layout, (*session)->uses_kvm() ? Accelerator::kKvm : Accelerator::kTcg, host_.vendor);
   HostTopology intended = intended_guest_topology(req.layout, req.plan, model.style);
-  return std::unique_ptr<Target>(new GuestTarget(std::move(*session), std::move(intended)));
+  return std::unique_ptr<Target>(
+      new GuestTarget(std::move(*session), std::move(intended), std::move(model)));
 }
 
 nlohmann::json GuestBackend::layout_identity(const Configuration& c) const {
@@ -131,5 +142,10 @@ nlohmann::json GuestBackend::layout_identity(const Configuration& c) const {
 
 nlohmann::json GuestBackend::host_topology() const { return topology_to_json(host_); }
 nlohmann::json GuestBackend::versions() const { return versions_; }
+nlohmann::json GuestBackend::context() const {
+  return {{"backend", "guest"},
+          {"connect_uri", options_.connect_uri.empty() ? "qemu:///system" : options_.connect_uri},
+          {"accel_requested", options_.accel}};
+}
 
 }  // namespace topolab::experiment
