@@ -2,6 +2,7 @@
 //  [--compare-experiment NAME] [--format table|csv|json|html] [-o FILE]`
 // One store: its report. Two stores (or one store and --compare-experiment): the comparison of
 // B against A (report/compare.hpp).
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -36,12 +37,15 @@ class ReportCommand : public Command {
                     "--compare-experiment)");
     cmd->add_option("--compare-experiment", compare_experiment_,
                     "Experiment of B to compare (B is the first store when no second is given)");
+    cmd->add_option("--alpha", alpha_text_,
+                    "Significance level of a comparison's rank test (default 0.05)");
     cmd->add_flag("--json", json_, "Same as --format json");
     return cmd;
   }
 
   int run() override {
     if (json_) format_ = "json";
+    if (!parse_alpha()) return 1;
     if (!compare_.empty()) {
       if (stores_.size() > 1) return fail("give store B once: as a second store or as --compare");
       stores_.push_back(compare_);
@@ -80,13 +84,25 @@ class ReportCommand : public Command {
     if (stores_[0] == stores_[1] && a->experiment == b->experiment)
       return fail("A and B are the same experiment '" + a->experiment + "' of " + stores_[0] +
                   ": name another with --compare-experiment");
-    auto data = report::compare_reports(*a, *b, label(stores_[0], *a), label(stores_[1], *b));
+    auto data =
+        report::compare_reports(*a, *b, label(stores_[0], *a), label(stores_[1], *b), alpha_);
     auto reporter = report::make_compare_reporter(format_, text);
     if (!reporter) return fail(reporter.error().message);
     (*reporter)->report(data);
     warn_left_out(*a, "A: ");
     warn_left_out(*b, "B: ");
     return 0;
+  }
+
+  // from_chars: the whole text is a number strictly between 0 and 1 ("nan", "1e999", "0.05x"
+  // refused; CLI11's range check lets NaN through).
+  bool parse_alpha() {
+    if (alpha_text_.empty()) return true;
+    const char* end = alpha_text_.data() + alpha_text_.size();
+    auto [p, ec] = std::from_chars(alpha_text_.data(), end, alpha_);
+    if (ec == std::errc() && p == end && alpha_ > 0 && alpha_ < 1) return true;
+    fail("--alpha '" + alpha_text_ + "': expected a number between 0 and 1, e.g. 0.05");
+    return false;
   }
 
   static Result<report::ReportData> load(const std::string& path, const std::string& name) {
@@ -115,7 +131,8 @@ class ReportCommand : public Command {
     return 1;
   }
   std::vector<std::string> stores_;
-  std::string compare_, format_ = "table", output_, experiment_, compare_experiment_;
+  std::string compare_, format_ = "table", output_, experiment_, compare_experiment_, alpha_text_;
+  double alpha_ = 0.05;
   bool json_ = false;
 };
 
