@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "host/capabilities_parser.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
 #include "orchestrator/domain/intended_topology.hpp"
+#include "orchestrator/hostsource/capabilities_parser.hpp"
 #include "orchestrator/layout/layout.hpp"
 #include "orchestrator/layout/toml_depth.hpp"
 #include "orchestrator/placement/placement_plan.hpp"

@@ -12,7 +12,7 @@
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
-#include "orchestrator/virt/guest_session.hpp"
+#include "orchestrator/session/guest_session.hpp"
 
 namespace {
 

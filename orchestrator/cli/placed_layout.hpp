@@ -7,7 +7,7 @@
 #include "orchestrator/cli/layout_override_options.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
-#include "orchestrator/virt/vcpu_limits.hpp"
+#include "orchestrator/session/vcpu_limits.hpp"
 
 namespace topolab::cli {
 

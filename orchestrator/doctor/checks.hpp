@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/doctor/check.hpp"
 #include "orchestrator/doctor/guest_requirements.hpp"
-#include "orchestrator/doctor/sys_root.hpp"
+#include "orchestrator/hostcheck/check.hpp"
+#include "orchestrator/hostcheck/sys_root.hpp"
 
 namespace topolab::doctor {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/doctor/check.hpp"
 #include "orchestrator/doctor/guest_requirements.hpp"
+#include "orchestrator/hostcheck/check.hpp"
 
 namespace topolab::doctor {
 

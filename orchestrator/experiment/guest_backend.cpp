@@ -4,10 +4,10 @@
 #include "orchestrator/domain/cpu_model.hpp"
 #include "orchestrator/domain/intended_topology.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
+#include "orchestrator/session/guest_session.hpp"
+#include "orchestrator/session/vcpu_limits.hpp"
 #include "orchestrator/verify/topology_compare.hpp"
-#include "orchestrator/virt/guest_session.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
-#include "orchestrator/virt/vcpu_limits.hpp"
 
 namespace topolab::experiment {
 namespace {

@@ -1,8 +1,8 @@
 #include "orchestrator/hostsource/host_source.hpp"
 
 #include "common/file_io.hpp"
-#include "host/capabilities_parser.hpp"
 #include "host/sysfs_reader.hpp"
+#include "orchestrator/hostsource/capabilities_parser.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 
 namespace topolab {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/cpu_list.hpp"
-#include "orchestrator/doctor/sys_root.hpp"
+#include "orchestrator/hostcheck/sys_root.hpp"
 
 namespace topolab::isolation {
 

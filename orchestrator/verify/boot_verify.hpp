@@ -8,8 +8,8 @@
 
 #include "common/result.hpp"
 #include "host/host_topology.hpp"
+#include "orchestrator/session/guest_session.hpp"
 #include "orchestrator/verify/topology_compare.hpp"
-#include "orchestrator/virt/guest_session.hpp"
 
 namespace topolab {
 

@@ -1,4 +1,4 @@
-#include "host/capabilities_parser.hpp"
+#include "orchestrator/hostsource/capabilities_parser.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "host/capabilities_parser.hpp"
+#include "orchestrator/hostsource/capabilities_parser.hpp"
 #include "tests/host/test_support.hpp"
 
 namespace topolab {

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "host/capabilities_parser.hpp"
+#include "orchestrator/hostsource/capabilities_parser.hpp"
 #include "tests/host/test_support.hpp"
 
 namespace topolab {

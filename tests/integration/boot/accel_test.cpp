@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include "orchestrator/image/guest_image.hpp"
+#include "orchestrator/session/kvm_probe.hpp"
 #include "orchestrator/virt/accelerator.hpp"
-#include "orchestrator/virt/kvm_probe.hpp"
 #include "tests/support/child_process.hpp"
 
 namespace topolab::testing {

@@ -11,7 +11,7 @@
 
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/image/guest_image.hpp"
-#include "orchestrator/virt/guest_session.hpp"
+#include "orchestrator/session/guest_session.hpp"
 #include "tests/support/child_process.hpp"
 
 namespace topolab {

@@ -1,4 +1,4 @@
-#include "orchestrator/doctor/check.hpp"
+#include "orchestrator/hostcheck/check.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "orchestrator/virt/guest_session.hpp"
+#include "orchestrator/session/guest_session.hpp"
 
 #include <sys/stat.h>
 
@@ -9,8 +9,8 @@
 #include "common/file_io.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
+#include "orchestrator/session/kvm_probe.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
-#include "orchestrator/virt/kvm_probe.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
 

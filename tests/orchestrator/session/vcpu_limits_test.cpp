@@ -1,7 +1,7 @@
 // Issue 12 class 11: layouts that can never boot are refused at plan time. The hello bound is
 // proven here by building the worst-case hello at kMaxHelloVcpus; the machine limit comes from
 // the real libvirt (QEMU 7.2's q35: 288) through `topolab plan`.
-#include "orchestrator/virt/vcpu_limits.hpp"
+#include "orchestrator/session/vcpu_limits.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

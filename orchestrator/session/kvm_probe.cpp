@@ -1,4 +1,4 @@
-#include "orchestrator/virt/kvm_probe.hpp"
+#include "orchestrator/session/kvm_probe.hpp"
 
 #include <sys/stat.h>
 

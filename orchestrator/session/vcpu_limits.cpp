@@ -1,4 +1,4 @@
-#include "orchestrator/virt/vcpu_limits.hpp"
+#include "orchestrator/session/vcpu_limits.hpp"
 
 #include <algorithm>
 #include <pugixml.hpp>

@@ -1,4 +1,4 @@
-#include "orchestrator/doctor/sys_root.hpp"
+#include "orchestrator/hostcheck/sys_root.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

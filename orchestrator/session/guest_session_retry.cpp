@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "orchestrator/session/guest_session.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
-#include "orchestrator/virt/guest_session.hpp"
 
 namespace topolab {
 namespace {

@@ -5,7 +5,7 @@
 //    QEMU 7.2's q35, the machine topolab's domain templates use) when libvirt is the source;
 //  - the hello bound: the agent's hello carries the guest's topology in one protocol line of at
 //    most proto::kMaxLineBytes; kMaxHelloVcpus is the largest count whose worst-case hello fits
-//    (tests/orchestrator/virt/vcpu_limits_test.cpp builds that hello and measures it).
+//    (tests/orchestrator/session/vcpu_limits_test.cpp builds that hello and measures it).
 // Without libvirt (--sysfs, --caps) only the hello bound applies: the machine limit depends on
 // the QEMU that will boot the guest, which is not known there.
 #include <string>
