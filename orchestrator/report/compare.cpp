@@ -42,6 +42,12 @@ bool CompareData::emulated() const {
          (b.context && b.context->experiment.emulated);
 }
 
+std::string CompareData::emulated_sides() const {
+  const bool ea = a.context && a.context->experiment.emulated;
+  const bool eb = b.context && b.context->experiment.emulated;
+  return ea && eb ? "A and B" : ea ? "A" : eb ? "B" : "";
+}
+
 std::string compare_verdict(const CompareRow& row, double alpha) {
   if (row.a.empty() || row.b.empty() || std::isnan(row.test.p_value)) return "no data";
   if (row.test.p_value < alpha) {

@@ -37,6 +37,7 @@ struct CompareData {
   std::vector<std::string> only_a, only_b;  // "cell / benchmark" present on one side only
   std::vector<std::string> warnings;        // both sides' warnings, prefixed "A: " / "B: "
   bool emulated() const;                    // either side ran under TCG
+  std::string emulated_sides() const;       // "A", "B", "A and B" or ""
 };
 
 // "no data" (a side has no values), "units differ", "too few runs" (even complete separation

@@ -21,9 +21,7 @@ std::string tt(const std::string& s) { return terminal_safe(s); }
 
 // "WARNING (A): ...", "(B)" or "(A and B)": which side's figures are emulated.
 std::string tcg_warning_line(const CompareData& d) {
-  const bool a = d.a.context && d.a.context->experiment.emulated;
-  const bool b = d.b.context && d.b.context->experiment.emulated;
-  return std::string("WARNING (") + (a && b ? "A and B" : a ? "A" : "B") + "): " + kTcgWarning;
+  return "WARNING (" + d.emulated_sides() + "): " + kTcgWarning;
 }
 
 nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; }

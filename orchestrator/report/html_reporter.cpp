@@ -285,8 +285,8 @@ void HtmlCompareReporter::report(const CompareData& d) {
     << "</b><br>B: <b>" << esc(d.b.label) << "</b></p>\n";
   if (d.emulated())
     o << "<p class=\"tcg\" style=\"background:#fde2e1;border:2px solid #c0392b;padding:8px 12px;"
-         "font-weight:bold\">Warning: "
-      << esc(kTcgWarning) << "</p>\n";
+         "font-weight:bold\">Warning ("
+      << d.emulated_sides() << "): " << esc(kTcgWarning) << "</p>\n";
   const ExperimentContext none;
   const auto fa = experiment_fields(d.a.context ? d.a.context->experiment : none);
   const auto fb = experiment_fields(d.b.context ? d.b.context->experiment : none);

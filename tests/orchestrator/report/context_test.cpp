@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "orchestrator/report/compare_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
 
@@ -187,6 +188,37 @@ TEST_F(ContextStore, StoredContextTextIsEscapedPerFormat) {
   EXPECT_EQ(table.find('\x1b'), std::string::npos) << table;
   EXPECT_EQ(html.find("<b>\\x1b"), std::string::npos);
   EXPECT_NE(html.find("&lt;b&gt;"), std::string::npos);
+}
+
+// A comparison of a hostile store (issue 12's, rows of every wrong kind) with a sound one is
+// rendered in every format: nothing thrown, JSON valid, the invalid runs said as a warning.
+TEST_F(ContextStore, HostileStoreIsComparedNotThrownOn) {
+  build("context_store.sql");
+  const auto sound = load();
+  fs::remove(db_);
+  auto sql = read_file(fs::path(TOPOLAB_TESTS_DIR) / "badinput/cases/guest_data/hostile_store.sql");
+  ASSERT_TRUE(sql.ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql->c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  const auto hostile = load();
+  const auto d = compare_reports(sound, hostile, "sound", "hostile");
+  EXPECT_EQ(d.emulated_sides(), "A");
+  bool said = false;
+  for (const auto& w : d.warnings) said = said || w.find("B: 7 stored run(s)") == 0;
+  EXPECT_TRUE(said);
+  for (const char* f : kFormats) {
+    std::ostringstream out;
+    (*make_compare_reporter(f, out))->report(d);
+    EXPECT_NE(out.str().find(kTcgWarning), std::string::npos) << f << ": side A is TCG";
+    if (std::string(f) == "json") {
+      EXPECT_FALSE(nlohmann::json::parse(out.str(), nullptr, false).is_discarded());
+    }
+    if (std::string(f) != "html") {
+      EXPECT_EQ(out.str().find('\x1b'), std::string::npos) << f;
+    }
+  }
 }
 
 }  // namespace
