@@ -32,6 +32,7 @@ CompareRow compare_row(const ReportRow& a, const ReportRow& b, double alpha) {
   c.test = mann_whitney_u(c.b, c.a);
   if (!same_unit) c.unit = a.unit + " vs " + b.unit;
   c.verdict = same_unit ? compare_verdict(c, alpha) : "units differ";
+  c.mismatch = a.mismatch && b.mismatch ? "A and B" : a.mismatch ? "A" : b.mismatch ? "B" : "";
   return c;
 }
 
@@ -46,6 +47,11 @@ std::string CompareData::emulated_sides() const {
   const bool ea = a.context && a.context->experiment.emulated;
   const bool eb = b.context && b.context->experiment.emulated;
   return ea && eb ? "A and B" : ea ? "A" : eb ? "B" : "";
+}
+
+std::string verdict_text(const CompareRow& row) {
+  return row.mismatch.empty() ? row.verdict
+                              : row.verdict + " (topology mismatch in " + row.mismatch + ")";
 }
 
 std::string compare_verdict(const CompareRow& row, double alpha) {

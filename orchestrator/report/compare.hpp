@@ -22,7 +22,13 @@ struct CompareRow {
   Interval delta_ci{0, 0};  // percentile bootstrap, 95 %, 2000 resamples, seed 42
   RankTest test;            // Mann-Whitney U of b against a
   std::string verdict;      // see compare_verdict()
+  // The side(s) whose guest saw another topology than intended: "A", "B", "A and B" or "".
+  // Said next to the verdict: such a cell measured something else than its label says.
+  std::string mismatch;
 };
+
+// The verdict, with " (topology mismatch in B)" when a side's guest did not see its topology.
+std::string verdict_text(const CompareRow& row);
 
 // One side's identity and context, for the header of every format.
 struct CompareSide {

@@ -96,7 +96,7 @@ void ConsoleCompareReporter::report(const CompareData& d) {
     table.push_back({tt(r.cell), tt(r.benchmark), tt(r.unit), std::to_string(r.a.size()),
                      std::to_string(r.b.size()), format_number(r.median_a),
                      format_number(r.median_b), delta_text(r.delta_pct), ci_text(r.delta_ci),
-                     p_text(r.test), r.verdict});
+                     p_text(r.test), verdict_text(r)});
   print_aligned(out_, table, 3);
   for (const auto& k : d.only_a) out_ << "only in A: " << tt(k) << "\n";
   for (const auto& k : d.only_b) out_ << "only in B: " << tt(k) << "\n";
@@ -108,7 +108,7 @@ void ConsoleCompareReporter::report(const CompareData& d) {
 void CsvCompareReporter::report(const CompareData& d) {
   const auto fields = side_fields(d);
   out_ << "cell,benchmark,unit,n_a,n_b,median_a,median_b,delta_pct,ci_low,ci_high,u,p_value,"
-          "p_exact,verdict";
+          "p_exact,verdict,topology_mismatch";
   for (const auto& f : fields) out_ << ",a_" << std::get<0>(f);
   for (const auto& f : fields) out_ << ",b_" << std::get<0>(f);
   out_ << ",emulated,context_warning\n";
@@ -122,12 +122,13 @@ void CsvCompareReporter::report(const CompareData& d) {
          << format_number(r.median_b) << "," << format_number(r.delta_pct) << ","
          << format_number(r.delta_ci.low) << "," << format_number(r.delta_ci.high) << ","
          << format_number(r.test.u) << "," << format_number(r.test.p_value) << ","
-         << (r.test.exact ? "1" : "0") << "," << csv_field(r.verdict) << context << "\n";
+         << (r.test.exact ? "1" : "0") << "," << csv_field(r.verdict) << ","
+         << csv_field(r.mismatch) << context << "\n";
   // A cell / benchmark on one side only: its key in the first column, the verdict says which.
   for (const auto* side : {&d.only_a, &d.only_b})
     for (const auto& k : *side)
       out_ << csv_field(k) << ",,,,,-,-,-,-,-,-,-,0,"
-           << (side == &d.only_a ? "only in A" : "only in B") << context << "\n";
+           << (side == &d.only_a ? "only in A" : "only in B") << "," << context << "\n";
 }
 
 nlohmann::json compare_to_json(const CompareData& d) {
@@ -147,7 +148,8 @@ nlohmann::json compare_to_json(const CompareData& d) {
                     {"u", number_or_null(r.test.u)},
                     {"p_value", number_or_null(r.test.p_value)},
                     {"p_exact", r.test.exact},
-                    {"verdict", r.verdict}});
+                    {"verdict", r.verdict},
+                    {"topology_mismatch", r.mismatch}});
   nlohmann::json ctx_a = nlohmann::json::object(), ctx_b = nlohmann::json::object();
   for (const auto& [name, a, b] : side_fields(d)) ctx_a[name] = a, ctx_b[name] = b;
   ctx_a["emulated"] = d.a.context && d.a.context->experiment.emulated;

@@ -306,7 +306,7 @@ void HtmlCompareReporter::report(const CompareData& d) {
       << r.b.size() << "</td><td>" << format_number(r.median_a) << "</td><td>"
       << format_number(r.median_b) << "</td><td>" << delta_text(r.delta_pct) << "</td><td>"
       << ci_text(r.delta_ci) << "</td><td>" << p_text(r.test) << "</td><td class=\"t\">"
-      << esc(r.verdict) << "</td></tr>\n";
+      << esc(verdict_text(r)) << "</td></tr>\n";
   o << "</table>\n";
   for (const auto& [side, keys] : {std::pair{"A", &d.only_a}, std::pair{"B", &d.only_b}}) {
     if (keys->empty()) continue;

@@ -82,6 +82,19 @@ TEST(Compare, SameConfigurationIsNotSignificant) {
   EXPECT_GT(d.rows[0].delta_ci.high, 0);
 }
 
+TEST(Compare, ATopologyMismatchIsSaidNextToTheVerdict) {
+  auto a = report("x", {row("c", {1, 2, 3})});
+  auto b = report("y", {row("c", {1, 2, 3})});
+  b.rows[0].mismatch = true;
+  auto d = compare_reports(a, b, "a", "b");
+  EXPECT_EQ(d.rows[0].mismatch, "B");
+  EXPECT_EQ(verdict_text(d.rows[0]), "too few runs (topology mismatch in B)");
+  a.rows[0].mismatch = true;
+  EXPECT_EQ(compare_reports(a, b, "a", "b").rows[0].mismatch, "A and B");
+  EXPECT_EQ(verdict_text(compare_reports(a, a, "a", "b").rows[0]),
+            "too few runs (topology mismatch in A and B)");
+}
+
 TEST(Compare, ThreeRunsCannotBeSignificantAndSaySo) {
   auto a = report("x", {row("c", {1, 1.1, 1.2})});
   auto b = report("y", {row("c", {5, 5.1, 5.2})});
