@@ -7,8 +7,8 @@
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
-#include "orchestrator/domain/cpu_model.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
+#include "orchestrator/placement/announced_topology.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -37,12 +37,14 @@ class XmlCommand : public Command {
     auto placed = load_placed_layout(args_, source_);
     if (!placed) return fail(placed.error());
     const auto& [layout, host, plan] = *placed;
+    const Accelerator accel = accel_ == "kvm" ? Accelerator::kKvm : Accelerator::kTcg;
+    auto announced = announce_topology(layout, plan, accel, host.vendor);
+    if (!announced) return fail(announced.error());
+    const CpuModelChoice& choice = announced->cpu_model;
     DomainSpec spec;
     spec.name = name_.empty() ? "topolab-" + layout.name : name_;
     spec.layout = &layout;
-    spec.plan = &plan;
-    spec.accel = accel_ == "kvm" ? Accelerator::kKvm : Accelerator::kTcg;
-    spec.host_vendor = host.vendor;
+    spec.announced = &*announced;
     spec.base_template = base_;
     if (!kernel_.empty()) spec.boot = BootSpec{kernel_, initrd_, cmdline_};
     spec.serial_log = serial_log_;
@@ -50,7 +52,6 @@ class XmlCommand : public Command {
     spec.agent_channel->socket_path = channel_;
     auto xml = DomainXmlWriter{}.write(spec);
     if (!xml) return fail(xml.error());
-    const auto choice = choose_cpu_model(layout, spec.accel, spec.host_vendor);
     std::string text = *xml;
     if (json_) {
       nlohmann::json j = {{"xml", *xml},

@@ -106,12 +106,15 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   timings_["accel_ms"] = ms_between(t_accel, Clock::now());
 
   auto t_xml = Clock::now();
+  auto announced =
+      announce_topology(req.layout, req.plan,
+                        accel_.use_kvm ? Accelerator::kKvm : Accelerator::kTcg, req.host_vendor);
+  if (!announced) return announced.error().context("domain XML");
+  announced_ = std::move(announced).value();
   DomainSpec spec;
   spec.name = name_;
   spec.layout = &req.layout;
-  spec.plan = &req.plan;
-  spec.accel = accel_.use_kvm ? Accelerator::kKvm : Accelerator::kTcg;
-  spec.host_vendor = req.host_vendor;
+  spec.announced = &announced_;
   spec.base_template = req.base_template;
   if (req.base_template.empty()) {
     spec.boot = BootSpec{
@@ -182,7 +185,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   seen_ = std::move(seen).value();
 
   auto t_place = Clock::now();
-  TL_TRY(agent_->send_placement(placement_message(req.plan)));
+  TL_TRY(agent_->send_placement(placement_message(announced_.placement)));
   timings_["placement_ms"] = ms_between(t_place, Clock::now());
   (void)write_file_atomic(run_dir_ / "hello.json",
                           protocol::hello_message(hello_).dump(
