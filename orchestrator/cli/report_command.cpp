@@ -47,7 +47,9 @@ class ReportCommand : public Command {
     if (json_) format_ = "json";
     if (!parse_alpha()) return 1;
     if (!compare_.empty()) {
-      if (stores_.size() > 1) return fail("give store B once: as a second store or as --compare");
+      if (stores_.size() > 1)
+        return fail("report", make_error(ErrorKind::input,
+                                         "give store B once: as a second store or as --compare"));
       stores_.push_back(compare_);
     }
     if (stores_.size() == 1 && !compare_experiment_.empty()) stores_.push_back(stores_.front());
@@ -59,18 +61,18 @@ class ReportCommand : public Command {
       return 0;
     }
     auto written = write_file_atomic(output_, text.str());
-    if (!written) return fail(written.error().message);
+    if (!written) return fail("report", written.error());
     return 0;
   }
 
  private:
   int report_one(std::ostream& text) {
     auto store = store::ResultStore::open_read_only(stores_.front());
-    if (!store) return fail(store.error().message);
+    if (!store) return fail("report", store.error());
     auto data = report::load_report(**store, experiment_);
-    if (!data) return fail(data.error().message);
+    if (!data) return fail("report", data.error());
     auto reporter = report::make_reporter(format_, text);
-    if (!reporter) return fail(reporter.error().message);
+    if (!reporter) return fail("report", reporter.error());
     (*reporter)->report(*data);
     warn_left_out(*data, "");
     return 0;
@@ -78,16 +80,18 @@ class ReportCommand : public Command {
 
   int report_compare(std::ostream& text) {
     auto a = load(stores_[0], experiment_);
-    if (!a) return fail(a.error().message);
+    if (!a) return fail("report", a.error());
     auto b = load(stores_[1], compare_experiment_.empty() ? experiment_ : compare_experiment_);
-    if (!b) return fail(b.error().message);
+    if (!b) return fail("report", b.error());
     if (stores_[0] == stores_[1] && a->experiment == b->experiment)
-      return fail("A and B are the same experiment '" + a->experiment + "' of " + stores_[0] +
-                  ": name another with --compare-experiment");
+      return fail("report",
+                  make_error(ErrorKind::input, "A and B are the same experiment '" + a->experiment +
+                                                   "' of " + stores_[0] +
+                                                   ": name another with --compare-experiment"));
     auto data =
         report::compare_reports(*a, *b, label(stores_[0], *a), label(stores_[1], *b), alpha_);
     auto reporter = report::make_compare_reporter(format_, text);
-    if (!reporter) return fail(reporter.error().message);
+    if (!reporter) return fail("report", reporter.error());
     (*reporter)->report(data);
     warn_left_out(*a, "A: ");
     warn_left_out(*b, "B: ");
@@ -101,7 +105,9 @@ class ReportCommand : public Command {
     const char* end = alpha_text_.data() + alpha_text_.size();
     auto [p, ec] = std::from_chars(alpha_text_.data(), end, alpha_);
     if (ec == std::errc() && p == end && alpha_ > 0 && alpha_ < 1) return true;
-    fail("--alpha '" + alpha_text_ + "': expected a number between 0 and 1, e.g. 0.05");
+    fail("report",
+         make_error(ErrorKind::input,
+                    "--alpha '" + alpha_text_ + "': expected a number between 0 and 1, e.g. 0.05"));
     return false;
   }
 
@@ -126,10 +132,6 @@ class ReportCommand : public Command {
     }
   }
 
-  static int fail(const std::string& msg) {
-    print_error("report", msg);
-    return 1;
-  }
   std::vector<std::string> stores_;
   std::string compare_, format_ = "table", output_, experiment_, compare_experiment_, alpha_text_;
   double alpha_ = 0.05;

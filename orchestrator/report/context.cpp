@@ -176,8 +176,8 @@ ReportContext load_context(store::ResultStore& store, const store::StoredExperim
     cc.mismatches = mismatch_text(c.mismatches);
     if (c.boot_id) {
       if (!boots.count(c.boot_id)) {
-        auto b = store.boot(c.boot_id);  // an unreadable boot row leaves the cell "unknown"
-        boots[c.boot_id] = b ? *b : std::nullopt;
+        auto b = store.boot(c.boot_id);  // a missing or unreadable boot leaves it "unknown"
+        boots[c.boot_id] = b ? std::optional<store::StoredBoot>(*b) : std::nullopt;
       }
       if (const auto& b = boots[c.boot_id]) {
         std::string a = boot_accelerator(b->boot);

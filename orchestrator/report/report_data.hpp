@@ -10,6 +10,7 @@
 #include "common/result.hpp"
 #include "orchestrator/report/context.hpp"
 #include "orchestrator/report/statistics.hpp"
+#include "orchestrator/report/svg_data.hpp"
 
 namespace topolab::store {
 class ResultStore;
@@ -62,6 +63,8 @@ struct ReportData {
   // Where the numbers came from (issue 18). Always set by load_report ("unknown" parts for
   // older stores); unset in hand-built data, which then prints no context.
   std::optional<ReportContext> context;
+  // Per guest configuration: placement on the host and guest-seen topology (HTML pictures).
+  PictureData pictures;
 };
 
 // Fills stats and penalties of rows whose `values` are set. Baseline rows: same benchmark

@@ -20,6 +20,7 @@
 #include "orchestrator/agent/agent_client.hpp"
 #include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/layout/layout.hpp"
+#include "orchestrator/logging/log.hpp"
 #include "orchestrator/placement/announced_topology.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 #include "orchestrator/virt/accelerator.hpp"
@@ -96,6 +97,7 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   Error hang_error() const;
   nlohmann::json discard_hung_attempt(int attempt, const std::string& reason);
 
+  logging::RunLog run_log_;  // first: closed last, after the cleanup's libvirt calls are logged
   virt::ConnectPtr conn_;
   std::optional<virt::OwnedDomain> domain_;
   std::unique_ptr<AgentClient> agent_;

@@ -172,7 +172,7 @@ TEST_F(SchemaMigrationTest, OldStoresReadWithoutContextAndMigrateToRecordIt) {
   ASSERT_TRUE(boots.ok());
   ASSERT_EQ(boots->size(), 1u);
   EXPECT_EQ((*boots)[0].boot.context, b.context);
-  EXPECT_TRUE((*(*s)->boot(1))->boot.context.is_null());
+  EXPECT_TRUE((*s)->boot(1)->boot.context.is_null());
 }
 
 TEST_F(SchemaMigrationTest, AnUnknownSchemaIsRefusedAndLeftUntouched) {
