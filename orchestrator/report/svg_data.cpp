@@ -58,11 +58,11 @@ ConfigPicture picture_for(store::ResultStore& store, const std::optional<HostTop
     return p;
   }
   auto boot = store.boot(cell.boot_id);
-  if (!boot || !*boot) {
+  if (!boot) {  // not_found since the store's typed errors
     p.seen_note = "boot record missing";
     return p;
   }
-  const auto& b = (*boot)->boot;
+  const auto& b = boot->boot;
   p.mismatch = b.mismatches.is_array() && !b.mismatches.empty();
   if (b.seen.is_null()) {
     p.seen_note = "no guest-seen topology (host backend)";
