@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "common/terminal_text.hpp"
+#include "orchestrator/apply/domain_apply.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
-#include "orchestrator/domain/domain_patcher.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 
 namespace topolab::cli {
