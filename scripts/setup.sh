@@ -17,6 +17,10 @@ PACKAGES=(
   # wine (wine: /usr/bin/wine, wine64: the 64-bit loader), `topolab image --windows`
   # writes its ISO with xorriso.
   g++-mingw-w64-x86-64-posix binutils-mingw-w64-x86-64 wine64 wine xorriso
+  # Own guests (issue 14): scripts/build-test-disk.sh builds the Debian 12 disk the own-disk
+  # integration tests boot: debootstrap for the root, parted for the MBR partition table,
+  # extlinux (+ syslinux-common's mbr.bin) as the disk's boot loader (qemu-utils: qemu-img).
+  debootstrap parted extlinux syslinux-common
 )
 
 missing=()

@@ -3,15 +3,19 @@
 // intended topology beside the one the guest sees, exits 0 only when they match (3 on a
 // mismatch, 1 on errors).
 #include <iostream>
+#include <optional>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/guest_source_options.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/cli/watchdog_options.hpp"
+#include "orchestrator/guestsource/disk_guest.hpp"
 #include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 #include "orchestrator/verify/boot_verify.hpp"
 #include "orchestrator/virt/accelerator.hpp"
+#include "orchestrator/virt/run_identity.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -36,10 +40,12 @@ class BootCommand : public Command {
                                    "/boot/vmlinuz-*)")
                        ->type_name("PATH");
     image->excludes(kernel);
-    cmd->add_option("--hello-timeout", hello_timeout_ms_,
-                    "milliseconds to wait for the agent's hello after start")
-        ->default_val(180000)
-        ->check(CLI::Range(100, 3600000));
+    hello_opt_ = cmd->add_option("--hello-timeout", hello_timeout_ms_,
+                                 "milliseconds to wait for the agent's hello after start "
+                                 "(default 180000; 600000 with --disk/--domain)")
+                     ->default_val(180000)
+                     ->check(CLI::Range(100, 3600000));
+    add_guest_source_options(cmd, guest_);
     cmd->add_option("--run-id", run_id_, "run id (default: a new one)");
     add_watchdog_options(cmd, boot_retries_, watchdog_ms_);
     cmd->add_flag("--keep", keep_, "leave the guest running and defined");
@@ -66,11 +72,31 @@ class BootCommand : public Command {
     req.boot_retries = boot_retries_;
     req.watchdog = std::chrono::milliseconds(watchdog_ms_);
     req.host_vendor = host.vendor;
+    // Own disk (issue 14): declared before the session runs, so its overlay outlives the domain.
+    std::optional<guestsource::PreparedDisk> disk;
+    if (auto source = to_guest_source(guest_); !source.builtin()) {
+      if (keep_)
+        return fail(Error{"--keep with --disk/--domain: the throw-away overlays would outlive it"});
+      if (req.run_id.empty()) req.run_id = virt::make_run_id();
+      auto prepared = guestsource::prepare_guest(source_.connect, source, req.run_id);
+      if (!prepared) return fail(prepared.error());
+      disk.emplace(std::move(prepared).value());
+      req.base_template = disk->base_template->path();
+      if (hello_opt_->count() == 0) {
+        req.hello_timeout = std::chrono::milliseconds(guestsource::kDiskHelloTimeoutMs);
+      }
+      req.shutdown_timeout = std::chrono::milliseconds(guestsource::kDiskShutdownTimeoutMs);
+      // Firmware, boot loader and initramfs are quiet for long stretches: no watchdog unless
+      // asked for.
+      if (watchdog_ms_ == 0) req.watchdog = std::chrono::milliseconds(-1);
+    }
     auto v = boot_and_verify(req);
     if (!v) return fail(v.error());
 
     if (json_) {
-      std::cout << to_json(*v).dump(2) << "\n";
+      auto j = to_json(*v);
+      if (disk) j["guest_source"] = disk->identity();
+      std::cout << j.dump(2) << "\n";
     } else {
       print_text(layout, *v);
     }
@@ -125,6 +151,8 @@ class BootCommand : public Command {
   int watchdog_ms_ = 0;
   bool keep_ = false;
   bool json_ = false;
+  GuestSourceArgs guest_;
+  CLI::Option* hello_opt_ = nullptr;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "common/file_io.hpp"
 #include "common/safe_name.hpp"
+#include "orchestrator/experiment/guest_table.hpp"
 #include "orchestrator/experiment/matrix.hpp"
 #include "orchestrator/layout/layout.hpp"
 #include "orchestrator/layout/toml_parse.hpp"
@@ -367,10 +368,14 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
       baseline_node = &v;
     } else if (key == "adaptive") {
       TL_TRY(parse_adaptive(c, v, e));
+    } else if (key == "guest") {
+      auto g = parse_guest_table(v, base, c.origin);
+      if (!g) return g.error();
+      e.guest = *g;
     } else {
       return c.at(v, "unknown key '" + key +
                          "': expected name, description, layout, repetitions, seed, backend, "
-                         "timeout_s, factors, benchmark, exclude, baseline or adaptive");
+                         "timeout_s, factors, benchmark, exclude, baseline, adaptive or guest");
     }
   }
   if (e.name.empty()) return c.at_line(1, "missing 'name': expected a non-empty string");
@@ -488,6 +493,7 @@ nlohmann::json experiment_to_json(const Experiment& e) {
                       {"seed", e.seed},
                       {"backend", to_string(e.backend)},
                       {"timeout_s", e.timeout_s}};
+  if (!e.guest.builtin()) j["guest"] = guest_source_to_json(e.guest);
   if (e.adaptive)
     j["adaptive"] = {{"cv_threshold", e.adaptive->cv_threshold},
                      {"max_repetitions", e.adaptive->max_repetitions}};

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "orchestrator/guestsource/guest_source.hpp"
 
 namespace topolab::experiment {
 
@@ -60,7 +61,8 @@ struct Experiment {
   std::uint64_t seed = 1;
   std::optional<AdaptiveSpec> adaptive;
   BackendKind backend = BackendKind::kGuest;
-  int timeout_s = 600;  // per benchmark run
+  int timeout_s = 600;             // per benchmark run
+  guestsource::GuestSource guest;  // [guest] (guest_table.hpp); default: the built-in image
 
   // By any spelling of the key ("groups" finds the factor written "guest.l3_groups").
   const Factor* factor(std::string_view key) const;

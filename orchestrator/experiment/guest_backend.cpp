@@ -3,10 +3,13 @@
 #include "host/topology_json.hpp"
 #include "orchestrator/domain/cpu_model.hpp"
 #include "orchestrator/domain/intended_topology.hpp"
+#include "orchestrator/experiment/guest_table.hpp"
+#include "orchestrator/guestsource/disk_guest.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/session/guest_session.hpp"
 #include "orchestrator/session/vcpu_limits.hpp"
 #include "orchestrator/verify/topology_compare.hpp"
+#include "orchestrator/virt/run_identity.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
 
 namespace topolab::experiment {
@@ -16,8 +19,9 @@ using namespace std::chrono_literals;
 
 class GuestTarget : public Target {
  public:
-  GuestTarget(std::unique_ptr<GuestSession> s, HostTopology intended)
-      : session_(std::move(s)), intended_(std::move(intended)) {
+  GuestTarget(std::unique_ptr<GuestSession> s, HostTopology intended,
+              std::optional<guestsource::PreparedDisk> disk = std::nullopt)
+      : disk_(std::move(disk)), session_(std::move(s)), intended_(std::move(intended)) {
     for (const auto& m : compare_topologies(intended_, session_->seen_topology()))
       mismatches_.push_back({{"level", m.level}, {"intended", m.intended}, {"seen", m.seen}});
   }
@@ -39,10 +43,13 @@ class GuestTarget : public Target {
             {"domain", session_->domain_name()},
             {"run_id", session_->run_id()},
             {"kvm", session_->uses_kvm()},
-            {"accel_reason", session_->accel().reason}};
+            {"accel_reason", session_->accel().reason},
+            {"guest_source", disk_ ? disk_->identity() : nlohmann::json{{"kind", "builtin"}}}};
   }
 
  private:
+  // Declared before the session: its overlay is deleted after the domain is gone.
+  std::optional<guestsource::PreparedDisk> disk_;
   std::unique_ptr<GuestSession> session_;
   HostTopology intended_;
   nlohmann::json mismatches_ = nlohmann::json::array();
@@ -92,11 +99,29 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
   if (!conn) return conn.error();
   auto cleaned = virt::cleanup_stale_domains(conn->get());
   if (!cleaned) return cleaned.error().context("cleaning stale topolab domains");
-  versions_ = {{"topolab", TOPOLAB_VERSION},
-               {"backend", "guest"},
-               {"guest_image", image_.content_hash},
-               {"guest_kernel", image_.kernel_version},
-               {"stale_domains_removed", *cleaned}};
+  // After the stale cleanup: a killed run's domain no longer holds the disk.
+  guest_ = e.guest;
+  if (!guest_.builtin()) {
+    // A cmdline.<option> level needs a kernel command line topolab writes: the disk's boot
+    // loader owns it.
+    for (const auto& f : e.factors)
+      if (f.key.rfind("cmdline.", 0) == 0)
+        return make_error(e.source_file.string() + ": factor '" + f.key +
+                          "': cmdline factors need the built-in image (the disk's boot loader "
+                          "sets its own kernel command line)");
+    // Refused before the first boot: a missing, unusable or busy disk, a running template.
+    if (guest_.kind == guestsource::GuestKind::kDisk) {
+      auto disk = guestsource::check_disk(options_.connect_uri, guest_.disk);
+      if (!disk) return disk.error().context(e.source_file.string() + ": [guest]");
+    } else {
+      auto trial = guestsource::prepare_guest(options_.connect_uri, guest_, virt::make_run_id());
+      if (!trial) return trial.error().context(e.source_file.string() + ": [guest]");
+    }
+  }
+  versions_ = {
+      {"topolab", TOPOLAB_VERSION},         {"backend", "guest"},
+      {"guest_image", image_.content_hash}, {"guest_kernel", image_.kernel_version},
+      {"stale_domains_removed", *cleaned},  {"guest_source", guest_source_to_json(guest_)}};
   return {};
 }
 
@@ -116,12 +141,25 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
   req.boot_retries = options_.boot_retries;
   req.watchdog = std::chrono::milliseconds(options_.boot_watchdog_ms);
   (void)e;
+  std::optional<guestsource::PreparedDisk> disk;
+  if (!guest_.builtin()) {
+    req.run_id = virt::make_run_id();
+    auto prepared = guestsource::prepare_guest(options_.connect_uri, guest_, req.run_id);
+    if (!prepared) return prepared.error();
+    disk.emplace(std::move(prepared).value());
+    req.base_template = disk->base_template->path();
+    req.hello_timeout =
+        std::max(req.hello_timeout, std::chrono::milliseconds(guestsource::kDiskHelloTimeoutMs));
+    req.shutdown_timeout = std::chrono::milliseconds(guestsource::kDiskShutdownTimeoutMs);
+    if (options_.boot_watchdog_ms == 0) req.watchdog = std::chrono::milliseconds(-1);
+  }
   auto session = GuestSession::boot(req);
   if (!session) return session.error();
   auto model = choose_cpu_model(
       req.layout, (*session)->uses_kvm() ? Accelerator::kKvm : Accelerator::kTcg, host_.vendor);
   HostTopology intended = intended_guest_topology(req.layout, req.plan, model.style);
-  return std::unique_ptr<Target>(new GuestTarget(std::move(*session), std::move(intended)));
+  return std::unique_ptr<Target>(
+      new GuestTarget(std::move(*session), std::move(intended), std::move(disk)));
 }
 
 nlohmann::json GuestBackend::layout_identity(const Configuration& c) const {

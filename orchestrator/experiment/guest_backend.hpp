@@ -7,6 +7,7 @@
 #include "host/host_topology.hpp"
 #include "orchestrator/experiment/backend.hpp"
 #include "orchestrator/experiment/backend_factory.hpp"
+#include "orchestrator/guestsource/guest_source.hpp"
 #include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/layout/layout.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
@@ -36,6 +37,7 @@ class GuestBackend : public Backend {
   GuestImage image_;
   std::map<std::string, Prepared> prepared_;  // by configuration key
   nlohmann::json versions_ = nlohmann::json::object();
+  guestsource::GuestSource guest_;  // [guest]: the built-in image or the user's disk
 };
 
 }  // namespace topolab::experiment

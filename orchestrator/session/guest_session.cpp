@@ -82,7 +82,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto folder = make_run_folder(req.run_dir.empty() ? kRunsRoot / run_id_ : req.run_dir);
   if (!folder) return folder.error();
   run_dir_ = *folder;
-  if (req.image.kernel.empty() || req.image.initrd.empty()) {
+  if (req.base_template.empty() && (req.image.kernel.empty() || req.image.initrd.empty())) {
     return make_error("guest image has no kernel/initrd (build it with build_guest_image)");
   }
 
@@ -112,9 +112,12 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   spec.plan = &req.plan;
   spec.accel = accel_.use_kvm ? Accelerator::kKvm : Accelerator::kTcg;
   spec.host_vendor = req.host_vendor;
-  spec.boot =
-      BootSpec{req.image.kernel, req.image.initrd,
-               req.verbose_console ? virt::verbose_cmdline(req.image.cmdline) : req.image.cmdline};
+  spec.base_template = req.base_template;
+  if (req.base_template.empty()) {
+    spec.boot = BootSpec{
+        req.image.kernel, req.image.initrd,
+        req.verbose_console ? virt::verbose_cmdline(req.image.cmdline) : req.image.cmdline};
+  }
   ChannelSpec channel;
   channel.name = req.image.agent_port_name;
   auto socket = run_dir_ / "agent.sock";

@@ -51,6 +51,10 @@ struct BootRequest {
   std::chrono::milliseconds watchdog{0};
   int boot_retries = 1;
   bool verbose_console = true;  // boot without `quiet`: the console is the watchdog's progress
+  // Own guests (issue 14, guestsource/): a base domain XML replacing linux-direct-boot.xml; the
+  // guest then boots from that XML's disks (no direct kernel boot; `image` only serves the KVM
+  // probe).
+  std::filesystem::path base_template;
 };
 
 class GuestSession {  // owns one booted topolab- domain; the destructor destroys + undefines it

@@ -1,0 +1,45 @@
+#pragma once
+// `--disk PATH [--os linux|windows]` | `--domain NAME`, for `boot` (issue 14): boot the user's
+// own disk image, or a throw-away copy of an existing (shut off) domain, through qcow2 overlays
+// instead of the built-in image (guestsource/).
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "orchestrator/guestsource/guest_source.hpp"
+
+namespace topolab::cli {
+
+struct GuestSourceArgs {
+  std::string disk;
+  std::string os = "linux";
+  std::string domain;
+};
+
+inline void add_guest_source_options(CLI::App* cmd, GuestSourceArgs& args) {
+  cmd->add_option("--disk", args.disk,
+                  "boot this disk image (qcow2/raw, agent installed) through a throw-away "
+                  "overlay; the image is never written")
+      ->type_name("PATH");
+  cmd->add_option("--os", args.os, "the disk's OS (base template): linux | windows")
+      ->check(CLI::IsMember({"linux", "windows"}));
+  cmd->add_option("--domain", args.domain,
+                  "boot a throw-away copy of this shut-off libvirt domain (every device kept, "
+                  "disks overlaid, its definition only read)")
+      ->type_name("NAME")
+      ->excludes("--disk");
+}
+
+inline guestsource::GuestSource to_guest_source(const GuestSourceArgs& args) {
+  guestsource::GuestSource s;
+  if (!args.disk.empty()) {
+    s.kind = guestsource::GuestKind::kDisk;
+    s.disk = args.disk;
+    s.os = args.os;
+  } else if (!args.domain.empty()) {
+    s.kind = guestsource::GuestKind::kDomain;
+    s.domain = args.domain;
+  }
+  return s;
+}
+
+}  // namespace topolab::cli

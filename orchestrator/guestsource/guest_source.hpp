@@ -1,0 +1,32 @@
+#pragma once
+// Where a guest comes from (issue 14): the built-in initramfs image (default), the user's disk
+// image booted through templates/domains/<os>-disk.xml, or an existing (shut off) libvirt
+// domain used as a template. Given on the command line (`--disk PATH --os linux`) or in a layout or
+// experiment file's [guest] table (experiment/guest_table.hpp).
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/result.hpp"
+
+namespace topolab::guestsource {
+
+enum class GuestKind { kBuiltin, kDisk, kDomain };
+
+struct GuestSource {
+  GuestKind kind = GuestKind::kBuiltin;
+  std::filesystem::path disk;  // kDisk
+  std::string os = "linux";    // kDisk: "linux" | "windows" (picks the base template)
+  std::string domain;          // kDomain: the template domain's name
+  bool builtin() const { return kind == GuestKind::kBuiltin; }
+};
+
+// "linux" | "windows", else an error naming the accepted values.
+Result<std::string> parse_guest_os(const std::string& os);
+
+// Own OSes boot through firmware, a boot loader and an init system: minutes under TCG.
+inline constexpr int kDiskHelloTimeoutMs = 600000;
+// A systemd poweroff under TCG takes longer than the built-in agent's.
+inline constexpr int kDiskShutdownTimeoutMs = 120000;
+
+}  // namespace topolab::guestsource

@@ -1,0 +1,84 @@
+// Issue 14, safety rules: `topolab boot --disk` refuses, with one clear line and exit 1 before
+// anything is created, a disk that is missing, unreadable (not a file), in a format topolab
+// cannot overlay, or open in a running domain.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/integration/owndisk/test_disk.hpp"
+
+namespace topolab::testing {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kLayout = std::string(TOPOLAB_SOURCE_DIR) + "/examples/layouts/two-groups.toml";
+
+class DiskRefusal : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("topolab-refusal-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    EXPECT_EQ(overlays_with(marker_), std::vector<std::string>{});
+    EXPECT_EQ(topolab_domains_with(marker_), std::vector<std::string>{});
+    fs::remove_all(dir_);
+  }
+  CliRun boot(const fs::path& disk) {
+    return run_cli(
+        {"boot", kLayout, "--accel", "tcg", "--disk", disk.string(), "--run-id", marker_},
+        std::chrono::minutes(2));
+  }
+  fs::path dir_;
+  std::string marker_ = "it" + std::to_string(getpid()) + "-refusal";
+};
+
+TEST_F(DiskRefusal, MissingDisk) {
+  auto r = boot(dir_ / "nope.qcow2");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("nope.qcow2: No such file or directory"), std::string::npos) << r.err;
+}
+
+TEST_F(DiskRefusal, NotAReadableFile) {
+  auto r = boot(dir_);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("not a regular file or block device"), std::string::npos) << r.err;
+}
+
+TEST_F(DiskRefusal, UnsupportedFormatIsNamed) {
+  auto vmdk = dir_ / "disk.vmdk";
+  auto made =
+      run_process({"/usr/bin/qemu-img", "create", "-q", "-f", "vmdk", vmdk.string(), "16M"});
+  ASSERT_EQ(made.exit_code, 0) << made.err << made.out;
+  auto r = boot(vmdk);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("format 'vmdk' cannot be overlaid"), std::string::npos) << r.err;
+}
+
+TEST_F(DiskRefusal, DiskOpenInARunningDomain) {
+  auto disk = dir_ / "busy.qcow2";
+  auto made =
+      run_process({"/usr/bin/qemu-img", "create", "-q", "-f", "qcow2", disk.string(), "16M"});
+  ASSERT_EQ(made.exit_code, 0) << made.err << made.out;
+  // A transient domain (no OS: it sits in the firmware) that has the disk open.
+  const std::string name = "ownguest-busy-" + std::to_string(getpid());
+  auto xml = dir_ / "busy.xml";
+  std::ofstream(xml) << "<domain type='qemu'><name>" << name
+                     << "</name><memory unit='MiB'>64</memory><os><type arch='x86_64'>hvm</type>"
+                        "</os><devices><disk type='file' device='disk'><driver name='qemu' "
+                        "type='qcow2'/><source file='"
+                     << disk.string()
+                     << "'/><target dev='vda' bus='virtio'/></disk></devices></domain>";
+  auto started = run_process({"/usr/bin/virsh", "-c", "qemu:///system", "create", xml.string()},
+                             std::chrono::minutes(2));
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  auto r = boot(disk);
+  run_process({"/usr/bin/virsh", "-c", "qemu:///system", "destroy", name}, std::chrono::minutes(2));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("in use by running domain '" + name + "'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace topolab::testing

@@ -1,0 +1,105 @@
+// The template rewrite (issue 14): every writable disk points at a new qcow2 overlay whose
+// backing store is the original (DAC relabel off), read-only, shareable and CD-ROM disks are
+// kept as they are, every other device is untouched, and disks topolab cannot overlay are
+// refused by name.
+#include "orchestrator/guestsource/disk_guest.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <pugixml.hpp>
+
+#include "orchestrator/guestsource/run_program.hpp"
+
+namespace topolab::guestsource {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+class DiskGuestTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/topolab-diskguest-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    for (const char* n : {"a.qcow2", "b.qcow2"}) {
+      auto r =
+          run_program({"qemu-img", "create", "-q", "-f", "qcow2", (dir_ / n).string(), "8M"}, 30s);
+      ASSERT_TRUE(r && r->exit_code == 0);
+    }
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string disk(const std::string& file, const std::string& dev, const std::string& extra = "",
+                   const std::string& device = "disk") {
+    return "<disk type='file' device='" + device + "'><driver name='qemu' type='qcow2'/>" +
+           "<source file='" + (dir_ / file).string() + "'/><target dev='" + dev +
+           "' bus='virtio'/>" + extra + "</disk>";
+  }
+  fs::path dir_;
+};
+
+TEST_F(DiskGuestTest, WritableDisksGetOverlaysOthersAreKept) {
+  std::string xml = "<domain><devices>" + disk("a.qcow2", "vda") +
+                    disk("b.qcow2", "vdb", "<readonly/>") + disk("b.qcow2", "vdc", "<shareable/>") +
+                    disk("b.qcow2", "sda", "", "cdrom") +
+                    "<interface type='network'><source network='default'/></interface>"
+                    "<input type='tablet' bus='usb'/></devices></domain>";
+  std::vector<OwnedFile> overlays;
+  auto out = overlay_disks(xml, nullptr, "unit", dir_ / "ov", overlays);
+  ASSERT_TRUE(out) << out.error().message;
+  ASSERT_EQ(overlays.size(), 1u);
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(out->c_str()));
+  auto disks = doc.select_nodes("/domain/devices/disk");
+  ASSERT_EQ(disks.size(), 4u);
+  auto vda = disks[0].node();
+  EXPECT_EQ(std::string(vda.child("source").attribute("file").as_string()),
+            overlays[0].path().string());
+  EXPECT_EQ(std::string(vda.child("backingStore").child("source").attribute("file").as_string()),
+            (dir_ / "a.qcow2").string());
+  EXPECT_EQ(std::string(vda.child("backingStore")
+                            .child("source")
+                            .child("seclabel")
+                            .attribute("relabel")
+                            .as_string()),
+            "no");
+  for (int i = 1; i < 4; ++i) {
+    EXPECT_EQ(std::string(disks[i].node().child("source").attribute("file").as_string()),
+              (dir_ / "b.qcow2").string());
+  }
+  EXPECT_TRUE(doc.select_node("/domain/devices/interface"));
+  EXPECT_TRUE(doc.select_node("/domain/devices/input[@type='tablet']"));
+}
+
+TEST_F(DiskGuestTest, UserDiskReplacesTheTemplatesFirstDisk) {
+  auto user = inspect_disk(dir_ / "b.qcow2");
+  ASSERT_TRUE(user);
+  std::vector<OwnedFile> overlays;
+  auto out =
+      overlay_disks("<domain><devices>" + disk("missing.qcow2", "vda") + "</devices></domain>",
+                    &*user, "unit", dir_ / "ov", overlays);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_NE(out->find("<backingStore type=\"file\"><format type=\"qcow2\"/><source file=\"" +
+                      (dir_ / "b.qcow2").string()),
+            std::string::npos)
+      << *out;
+}
+
+TEST_F(DiskGuestTest, RefusesDisksItCannotOverlayAndLeavesNoOverlay) {
+  std::vector<OwnedFile> overlays;
+  auto out =
+      overlay_disks("<domain><devices>" + disk("a.qcow2", "vda") +
+                        "<disk type='network' device='disk'><source protocol='nbd' name='x'/>"
+                        "<target dev='vdb' bus='virtio'/></disk></devices></domain>",
+                    nullptr, "unit", dir_ / "ov", overlays);
+  ASSERT_FALSE(out);
+  EXPECT_NE(out.error().message.find("disk vdb: type 'network' cannot be overlaid"),
+            std::string::npos)
+      << out.error().message;
+  overlays.clear();  // what the caller's unwinding does
+  EXPECT_TRUE(fs::is_empty(dir_ / "ov"));
+}
+
+}  // namespace
+}  // namespace topolab::guestsource

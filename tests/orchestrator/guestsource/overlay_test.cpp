@@ -1,0 +1,105 @@
+// Overlays (issue 14): created by qemu-img over the user's image (which stays the backing file),
+// deleted with their owner object, and a dead process's overlays removed by the next run while
+// a live process's are kept.
+#include "orchestrator/guestsource/overlay.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "orchestrator/guestsource/run_program.hpp"
+
+namespace topolab::guestsource {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+class OverlayTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/topolab-overlay-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  DiskImage make_disk(const std::string& format) {
+    auto path = dir_ / ("user." + format);
+    auto r = run_program({"qemu-img", "create", "-q", "-f", format, path.string(), "8M"}, 30s);
+    EXPECT_TRUE(r && r->exit_code == 0);
+    auto d = inspect_disk(path);
+    EXPECT_TRUE(d) << (d ? "" : d.error().message);
+    return d ? *d : DiskImage{};
+  }
+  fs::path dir_;
+};
+
+TEST_F(OverlayTest, BacksOntoTheUserImageAndIsDeletedWithItsOwner) {
+  auto disk = make_disk("raw");
+  EXPECT_EQ(disk.format, "raw");
+  fs::path path;
+  {
+    auto ov = create_overlay(disk, "unit-1", 0, dir_ / "ov");
+    ASSERT_TRUE(ov) << ov.error().message;
+    path = ov->path();
+    ASSERT_TRUE(fs::exists(path));
+    auto info = run_program({"qemu-img", "info", "--output=json", path.string()}, 30s);
+    ASSERT_TRUE(info && info->exit_code == 0);
+    EXPECT_NE(info->output.find("\"backing-filename\": \"" + disk.path.string() + "\""),
+              std::string::npos)
+        << info->output;
+    EXPECT_NE(info->output.find("\"backing-filename-format\": \"raw\""), std::string::npos);
+  }
+  EXPECT_FALSE(fs::exists(path)) << "the overlay outlived its owner";
+}
+
+TEST_F(OverlayTest, StaleCleanupRemovesOnlyDeadOwners) {
+  fs::create_directories(dir_ / "ov");
+  const auto mine = dir_ / "ov" / overlay_file_name("unit-2", 0);
+  // PID 0x7ffffffe does not exist: a SIGKILLed run's overlay and its base XML.
+  const auto dead = dir_ / "ov" / "ov-2147483646-12345-run-0.qcow2";
+  const auto dead_xml = dir_ / "ov" / "ov-2147483646-12345-run-0.xml";
+  const auto foreign = dir_ / "ov" / "notes.txt";
+  for (const auto& p : {mine, dead, dead_xml, foreign}) std::ofstream(p) << "x";
+  auto removed = cleanup_stale_overlays(dir_ / "ov");
+  EXPECT_EQ(removed.size(), 2u);
+  EXPECT_TRUE(fs::exists(mine));
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_FALSE(fs::exists(dead_xml));
+  EXPECT_TRUE(fs::exists(foreign)) << "a file not named by topolab was removed";
+}
+
+TEST_F(OverlayTest, InspectRefusesWhatItCannotOverlay) {
+  auto vdi = dir_ / "d.vdi";
+  ASSERT_EQ(
+      run_program({"qemu-img", "create", "-q", "-f", "vdi", vdi.string(), "8M"}, 30s)->exit_code,
+      0);
+  auto r = inspect_disk(vdi);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("format 'vdi' cannot be overlaid"), std::string::npos)
+      << r.error().message;
+  std::ofstream(dir_ / "empty");
+  auto e = inspect_disk(dir_ / "empty");
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message.find("empty file"), std::string::npos);
+  EXPECT_EQ(make_disk("qcow2").format, "qcow2");
+}
+
+TEST(RunProgram, BoundsTimeAndReportsExitCodes) {
+  auto slow = run_program({"sleep", "5"}, 200ms);
+  ASSERT_FALSE(slow);
+  EXPECT_NE(slow.error().message.find("did not finish"), std::string::npos);
+  auto fail = run_program({"false"}, 5s);
+  ASSERT_TRUE(fail);
+  EXPECT_EQ(fail->exit_code, 1);
+  auto missing = run_program({"/nonexistent/tool"}, 5s);
+  EXPECT_FALSE(missing && missing->exit_code == 0);
+  // Arguments are argv entries, never shell words.
+  auto echo = run_program({"echo", "a;b $(x)"}, 5s);
+  ASSERT_TRUE(echo);
+  EXPECT_EQ(echo->output, "a;b $(x)\n");
+}
+
+}  // namespace
+}  // namespace topolab::guestsource
