@@ -112,17 +112,14 @@ Result<CpuList> CpuList::parse(std::string_view text, CpuIdBudget* budget) {
     if (item.empty()) return list_error(text, "empty item");
     auto dash = item.find('-');
     if (dash == std::string_view::npos) {
-      auto id = parse_id(item, text);
-      if (!id) return id.error();
-      ranges.emplace_back(*id, *id);
+      TL_ASSIGN(auto id, parse_id(item, text));
+      ranges.emplace_back(id, id);
       continue;
     }
-    auto lo = parse_id(trim(item.substr(0, dash)), text);
-    if (!lo) return lo.error();
-    auto hi = parse_id(trim(item.substr(dash + 1)), text);
-    if (!hi) return hi.error();
-    if (*hi < *lo) return list_error(text, "descending range " + shown(item));
-    ranges.emplace_back(*lo, *hi);
+    TL_ASSIGN(auto lo, parse_id(trim(item.substr(0, dash)), text));
+    TL_ASSIGN(auto hi, parse_id(trim(item.substr(dash + 1)), text));
+    if (hi < lo) return list_error(text, "descending range " + shown(item));
+    ranges.emplace_back(lo, hi);
   }
   std::size_t size = merge_ranges(ranges);
   if (budget) TL_TRY(budget->take(size));

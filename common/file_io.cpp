@@ -15,6 +15,12 @@ std::string errno_text(const std::filesystem::path& path, int err) {
   return path.string() + ": " + std::strerror(err);
 }
 
+// A failed system call on PATH: not-found for ENOENT (callers tell "absent" from "failed" by
+// the kind), io otherwise.
+Error errno_error(const std::filesystem::path& path, int err) {
+  return make_error(err == ENOENT ? ErrorKind::not_found : ErrorKind::io, errno_text(path, err));
+}
+
 const char* file_kind(mode_t mode) {
   if (S_ISFIFO(mode)) return "fifo";
   if (S_ISCHR(mode)) return "character device";
@@ -26,11 +32,13 @@ const char* file_kind(mode_t mode) {
 }
 
 Error not_regular(const std::filesystem::path& path, mode_t mode) {
-  return make_error(path.string() + ": not a regular file (" + file_kind(mode) + ")");
+  return make_error(ErrorKind::input,
+                    path.string() + ": not a regular file (" + file_kind(mode) + ")");
 }
 
 Error too_large(const std::filesystem::path& path, std::size_t max_bytes) {
-  return make_error(path.string() + ": larger than " + std::to_string(max_bytes) + " bytes");
+  return make_error(ErrorKind::input,
+                    path.string() + ": larger than " + std::to_string(max_bytes) + " bytes");
 }
 
 }  // namespace
@@ -51,31 +59,48 @@ Result<UniqueFd> open_regular_file(const std::filesystem::path& path, int flags)
   // O_NONBLOCK only for the open itself: a FIFO opened for reading returns at once (and one
   // opened for writing fails with ENXIO) instead of waiting for a peer.
   UniqueFd fd(::open(path.c_str(), flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  if (fd.get() < 0) return make_error(errno_text(path, errno));
+  if (fd.get() < 0) return errno_error(path, errno);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return make_error(errno_text(path, errno));
+  if (::fstat(fd.get(), &st) != 0) return errno_error(path, errno);
   if (!S_ISREG(st.st_mode)) return not_regular(path, st.st_mode);
   int fl = ::fcntl(fd.get(), F_GETFL);
   if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl & ~O_NONBLOCK) != 0) {
-    return make_error(errno_text(path, errno));
+    return errno_error(path, errno);
+  }
+  return fd;
+}
+
+Result<UniqueFd> open_private_append(const std::filesystem::path& path) {
+  // O_CREAT's mode is 0600, so the file is never readable by others, not even for a moment;
+  // the rest is open_regular_file's rule (no blocking on a FIFO, S_ISREG).
+  UniqueFd fd(::open(path.c_str(),
+                     O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+                     0600));
+  if (fd.get() < 0) return errno_error(path, errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return errno_error(path, errno);
+  if (!S_ISREG(st.st_mode)) return not_regular(path, st.st_mode);
+  if (::fchmod(fd.get(), 0600) != 0) return errno_error(path, errno);
+  int fl = ::fcntl(fd.get(), F_GETFL);
+  if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    return errno_error(path, errno);
   }
   return fd;
 }
 
 Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes) {
-  auto fd = open_regular_file(path);
-  if (!fd) return fd.error();
+  TL_ASSIGN(auto fd, open_regular_file(path));
   struct stat st {};
-  if (::fstat(fd->get(), &st) == 0 && static_cast<std::size_t>(st.st_size) > max_bytes) {
+  if (::fstat(fd.get(), &st) == 0 && static_cast<std::size_t>(st.st_size) > max_bytes) {
     return too_large(path, max_bytes);  // before reading a byte of it
   }
   std::string out;
   char buf[65536];
   for (;;) {
-    ssize_t n = ::read(fd->get(), buf, sizeof buf);
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return make_error(errno_text(path, errno));
+      return errno_error(path, errno);
     }
     if (n == 0) break;
     out.append(buf, static_cast<std::size_t>(n));
@@ -88,10 +113,9 @@ Result<void> check_regular_or_absent(const std::filesystem::path& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return {};
-    return make_error(errno_text(path, errno));
+    return errno_error(path, errno);
   }
-  auto fd = open_regular_file(path);  // follows a link, never blocks
-  if (!fd) return fd.error();
+  TL_TRY(open_regular_file(path));  // follows a link, never blocks
   return {};
 }
 
@@ -110,9 +134,8 @@ void strip_attribute_tail(std::string& s) {
 }
 
 Result<std::string> read_attribute(const std::filesystem::path& path) {
-  auto text = read_file(path, 1u << 20);
-  if (!text) return text.error();
-  strip_attribute_tail(*text);
+  TL_ASSIGN(auto text, read_file(path, 1u << 20));
+  strip_attribute_tail(text);
   return text;
 }
 
@@ -124,7 +147,7 @@ Result<void> write_all(int fd, const std::string& content, const std::filesystem
     ssize_t n = ::write(fd, content.data() + off, content.size() - off);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return make_error(errno_text(path, errno));
+      return errno_error(path, errno);
     }
     off += static_cast<std::size_t>(n);
   }
@@ -138,7 +161,7 @@ Result<void> check_output_target(const std::filesystem::path& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return {};
-    return make_error(errno_text(path, errno));
+    return errno_error(path, errno);
   }
   if (S_ISLNK(st.st_mode)) {
     return make_error(path.string() +
@@ -164,15 +187,15 @@ Result<void> write_file_atomic(const std::filesystem::path& path, const std::str
     return e;
   };
   if (::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0) {
-    return fail(make_error(errno_text(path, errno)));
+    return fail(errno_error(path, errno));
   }
   if (auto w = write_all(fd.get(), content, path); !w) return fail(w.error());
   if (::fsync(fd.get()) != 0 || ::close(fd.release()) != 0) {
-    return fail(make_error(errno_text(path, errno)));
+    return fail(errno_error(path, errno));
   }
   // rename() replaces whatever is at PATH by now (even a link planted after the check) and
   // never writes through it.
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) return fail(make_error(errno_text(path, errno)));
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) return fail(errno_error(path, errno));
   return {};
 }
 

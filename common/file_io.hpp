@@ -40,6 +40,11 @@ class UniqueFd {
 // Errors: "PATH: not a regular file (fifo)", "PATH: <strerror>".
 Result<UniqueFd> open_regular_file(const std::filesystem::path& path, int flags = O_RDONLY);
 
+// Opens PATH for appending, creating it with mode 0600 (a private log in a run folder), never
+// through a planted link: O_NOFOLLOW refuses a symlink at PATH (ELOOP), the non-blocking fstat
+// rule refuses a FIFO or device, and an existing file is chmod'ed to 0600.
+Result<UniqueFd> open_private_append(const std::filesystem::path& path);
+
 // Reads a whole regular file through open_regular_file, refusing anything larger than
 // max_bytes ("PATH: larger than N bytes") before reading when the size is known and while
 // reading for files whose size is not (procfs reports 0).

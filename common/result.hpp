@@ -1,21 +1,60 @@
 #pragma once
 // Recoverable errors travel as values (Result<T>); only FatalError is thrown, and only
-// main() catches it.
+// main() catches it (a bug: an unchecked Result, exit 70).
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
 namespace topolab {
 
-struct Error {
-  std::string message;
-
-  // Prefixes context, e.g. Error{"bad list"}.context("/sys/.../cpulist").
-  Error context(const std::string& where) const { return Error{where + ": " + message}; }
+// What kind of failure an Error is. Callers branch on it (not-found vs failed) and the CLI maps
+// it to an exit code (common/exit_code.hpp): every kind but `internal` is the user's or the
+// machine's (exit 1); `internal` is a bug (exit 70).
+enum class ErrorKind {
+  failed,        // an operation failed; no finer kind known (the default)
+  input,         // refused input: a file, an option, a value out of range
+  not_found,     // the thing asked for does not exist (a file, a domain, a row)
+  does_not_fit,  // the request is valid but this host cannot hold it (CPUs, memory, nodes)
+  libvirt,       // a libvirt call failed
+  io,            // reading or writing a file, a socket, a process failed
+  guest,         // the guest (agent) failed or answered wrongly
+  internal,      // a bug: an invariant of ours does not hold
 };
 
-// Thrown for unrecoverable failures; main() prints what() and exits non-zero.
+constexpr std::string_view to_string(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::failed:
+      return "failed";
+    case ErrorKind::input:
+      return "input";
+    case ErrorKind::not_found:
+      return "not-found";
+    case ErrorKind::does_not_fit:
+      return "does-not-fit";
+    case ErrorKind::libvirt:
+      return "libvirt";
+    case ErrorKind::io:
+      return "io";
+    case ErrorKind::guest:
+      return "guest";
+    case ErrorKind::internal:
+      return "internal";
+  }
+  return "failed";
+}
+
+struct Error {
+  std::string message;
+  ErrorKind kind = ErrorKind::failed;
+
+  // Prefixes context, keeping the kind, e.g. Error{"bad list"}.context("/sys/.../cpulist").
+  Error context(const std::string& where) const { return Error{where + ": " + message, kind}; }
+  bool is(ErrorKind k) const { return kind == k; }
+};
+
+// Thrown for unrecoverable failures (bugs); main() prints what() and exits 70.
 class FatalError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -64,8 +103,14 @@ class [[nodiscard]] Result<void> {
 };
 
 inline Error make_error(std::string message) { return Error{std::move(message)}; }
+inline Error make_error(ErrorKind kind, std::string message) {
+  return Error{std::move(message), kind};
+}
 
 }  // namespace topolab
+
+#define TL_CONCAT_INNER_(a, b) a##b
+#define TL_CONCAT_(a, b) TL_CONCAT_INNER_(a, b)
 
 // Propagates an error from an expression returning Result<...>.
 #define TL_TRY(expr)                                    \
@@ -73,3 +118,22 @@ inline Error make_error(std::string message) { return Error{std::move(message)};
     auto&& tl_try_result_ = (expr);                     \
     if (!tl_try_result_) return tl_try_result_.error(); \
   } while (0)
+
+// The same, prefixing context to the propagated error (Error::context).
+#define TL_TRY_CTX(expr, where)                                        \
+  do {                                                                 \
+    auto&& tl_try_result_ = (expr);                                    \
+    if (!tl_try_result_) return tl_try_result_.error().context(where); \
+  } while (0)
+
+// Declares or assigns `lhs` from the value of a Result<T> expression, or propagates its error:
+//   TL_ASSIGN(auto text, read_file(path));   TL_ASSIGN(const CpuList list, parse(text));
+// Expands to several statements: not for the single-statement body of an unbraced if/for.
+#define TL_ASSIGN(lhs, expr) TL_ASSIGN_IMPL_(TL_CONCAT_(tl_assign_, __LINE__), lhs, expr, )
+// The same, prefixing context: TL_ASSIGN_CTX(auto list, parse(text), path.string()).
+#define TL_ASSIGN_CTX(lhs, expr, where) \
+  TL_ASSIGN_IMPL_(TL_CONCAT_(tl_assign_, __LINE__), lhs, expr, .context(where))
+#define TL_ASSIGN_IMPL_(tmp, lhs, expr, ctx) \
+  auto tmp = (expr);                         \
+  if (!tmp) return tmp.error() ctx;          \
+  lhs = std::move(tmp).value()

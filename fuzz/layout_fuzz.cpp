@@ -71,7 +71,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (static_cast<int>(plan->vcpus.size()) != layout->vcpu_count()) std::abort();
     if (plan->topology.vcpus() != layout->vcpu_count()) std::abort();
     (void)topolab::plan_to_json(*plan);
-    (void)topolab::intended_guest_topology(*layout, *plan);
+    auto announced =
+        topolab::announce_topology(*layout, *plan, topolab::Accelerator::kTcg, host.vendor);
+    if (announced.ok()) (void)topolab::intended_guest_topology(*announced);
     topolab::DomainSpec spec;
     spec.name = "topolab-fuzz-0";
     spec.layout = &*layout;

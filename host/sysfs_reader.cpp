@@ -37,9 +37,8 @@ std::string shown_text(const std::string& text) {
 
 Result<std::string> read_text(const fs::path& path) {
   // read_file refuses a FIFO or device planted in the tree without blocking (issue 12).
-  auto text = read_file(path, kMaxAttributeBytes);
-  if (!text) return text.error();
-  strip_attribute_tail(*text);
+  TL_ASSIGN(auto text, read_file(path, kMaxAttributeBytes));
+  strip_attribute_tail(text);
   return text;
 }
 
@@ -53,11 +52,10 @@ std::optional<long long> parse_integer(std::string_view s) {
 }
 
 Result<int> read_int(const fs::path& path, int min_value = -1, int max_value = 1 << 20) {
-  auto text = read_text(path);
-  if (!text) return text.error();
-  auto v = parse_integer(*text);
+  TL_ASSIGN(auto text, read_text(path));
+  auto v = parse_integer(text);
   if (!v || *v < min_value || *v > max_value) {
-    return make_error(path.string() + ": expected an integer, got " + shown_text(*text));
+    return make_error(path.string() + ": expected an integer, got " + shown_text(text));
   }
   return static_cast<int>(*v);
 }
@@ -65,18 +63,14 @@ Result<int> read_int(const fs::path& path, int min_value = -1, int max_value = 1
 // Every list of one tree draws on one budget: a tree that names "0-8191" in each of thousands
 // of files stops at kMaxExpandedCpuIds instead of expanding into gigabytes (issue 12).
 Result<CpuList> read_list_file(const fs::path& path, CpuIdBudget& budget) {
-  auto text = read_text(path);
-  if (!text) return text.error();
-  auto list = CpuList::parse(*text, &budget);
-  if (!list) return list.error().context(path.string());
+  TL_ASSIGN(auto text, read_text(path));
+  TL_ASSIGN_CTX(auto list, CpuList::parse(text, &budget), path.string());
   return list;
 }
 
 Result<CpuList> read_mask_file(const fs::path& path, CpuIdBudget& budget) {
-  auto text = read_text(path);
-  if (!text) return text.error();
-  auto list = CpuList::parse_mask(*text, &budget);
-  if (!list) return list.error().context(path.string());
+  TL_ASSIGN(auto text, read_text(path));
+  TL_ASSIGN_CTX(auto list, CpuList::parse_mask(text, &budget), path.string());
   return list;
 }
 
@@ -88,16 +82,14 @@ Result<std::optional<CpuList>> read_cpu_set(const fs::path& dir,
                                             CpuIdBudget& budget) {
   for (const char* name : list_names) {
     if (path_exists(dir / name)) {
-      auto l = read_list_file(dir / name, budget);
-      if (!l) return l.error();
-      return std::optional<CpuList>(std::move(*l));
+      TL_ASSIGN(auto l, read_list_file(dir / name, budget));
+      return std::optional<CpuList>(std::move(l));
     }
   }
   for (const char* name : mask_names) {
     if (path_exists(dir / name)) {
-      auto l = read_mask_file(dir / name, budget);
-      if (!l) return l.error();
-      return std::optional<CpuList>(std::move(*l));
+      TL_ASSIGN(auto l, read_mask_file(dir / name, budget));
+      return std::optional<CpuList>(std::move(l));
     }
   }
   return std::optional<CpuList>();
@@ -138,9 +130,8 @@ Result<std::vector<int>> list_numbered_dirs(const fs::path& dir, const std::stri
 Result<bool> read_online(const fs::path& cpu_dir, int id, const std::optional<CpuList>& online) {
   fs::path own = cpu_dir / ("cpu" + std::to_string(id)) / "online";
   if (path_exists(own)) {
-    auto v = read_int(own, 0, 1);
-    if (!v) return v.error();
-    return *v == 1;
+    TL_ASSIGN(auto v, read_int(own, 0, 1));
+    return v == 1;
   }
   if (online) return online->contains(id);
   return is_directory_path(cpu_dir / ("cpu" + std::to_string(id)) / "topology");
@@ -156,19 +147,16 @@ Result<RawCpu> read_cpu(const fs::path& cpu_dir, int id, bool online, CpuIdBudge
   cpu.package = 0;  // an online CPU without topology/ (very old or odd kernels): one package
   if (!is_directory_path(topo)) return cpu;
   if (path_exists(topo / "physical_package_id")) {
-    auto pkg = read_int(topo / "physical_package_id");
-    if (!pkg) return pkg.error();
-    cpu.package = *pkg;
+    TL_ASSIGN(auto pkg, read_int(topo / "physical_package_id"));
+    cpu.package = pkg;
   }
   if (path_exists(topo / "die_id")) {
-    auto die = read_int(topo / "die_id");
-    if (!die) return die.error();
-    cpu.die_id = *die;
+    TL_ASSIGN(auto die, read_int(topo / "die_id"));
+    cpu.die_id = die;
   }
-  auto siblings = read_cpu_set(topo, {"core_cpus_list", "thread_siblings_list"},
-                               {"core_cpus", "thread_siblings"}, budget);
-  if (!siblings) return siblings.error();
-  if (*siblings) cpu.siblings = siblings->value().united(CpuList{id});
+  TL_ASSIGN(auto siblings, read_cpu_set(topo, {"core_cpus_list", "thread_siblings_list"},
+                                        {"core_cpus", "thread_siblings"}, budget));
+  if (siblings) cpu.siblings = siblings.value().united(CpuList{id});
   return cpu;
 }
 
@@ -195,31 +183,26 @@ Result<void> read_l3(const fs::path& cpu_dir, int id, std::vector<RawCache>& out
                      CpuIdBudget& budget) {
   fs::path cache = cpu_dir / ("cpu" + std::to_string(id)) / "cache";
   if (!is_directory_path(cache)) return {};
-  auto indexes = list_numbered_dirs(cache, "index");
-  if (!indexes) return indexes.error();
-  for (int index : *indexes) {
+  TL_ASSIGN(auto indexes, list_numbered_dirs(cache, "index"));
+  for (int index : indexes) {
     fs::path dir = cache / ("index" + std::to_string(index));
     if (!path_exists(dir / "level")) continue;
-    auto level = read_int(dir / "level", 0, 16);
-    if (!level) return level.error();
-    if (*level != 3) continue;
+    TL_ASSIGN(auto level, read_int(dir / "level", 0, 16));
+    if (level != 3) continue;
     if (path_exists(dir / "type")) {
-      auto type = read_text(dir / "type");
-      if (!type) return type.error();
-      if (*type == "Instruction") continue;
+      TL_ASSIGN(auto type, read_text(dir / "type"));
+      if (type == "Instruction") continue;
     }
-    auto cpus = read_cpu_set(dir, {"shared_cpu_list"}, {"shared_cpu_map"}, budget);
-    if (!cpus) return cpus.error();
+    TL_ASSIGN(auto cpus, read_cpu_set(dir, {"shared_cpu_list"}, {"shared_cpu_map"}, budget));
     RawCache c;
-    c.cpus = *cpus ? cpus->value() : CpuList{id};
+    c.cpus = cpus ? cpus.value() : CpuList{id};
     c.cpus.insert(id);
     if (path_exists(dir / "size")) {
-      auto text = read_text(dir / "size");
-      if (!text) return text.error();
-      auto size = parse_size_kib(*text);
+      TL_ASSIGN(auto text, read_text(dir / "size"));
+      auto size = parse_size_kib(text);
       if (!size)
         return make_error((dir / "size").string() + ": expected a size such as '8192K', got " +
-                          shown_text(*text));
+                          shown_text(text));
       c.size_kib = *size;
     }
     out.push_back(std::move(c));
@@ -229,9 +212,8 @@ Result<void> read_l3(const fs::path& cpu_dir, int id, std::vector<RawCache>& out
 
 // "Node 0 MemTotal:  16772456 kB" -> 16772456.
 Result<std::uint64_t> read_node_memory(const fs::path& meminfo) {
-  auto text = read_file(meminfo, 1u << 20);
-  if (!text) return text.error();
-  std::string_view rest = *text;
+  TL_ASSIGN(auto text, read_file(meminfo, 1u << 20));
+  std::string_view rest = text;
   while (!rest.empty()) {
     auto nl = rest.find('\n');
     std::string_view line = rest.substr(0, nl);
@@ -268,9 +250,8 @@ Result<std::vector<HugepagePool>> read_hugepages(const fs::path& dir) {
     for (auto [file, field] :
          {std::pair{"nr_hugepages", &pool.total}, std::pair{"free_hugepages", &pool.free}}) {
       if (!path_exists(it->path() / file)) continue;
-      auto v = read_int(it->path() / file, 0, 1 << 30);
-      if (!v) return v.error();
-      *field = static_cast<std::uint64_t>(*v);
+      TL_ASSIGN(auto v, read_int(it->path() / file, 0, 1 << 30));
+      *field = static_cast<std::uint64_t>(v);
     }
     pools.push_back(pool);
   }
@@ -282,23 +263,19 @@ Result<std::vector<HugepagePool>> read_hugepages(const fs::path& dir) {
 Result<std::vector<NumaNode>> read_nodes(const fs::path& node_dir, CpuIdBudget& budget) {
   std::vector<NumaNode> nodes;
   if (!is_directory_path(node_dir)) return nodes;
-  auto ids = list_numbered_dirs(node_dir, "node");
-  if (!ids) return ids.error();
-  for (int id : *ids) {
+  TL_ASSIGN(auto ids, list_numbered_dirs(node_dir, "node"));
+  for (int id : ids) {
     fs::path dir = node_dir / ("node" + std::to_string(id));
     NumaNode node;
     node.id = id;
-    auto cpus = read_cpu_set(dir, {"cpulist"}, {"cpumap"}, budget);
-    if (!cpus) return cpus.error();
-    if (*cpus) node.cpus = cpus->value();
+    TL_ASSIGN(auto cpus, read_cpu_set(dir, {"cpulist"}, {"cpumap"}, budget));
+    if (cpus) node.cpus = cpus.value();
     if (path_exists(dir / "meminfo")) {
-      auto mem = read_node_memory(dir / "meminfo");
-      if (!mem) return mem.error();
-      node.memory_kib = *mem;
+      TL_ASSIGN(auto mem, read_node_memory(dir / "meminfo"));
+      node.memory_kib = mem;
     }
-    auto pools = read_hugepages(dir / "hugepages");
-    if (!pools) return pools.error();
-    node.hugepages = std::move(*pools);
+    TL_ASSIGN(auto pools, read_hugepages(dir / "hugepages"));
+    node.hugepages = std::move(pools);
     nodes.push_back(std::move(node));
   }
   return nodes;
@@ -307,9 +284,8 @@ Result<std::vector<NumaNode>> read_nodes(const fs::path& node_dir, CpuIdBudget& 
 // First "vendor_id" and "model name" of /proc/cpuinfo (x86 names; other arches leave them "").
 Result<void> read_cpuinfo(const fs::path& path, RawTopology& raw) {
   if (!path_exists(path)) return {};
-  auto text = read_file(path, kMaxCpuinfoBytes);
-  if (!text) return text.error();
-  std::string_view rest = *text;
+  TL_ASSIGN(auto text, read_file(path, kMaxCpuinfoBytes));
+  std::string_view rest = text;
   while (!rest.empty() && (raw.vendor.empty() || raw.model.empty())) {
     auto nl = rest.find('\n');
     std::string_view line = rest.substr(0, nl);
@@ -335,38 +311,31 @@ Result<HostTopology> read_sysfs_tree(const fs::path& root) {
   fs::path cpu_dir = root / "sys/devices/system/cpu";
   if (!is_directory_path(cpu_dir))
     return make_error(cpu_dir.string() + ": no such directory (no CPUs)");
-  auto ids = list_numbered_dirs(cpu_dir, "cpu");
-  if (!ids) return ids.error();
-  if (ids->empty()) return make_error(cpu_dir.string() + ": no cpuN directories (no CPUs)");
+  TL_ASSIGN(auto ids, list_numbered_dirs(cpu_dir, "cpu"));
+  if (ids.empty()) return make_error(cpu_dir.string() + ": no cpuN directories (no CPUs)");
 
   CpuIdBudget budget;
   std::optional<CpuList> online_list;
   if (path_exists(cpu_dir / "online")) {
-    auto l = read_list_file(cpu_dir / "online", budget);
-    if (!l) return l.error();
-    online_list = std::move(*l);
+    TL_ASSIGN(auto l, read_list_file(cpu_dir / "online", budget));
+    online_list = std::move(l);
   }
   RawTopology raw;
   raw.source = "sysfs:" + root.string();
-  for (int id : *ids) {
-    auto online = read_online(cpu_dir, id, online_list);
-    if (!online) return online.error();
-    auto cpu = read_cpu(cpu_dir, id, *online, budget);
-    if (!cpu) return cpu.error();
-    raw.cpus.push_back(std::move(*cpu));
-    if (*online) TL_TRY(read_l3(cpu_dir, id, raw.l3, budget));
+  for (int id : ids) {
+    TL_ASSIGN(auto online, read_online(cpu_dir, id, online_list));
+    TL_ASSIGN(auto cpu, read_cpu(cpu_dir, id, online, budget));
+    raw.cpus.push_back(std::move(cpu));
+    if (online) TL_TRY(read_l3(cpu_dir, id, raw.l3, budget));
   }
-  auto nodes = read_nodes(root / "sys/devices/system/node", budget);
-  if (!nodes) return nodes.error();
-  raw.numa_nodes = std::move(*nodes);
+  TL_ASSIGN(auto nodes, read_nodes(root / "sys/devices/system/node", budget));
+  raw.numa_nodes = std::move(nodes);
   if (path_exists(cpu_dir / "isolated")) {
-    auto isolated = read_list_file(cpu_dir / "isolated", budget);
-    if (!isolated) return isolated.error();
-    raw.isolated = std::move(*isolated);
+    TL_ASSIGN(auto isolated, read_list_file(cpu_dir / "isolated", budget));
+    raw.isolated = std::move(isolated);
   }
   TL_TRY(read_cpuinfo(root / "proc/cpuinfo", raw));
-  auto topo = build_topology(std::move(raw));
-  if (!topo) return topo.error().context(root.string());
+  TL_ASSIGN_CTX(auto topo, build_topology(std::move(raw)), root.string());
   return topo;
 }
 

@@ -72,8 +72,7 @@ Result<CpuList> parse_bounded_list(const std::string& text, const std::string& w
     return make_error("topology JSON: " + where + ": expected list syntax such as '0-3,8', got '" +
                       text.substr(0, 60) + "'");
   }
-  auto list = CpuList::parse(text, &budget);
-  if (!list) return list.error().context("topology JSON: " + where);
+  TL_ASSIGN_CTX(auto list, CpuList::parse(text, &budget), "topology JSON: " + where);
   return list;
 }
 
@@ -160,13 +159,6 @@ class Reader {
 std::string at(const char* array, std::size_t i) {
   return std::string(array) + "[" + std::to_string(i) + "]";
 }
-
-#define TL_ASSIGN(lhs, expr)          \
-  do {                                \
-    auto tl_v_ = (expr);              \
-    if (!tl_v_) return tl_v_.error(); \
-    lhs = std::move(*tl_v_);          \
-  } while (0)
 
 Result<void> read_cpus(const Reader& r, const json& arr, HostTopology& topo) {
   for (std::size_t i = 0; i < arr.size(); ++i) {

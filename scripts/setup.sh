@@ -11,6 +11,8 @@ PACKAGES=(
   linux-image-amd64 kmod cpio
   clang clang-format libclang-rt-14-dev ccache
   libxml2-utils
+  # Headless Chromium renders the HTML report in tests (html_render_test, and the issue-18
+  # browser acceptance test in tests/integration/browser: each SVG picture must draw).
   chromium
   # The Windows guest agent (issue 15): topolab-agent.exe cross-built with mingw-w64 (the
   # -posix variant has std::thread; its objdump lists the imports), its tests run it under

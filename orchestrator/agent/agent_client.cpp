@@ -13,6 +13,8 @@
 #include <set>
 #include <thread>
 
+#include "orchestrator/logging/log.hpp"
+
 namespace topolab {
 
 namespace proto = protocol;
@@ -69,6 +71,10 @@ int try_connect_tcp(std::uint16_t port) {
 }  // namespace
 
 AgentClient::~AgentClient() {
+  // The run log keeps a summary; the whole exchange is in the transcript (set_transcript).
+  logging::debug("agent session: {} messages sent, {} received, {} unreadable lines skipped{}",
+                 sent_, received_, skipped_lines_,
+                 skipped_lines_ ? " (last: " + last_skip_reason_ + ")" : std::string());
   if (fd_ >= 0) ::close(fd_);
 }
 
@@ -80,7 +86,7 @@ Result<std::unique_ptr<AgentClient>> AgentClient::connect_unix(const std::filesy
 
 Result<std::unique_ptr<AgentClient>> AgentClient::connect_tcp_loopback(std::uint16_t port,
                                                                        milliseconds timeout) {
-  if (port == 0) return make_error("agent TCP port 0 is not a port");
+  if (port == 0) return make_error(ErrorKind::input, "agent TCP port 0 is not a port");
   return connect_with([&] { return try_connect_tcp(port); },
                       "agent at 127.0.0.1:" + std::to_string(port), timeout);
 }
@@ -96,18 +102,19 @@ Result<std::unique_ptr<AgentClient>> AgentClient::connect_with(const std::functi
     if (fd >= 0) break;
     last_errno = errno;
     if (last_errno == ENAMETOOLONG) {
-      return make_error(what + ": path too long for a UNIX socket");
+      return make_error(ErrorKind::guest, what + ": path too long for a UNIX socket");
     }
     if (Clock::now() >= deadline) {
-      return make_error(what + ": cannot connect within " + std::to_string(timeout.count()) +
-                        " ms: " + errno_text(last_errno));
+      return make_error(ErrorKind::guest, what + ": cannot connect within " +
+                                              std::to_string(timeout.count()) +
+                                              " ms: " + errno_text(last_errno));
     }
     std::this_thread::sleep_for(milliseconds(50));
   }
   std::unique_ptr<AgentClient> client(new AgentClient(fd));
-  auto synced = client->resync(std::chrono::duration_cast<milliseconds>(
-      std::max(deadline - Clock::now(), Clock::duration(milliseconds(1)))));
-  if (!synced) return synced.error().context(what);
+  TL_TRY_CTX(client->resync(std::chrono::duration_cast<milliseconds>(
+                 std::max(deadline - Clock::now(), Clock::duration(milliseconds(1))))),
+             what);
   return client;
 }
 
@@ -132,7 +139,7 @@ void AgentClient::skip(const std::string& reason) {
 }
 
 Result<void> AgentClient::send_bytes(const std::string& bytes, Clock::time_point deadline) {
-  if (closed_) return make_error("agent connection is closed");
+  if (closed_) return make_error(ErrorKind::guest, "agent connection is closed");
   std::size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::send(fd_, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
@@ -144,23 +151,27 @@ Result<void> AgentClient::send_bytes(const std::string& bytes, Clock::time_point
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       pollfd p{fd_, POLLOUT, 0};
       int ms = remaining_ms(deadline);
-      if (ms == 0) return make_error("timed out writing to the agent (it is not reading)");
+      if (ms == 0)
+        return make_error(ErrorKind::guest, "timed out writing to the agent (it is not reading)");
       if (::poll(&p, 1, ms) < 0 && errno != EINTR) {
-        return make_error("poll on agent socket: " + errno_text(errno));
+        return make_error(ErrorKind::guest, "poll on agent socket: " + errno_text(errno));
       }
       continue;
     }
     closed_ = true;
-    return make_error("writing to the agent: " + errno_text(errno));
+    return make_error(ErrorKind::guest, "writing to the agent: " + errno_text(errno));
   }
   return {};
 }
 
 Result<void> AgentClient::send_message(const json& message) {
-  auto line = proto::encode_line(message);  // the agent would discard an over-cap line
-  if (!line) return line.error();
-  log("> ", std::string_view(*line).substr(0, line->size() - 1));
-  return send_bytes(*line, Clock::now() + kWriteTimeout);
+  // Refused here: the agent would discard an over-cap line.
+  TL_ASSIGN(const auto line, proto::encode_line(message));
+  log("> ", std::string_view(line).substr(0, line.size() - 1));
+  ++sent_;
+  logging::debug("agent > {} ({} bytes)",
+                 message.is_object() ? message.value("type", std::string("?")) : "?", line.size());
+  return send_bytes(line, Clock::now() + kWriteTimeout);
 }
 
 void AgentClient::record_hello(const proto::Message& m) {
@@ -189,14 +200,20 @@ Result<proto::Message> AgentClient::read_message(Clock::time_point deadline,
         skip(msg.error().message);
         continue;
       }
+      ++received_;
+      logging::debug("agent < {}{} ({} bytes)", msg->type,
+                     msg->id ? " " + std::to_string(*msg->id) : std::string(), ev->line.size());
       if (msg->type == proto::type::kHello) record_hello(*msg);
       return msg;
     }
-    if (closed_) return make_error("agent closed the connection while waiting for " + waiting);
+    if (closed_)
+      return make_error(ErrorKind::guest,
+                        "agent closed the connection while waiting for " + waiting);
     if (skipped_lines_ - skip_mark_ > kMaxSkippedPerWait) {
-      return make_error("gave up waiting for " + waiting + ": the agent sent more than " +
-                        std::to_string(kMaxSkippedPerWait) +
-                        " unreadable lines (last: " + last_skip_reason_ + ")");
+      return make_error(ErrorKind::guest,
+                        "gave up waiting for " + waiting + ": the agent sent more than " +
+                            std::to_string(kMaxSkippedPerWait) +
+                            " unreadable lines (last: " + last_skip_reason_ + ")");
     }
     int ms = remaining_ms(deadline);
     if (ms == 0) {
@@ -205,13 +222,13 @@ Result<proto::Message> AgentClient::read_message(Clock::time_point deadline,
         text += " (" + std::to_string(skipped_lines_) +
                 " unreadable lines skipped, last: " + last_skip_reason_ + ")";
       }
-      return make_error(text);
+      return make_error(ErrorKind::guest, text);
     }
     pollfd p{fd_, POLLIN, 0};
     int rc = ::poll(&p, 1, ms);
     if (rc < 0) {
       if (errno == EINTR) continue;
-      return make_error("poll on agent socket: " + errno_text(errno));
+      return make_error(ErrorKind::guest, "poll on agent socket: " + errno_text(errno));
     }
     if (rc == 0) continue;
     char buf[65536];
@@ -222,7 +239,7 @@ Result<proto::Message> AgentClient::read_message(Clock::time_point deadline,
       closed_ = true;
     } else if (errno != EINTR && errno != EAGAIN) {
       closed_ = true;
-      return make_error("reading from the agent: " + errno_text(errno));
+      return make_error(ErrorKind::guest, "reading from the agent: " + errno_text(errno));
     }
   }
 }
@@ -259,8 +276,9 @@ Result<void> AgentClient::resync(milliseconds timeout) {
       if (msg->type != proto::type::kHello) skip("discarded before sync: '" + msg->type + "'");
     }
   }
-  return make_error("no sync reply from the agent within " + std::to_string(timeout.count()) +
-                    " ms (" + std::to_string(sent.size()) + " sync requests sent)");
+  return make_error(ErrorKind::guest, "no sync reply from the agent within " +
+                                          std::to_string(timeout.count()) + " ms (" +
+                                          std::to_string(sent.size()) + " sync requests sent)");
 }
 
 Result<proto::Hello> AgentClient::wait_hello(milliseconds timeout) {
@@ -269,11 +287,10 @@ Result<proto::Hello> AgentClient::wait_hello(milliseconds timeout) {
   for (;;) {
     if (hello_) return *hello_;
     if (hello_error_) return hello_error_->context("agent hello");
-    auto msg = read_message(deadline, "the agent's hello");
-    if (!msg) return msg.error();
-    const bool late_sync = msg->type == proto::type::kSync && msg->id && sync_ids_.count(*msg->id);
-    if (msg->type != proto::type::kHello && !late_sync) {
-      skip("unexpected '" + msg->type + "' before hello");
+    TL_ASSIGN(auto msg, read_message(deadline, "the agent's hello"));
+    const bool late_sync = msg.type == proto::type::kSync && msg.id && sync_ids_.count(*msg.id);
+    if (msg.type != proto::type::kHello && !late_sync) {
+      skip("unexpected '" + msg.type + "' before hello");
     }
   }
 }
@@ -285,24 +302,23 @@ Result<proto::Message> AgentClient::wait_reply(std::uint64_t id, std::string_vie
   const std::string waiting =
       "'" + std::string(expected_type) + "' reply to request " + std::to_string(id);
   for (;;) {
-    auto msg = read_message(deadline, waiting);
-    if (!msg) return msg.error();
-    if (!msg->id || *msg->id != id) {
-      const bool late_sync =
-          msg->type == proto::type::kSync && msg->id && sync_ids_.count(*msg->id);
-      if (msg->type != proto::type::kHello && !late_sync) {
-        skip("'" + msg->type + "' message not for request " + std::to_string(id));
+    TL_ASSIGN(auto msg, read_message(deadline, waiting));
+    if (!msg.id || *msg.id != id) {
+      const bool late_sync = msg.type == proto::type::kSync && msg.id && sync_ids_.count(*msg.id);
+      if (msg.type != proto::type::kHello && !late_sync) {
+        skip("'" + msg.type + "' message not for request " + std::to_string(id));
       }
       continue;
     }
-    if (msg->type == proto::type::kError) {
-      auto text = proto::parse_error(*msg);
-      return make_error("agent error for request " + std::to_string(id) + ": " +
-                        (text ? *text : text.error().message));
+    if (msg.type == proto::type::kError) {
+      auto text = proto::parse_error(msg);
+      return make_error(ErrorKind::guest, "agent error for request " + std::to_string(id) + ": " +
+                                              (text ? *text : text.error().message));
     }
-    if (msg->type != expected_type) {
-      return make_error("agent answered request " + std::to_string(id) + " with '" + msg->type +
-                        "', expected '" + std::string(expected_type) + "'");
+    if (msg.type != expected_type) {
+      return make_error(ErrorKind::guest, "agent answered request " + std::to_string(id) +
+                                              " with '" + msg.type + "', expected '" +
+                                              std::string(expected_type) + "'");
     }
     return msg;
   }
@@ -312,11 +328,9 @@ Result<proto::BenchmarkResult> AgentClient::run(const std::string& benchmark, co
                                                 milliseconds timeout) {
   const std::uint64_t id = next_id_++;
   TL_TRY(send_message(proto::run_message(id, benchmark, params)));
-  auto reply = wait_reply(id, proto::type::kResult, timeout);
-  if (!reply) return reply.error().context("run " + benchmark);
-  auto result = proto::parse_result(*reply);
-  if (!result) return result.error().context("run " + benchmark);
-  return std::move(*result);
+  TL_ASSIGN_CTX(auto reply, wait_reply(id, proto::type::kResult, timeout), "run " + benchmark);
+  TL_ASSIGN_CTX(auto result, proto::parse_result(reply), "run " + benchmark);
+  return result;
 }
 
 Result<void> AgentClient::send_placement(const json& vcpus) {
@@ -326,16 +340,14 @@ Result<void> AgentClient::send_placement(const json& vcpus) {
 Result<void> AgentClient::ping(milliseconds timeout) {
   const std::uint64_t id = next_id_++;
   TL_TRY(send_message(proto::ping_message(id)));
-  auto reply = wait_reply(id, proto::type::kPong, timeout);
-  if (!reply) return reply.error();
+  TL_TRY(wait_reply(id, proto::type::kPong, timeout));
   return {};
 }
 
 Result<void> AgentClient::shutdown() {
   const std::uint64_t id = next_id_++;
   TL_TRY(send_message(proto::shutdown_message(id)));
-  auto reply = wait_reply(id, proto::type::kAck, kShutdownTimeout);
-  if (!reply) return reply.error();
+  TL_TRY(wait_reply(id, proto::type::kAck, kShutdownTimeout));
   return {};
 }
 

@@ -93,6 +93,7 @@ class AgentClient {
   std::uint64_t skipped_lines_ = 0;
   std::uint64_t skip_mark_ = 0;  // skipped_lines_ when the current wait began
   std::uint64_t transcript_bytes_ = 0;
+  std::uint64_t sent_ = 0, received_ = 0;  // messages, for the run log's summary
   std::string last_skip_reason_;
   bool closed_ = false;
 };

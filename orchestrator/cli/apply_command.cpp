@@ -3,11 +3,11 @@
 // the previous XML and prints a diff.
 #include <iostream>
 
-#include "common/terminal_text.hpp"
 #include "orchestrator/apply/domain_apply.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
+#include "orchestrator/logging/log.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -33,10 +33,10 @@ class ApplyCommand : public Command {
     TopologySource src;
     src.connect = opts_.connect_uri;
     auto placed = load_placed_layout(args_, src);
-    if (!placed) return fail(placed.error());
+    if (!placed) return fail("apply", placed.error());
     const auto& [layout, host, plan] = *placed;
     auto result = apply_layout_to_domain(opts_, layout, plan, host.vendor);
-    if (!result) return fail(result.error());
+    if (!result) return fail("apply", result.error());
     if (json_) {
       nlohmann::json j = {{"domain", opts_.domain},   {"changed", result->changed},
                           {"dry_run", opts_.dry_run}, {"backup", result->backup.string()},
@@ -46,20 +46,16 @@ class ApplyCommand : public Command {
       return 0;
     }
     std::cout << result->diff;
-    for (const auto& w : plan.warnings) std::cerr << "warning: " << terminal_safe(w) << "\n";
-    for (const auto& n : result->notes) std::cerr << "note: " << terminal_safe(n) << "\n";
+    for (const auto& w : plan.warnings) logging::warn("{}", w);
+    for (const auto& n : result->notes) logging::info("note: {}", n);
     if (!result->backup.empty()) {
-      std::cerr << "defined '" << opts_.domain << "'; previous XML saved to "
-                << result->backup.string() << "\n";
+      logging::info("defined '{}'; previous XML saved to {}", opts_.domain,
+                    result->backup.string());
     }
     return 0;
   }
 
  private:
-  static int fail(const Error& e) {
-    print_error("apply", e.message);
-    return 1;
-  }
   ApplyOptions opts_;
   LayoutArgs args_;
   bool json_ = false;

@@ -20,8 +20,6 @@
 namespace topolab::cli {
 namespace {
 
-constexpr int kExitMismatch = 3;
-
 class BootCommand : public Command {
  public:
   CLI::App* setup(CLI::App& app) override {
@@ -55,10 +53,10 @@ class BootCommand : public Command {
 
   int run() override {
     auto placed = load_placed_layout(args_, source_);
-    if (!placed) return fail(placed.error());
+    if (!placed) return fail("boot", placed.error());
     const auto& [layout, host, plan] = *placed;
     auto image = build_guest_image(image_);
-    if (!image) return fail(image.error().context("guest image"));
+    if (!image) return fail("boot", image.error().context("guest image"));
 
     BootRequest req;
     req.connect_uri = source_.connect;
@@ -76,10 +74,12 @@ class BootCommand : public Command {
     std::optional<guestsource::PreparedDisk> disk;
     if (auto source = to_guest_source(guest_); !source.builtin()) {
       if (keep_)
-        return fail(Error{"--keep with --disk/--domain: the throw-away overlays would outlive it"});
+        return fail("boot", make_error(ErrorKind::input,
+                                       "--keep with --disk/--domain: the throw-away overlays "
+                                       "would outlive it"));
       if (req.run_id.empty()) req.run_id = virt::make_run_id();
       auto prepared = guestsource::prepare_guest(source_.connect, source, req.run_id);
-      if (!prepared) return fail(prepared.error());
+      if (!prepared) return fail("boot", prepared.error());
       disk.emplace(std::move(prepared).value());
       req.base_template = disk->base_template->path();
       if (hello_opt_->count() == 0) {
@@ -91,7 +91,7 @@ class BootCommand : public Command {
       if (watchdog_ms_ == 0) req.watchdog = std::chrono::milliseconds(-1);
     }
     auto v = boot_and_verify(req);
-    if (!v) return fail(v.error());
+    if (!v) return fail("boot", v.error());
 
     if (json_) {
       auto j = to_json(*v);
@@ -103,7 +103,7 @@ class BootCommand : public Command {
     if (!v->shutdown_error.empty()) {
       print_error("boot", "warning: " + v->shutdown_error);
     }
-    return v->match() ? 0 : kExitMismatch;
+    return to_int(v->match() ? ExitCode::ok : ExitCode::mismatch);
   }
 
  private:
@@ -135,10 +135,6 @@ class BootCommand : public Command {
     }
     // QEMU's warnings often say why (e.g. a required CPU feature it dropped under TCG).
     for (const auto& w : v.qemu_warnings) std::cout << "  qemu warning: " << w << "\n";
-  }
-  static int fail(const Error& e) {
-    print_error("boot", e.message);
-    return 1;
   }
 
   LayoutArgs args_;

@@ -6,6 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "common/exit_code.hpp"
+#include "common/result.hpp"
+
 namespace topolab::cli {
 
 class Command {
@@ -20,6 +23,12 @@ class Command {
 // The one printer of error texts to stderr ("topolab CMD: MESSAGE"): messages carry guest and
 // file text, so control characters and invalid UTF-8 are made visible (terminal_safe).
 void print_error(std::string_view command, std::string_view message);
+
+// The one way a command fails: prints the error (print_error) and returns its exit code
+// (exit_code_for: 70 for an internal error, 1 otherwise; docs/reliability.md "Exit codes").
+int fail(std::string_view command, const Error& e);
+// The same for a message of our own with a given code (usage errors: 2).
+int fail(std::string_view command, std::string_view message, ExitCode code);
 
 std::unique_ptr<Command> make_host_command();
 std::unique_ptr<Command> make_plan_command();

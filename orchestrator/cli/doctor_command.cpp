@@ -37,10 +37,8 @@ class DoctorCommand : public Command {
     if (!layout_.empty() || !guest_cpus_.empty() || !guest_os_.empty()) {
       doctor::RequirementsRequest req{layout_, root_, connect_, guest_cpus_, guest_os_};
       auto guest = doctor::load_guest_requirements(req);
-      if (!guest) {
-        print_error("doctor", guest.error().message);
-        return 2;
-      }
+      // Bad guest requirements have their own code (2): 1 means a check failed.
+      if (!guest) return fail("doctor", guest.error().message, ExitCode::usage);
       options.guest = *guest;
     }
     auto results = doctor::run_doctor(options);
@@ -53,7 +51,7 @@ class DoctorCommand : public Command {
     } else {
       doctor::print_check_table(std::cout, results);
     }
-    return doctor::any_failed(results) ? 1 : 0;
+    return to_int(doctor::any_failed(results) ? ExitCode::failed : ExitCode::ok);
   }
 
  private:

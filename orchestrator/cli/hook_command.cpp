@@ -46,22 +46,18 @@ class HookCommand : public Command {
       return 0;
     }
     if (domain_.empty() || operation_.empty()) {
-      print_error("hook", "expected DOMAIN OPERATION (or --install-snippet)");
-      return 2;
+      return fail("hook", "expected DOMAIN OPERATION (or --install-snippet)", ExitCode::usage);
     }
     isolation::HookRequest request{domain_, operation_, layout_, guest_cpus_, root_, dry_run_};
     auto outcome = isolation::run_hook(request);
-    if (!outcome) {
-      print_error("hook", domain_ + " " + operation_ + ": " + outcome.error().message);
-      return 1;
-    }
+    if (!outcome) return fail("hook", outcome.error().context(domain_ + " " + operation_));
     if (json_) {
       std::cout << isolation::outcome_to_json(*outcome).dump(2) << "\n";
     } else {
       isolation::print_outcome(std::cout, *outcome);
     }
     bool failed = outcome->report && !outcome->report->failures.empty();
-    return failed ? 3 : 0;
+    return to_int(failed ? ExitCode::mismatch : ExitCode::ok);
   }
 
  private:

@@ -24,10 +24,7 @@ class HostCommand : public Command {
 
   int run() override {
     auto topo = load_host_topology(source_);
-    if (!topo) {
-      print_error("host", topo.error().message);
-      return 1;
-    }
+    if (!topo) return fail("host", topo.error());
     if (json_) {
       std::cout << topology_to_json(*topo).dump(2) << "\n";
     } else {

@@ -40,10 +40,7 @@ class ImageCommand : public Command {
     opts.agent_binary = agent_;
     opts.modules_dir = modules_dir_;
     auto img = build_guest_image(opts);
-    if (!img) {
-      print_error("image", img.error().message);
-      return 1;
-    }
+    if (!img) return fail("image", img.error());
     if (json_) {
       nlohmann::json j = {{"kernel", img->kernel.string()},
                           {"initrd", img->initrd.string()},
@@ -73,19 +70,14 @@ class ImageCommand : public Command {
  private:
   int run_windows() {
     if (!kernel_.empty() || !modules_dir_.empty()) {
-      std::fprintf(stderr,
-                   "topolab image: --kernel and --modules-dir have no meaning with "
-                   "--windows\n");
-      return 1;
+      return fail("image", "--kernel and --modules-dir have no meaning with --windows",
+                  ExitCode::failed);
     }
     image::WindowsIsoOptions opts;
     opts.output_dir = output_.empty() ? "/var/cache/topolab/windows" : output_;
     opts.agent_exe = agent_;
     auto iso = image::build_windows_iso(opts);
-    if (!iso) {
-      std::fprintf(stderr, "topolab image --windows: %s\n", iso.error().message.c_str());
-      return 1;
-    }
+    if (!iso) return fail("image --windows", iso.error());
     if (json_) {
       std::cout << nlohmann::json{{"iso", iso->iso.string()},
                                   {"files", iso->files},

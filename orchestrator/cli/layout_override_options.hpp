@@ -48,8 +48,7 @@ inline void add_layout_options(CLI::App* cmd, LayoutArgs& args) {
 }
 
 inline Result<Layout> load_layout_with_overrides(const LayoutArgs& args) {
-  auto layout = load_layout_or_preset(args.layout);
-  if (!layout) return layout.error();
+  TL_ASSIGN(auto layout, load_layout_or_preset(args.layout));
   auto fields = args.overrides;
   for (const auto& s : args.sets) {
     auto eq = s.find('=');
@@ -58,12 +57,8 @@ inline Result<Layout> load_layout_with_overrides(const LayoutArgs& args) {
     }
     fields.emplace_back(s.substr(0, eq), s.substr(eq + 1));
   }
-  for (const auto& [k, v] : fields) {
-    auto r = set_layout_field(*layout, k, v);
-    if (!r) return r.error().context("override");
-  }
-  auto valid = validate_layout(*layout);
-  if (!valid) return valid.error().context(args.layout + " (with overrides)");
+  for (const auto& [k, v] : fields) TL_TRY_CTX(set_layout_field(layout, k, v), "override");
+  TL_TRY_CTX(validate_layout(layout), args.layout + " (with overrides)");
   return layout;
 }
 

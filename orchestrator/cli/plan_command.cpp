@@ -23,7 +23,7 @@ class PlanCommand : public Command {
 
   int run() override {
     auto placed = load_placed_layout(args_, source_);
-    if (!placed) return fail(placed.error());
+    if (!placed) return fail("plan", placed.error());
     const auto& [layout, host, plan] = *placed;
     if (json_) {
       auto j = plan_to_json(plan);
@@ -43,10 +43,6 @@ class PlanCommand : public Command {
   }
 
  private:
-  static int fail(const Error& e) {
-    print_error("plan", e.message);
-    return 1;
-  }
   LayoutArgs args_;
   TopologySource source_;
   bool json_ = false;

@@ -28,12 +28,12 @@ class ReportCommand : public Command {
   int run() override {
     if (json_) format_ = "json";
     auto store = store::ResultStore::open_read_only(store_);
-    if (!store) return fail(store.error().message);
+    if (!store) return fail("report", store.error());
     auto data = report::load_report(**store, experiment_);
-    if (!data) return fail(data.error().message);
+    if (!data) return fail("report", data.error());
     std::ostringstream text;
     auto reporter = report::make_reporter(format_, text);
-    if (!reporter) return fail(reporter.error().message);
+    if (!reporter) return fail("report", reporter.error());
     (*reporter)->report(*data);
     // Rows a report leaves out are said on stderr too, so a pipeline notices (exit stays 0).
     for (const auto& w : data->warnings) print_error("report", "warning: " + w);
@@ -48,15 +48,11 @@ class ReportCommand : public Command {
       return 0;
     }
     auto written = write_file_atomic(output_, text.str());
-    if (!written) return fail(written.error().message);
+    if (!written) return fail("report", written.error());
     return 0;
   }
 
  private:
-  static int fail(const std::string& msg) {
-    print_error("report", msg);
-    return 1;
-  }
   std::string store_, format_ = "table", output_, experiment_;
   bool json_ = false;
 };

@@ -1,5 +1,5 @@
 // `topolab run EXPERIMENT [--store FILE] [--connect URI] [--accel auto|kvm|tcg]
-//                         [--repetitions N] [--seed N] [--json] [--quiet]`
+//                         [--repetitions N] [--seed N] [--json] [-q]`
 #include <charconv>
 #include <cstdio>
 #include <iostream>
@@ -11,6 +11,7 @@
 #include "orchestrator/experiment/backend_factory.hpp"
 #include "orchestrator/experiment/experiment.hpp"
 #include "orchestrator/experiment/runner.hpp"
+#include "orchestrator/logging/log.hpp"
 #include "orchestrator/store/result_store.hpp"
 
 namespace topolab::cli {
@@ -38,7 +39,6 @@ class RunCommand : public Command {
     cmd->add_option("--agent", options_.agent_binary, "Agent binary for backend \"host\"");
     add_watchdog_options(cmd, options_.boot_retries, options_.boot_watchdog_ms);
     cmd->add_flag("--json", json_, "Print the run summary as JSON on stdout");
-    cmd->add_flag("-q,--quiet", quiet_, "No progress on stderr");
     return cmd;
   }
 
@@ -47,15 +47,17 @@ class RunCommand : public Command {
     if (repetitions_ > 0) overrides.repetitions = repetitions_;
     if (auto seed = parse_seed(seed_text_)) overrides.seed = *seed;
     auto e = experiment::load_experiment_file(file_, overrides);
-    if (!e) return fail(e.error().message);
+    if (!e) return fail("run", e.error());
     if (store_.empty()) store_ = e->name + ".db";
     auto store = store::ResultStore::open(store_);
-    if (!store) return fail(store.error().message);
+    if (!store) return fail("run", store.error());
     auto backend = experiment::make_backend(e->backend, options_);
-    if (!backend) return fail(backend.error().message);
-    auto progress = experiment::Progress::for_stderr(quiet_);
+    if (!backend) return fail("run", backend.error());
+    // Progress is information: -q (or --log-level warn and above) silences it.
+    auto progress =
+        experiment::Progress::for_stderr(logging::console_level() > logging::Level::info);
     auto summary = experiment::run_experiment(*e, **backend, **store, progress);
-    if (!summary) return fail(summary.error().message);
+    if (!summary) return fail("run", summary.error());
     if (json_) {
       auto j = summary->to_json();
       j["experiment"] = e->name;
@@ -69,14 +71,10 @@ class RunCommand : public Command {
           summary->cells_mismatch, summary->boots, summary->runs_executed, summary->runs_skipped,
           summary->runs_failed, store_.c_str());
     }
-    return summary->cells_failed > 0 ? 3 : 0;
+    return to_int(summary->cells_failed > 0 ? ExitCode::mismatch : ExitCode::ok);
   }
 
  private:
-  static int fail(const std::string& msg) {
-    print_error("run", msg);
-    return 1;
-  }
   std::string file_, store_;
   experiment::BackendOptions options_;
   int repetitions_ = 0;
@@ -89,7 +87,7 @@ class RunCommand : public Command {
     if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 0) return std::nullopt;
     return static_cast<std::uint64_t>(n);
   }
-  bool json_ = false, quiet_ = false;
+  bool json_ = false;
 };
 
 }  // namespace

@@ -3,12 +3,12 @@
 #include <iostream>
 
 #include "common/file_io.hpp"
-#include "common/terminal_text.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
-#include "orchestrator/domain/cpu_model.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
+#include "orchestrator/logging/log.hpp"
+#include "orchestrator/placement/announced_topology.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -35,22 +35,23 @@ class XmlCommand : public Command {
 
   int run() override {
     auto placed = load_placed_layout(args_, source_);
-    if (!placed) return fail(placed.error());
+    if (!placed) return fail("xml", placed.error());
     const auto& [layout, host, plan] = *placed;
+    const Accelerator accel = accel_ == "kvm" ? Accelerator::kKvm : Accelerator::kTcg;
+    auto announced = announce_topology(layout, plan, accel, host.vendor);
+    if (!announced) return fail("xml", announced.error());
+    const CpuModelChoice& choice = announced->cpu_model;
     DomainSpec spec;
     spec.name = name_.empty() ? "topolab-" + layout.name : name_;
     spec.layout = &layout;
-    spec.plan = &plan;
-    spec.accel = accel_ == "kvm" ? Accelerator::kKvm : Accelerator::kTcg;
-    spec.host_vendor = host.vendor;
+    spec.announced = &*announced;
     spec.base_template = base_;
     if (!kernel_.empty()) spec.boot = BootSpec{kernel_, initrd_, cmdline_};
     spec.serial_log = serial_log_;
     spec.agent_channel = ChannelSpec{};
     spec.agent_channel->socket_path = channel_;
     auto xml = DomainXmlWriter{}.write(spec);
-    if (!xml) return fail(xml.error());
-    const auto choice = choose_cpu_model(layout, spec.accel, spec.host_vendor);
+    if (!xml) return fail("xml", xml.error());
     std::string text = *xml;
     if (json_) {
       nlohmann::json j = {{"xml", *xml},
@@ -60,22 +61,18 @@ class XmlCommand : public Command {
                           {"warnings", plan.warnings}};
       text = j.dump(2) + "\n";
     }
-    for (const auto& w : plan.warnings) std::cerr << "warning: " << terminal_safe(w) << "\n";
+    for (const auto& w : plan.warnings) logging::warn("{}", w);
     if (output_.empty()) {
       std::cout << text;
       return 0;
     }
     auto w = write_file_atomic(output_, text);
-    if (!w) return fail(w.error());
-    std::cerr << "wrote " << output_ << " (" << choice.reason << ")\n";
+    if (!w) return fail("xml", w.error());
+    logging::info("wrote {} ({})", output_, choice.reason);
     return 0;
   }
 
  private:
-  static int fail(const Error& e) {
-    print_error("xml", e.message);
-    return 1;
-  }
   LayoutArgs args_;
   TopologySource source_;
   std::string accel_ = "tcg", base_, name_, kernel_, initrd_, cmdline_, serial_log_, channel_,

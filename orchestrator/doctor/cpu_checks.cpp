@@ -54,9 +54,8 @@ Result<std::pair<std::vector<std::string>, CpuList>> parse_isolcpus(const std::s
     flags.push_back(word);
     rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
   }
-  auto list = CpuList::parse(rest);
-  if (!list) return list.error().context("isolcpus=" + value);
-  return std::make_pair(flags, *list);
+  TL_ASSIGN_CTX(auto list, CpuList::parse(rest), "isolcpus=" + value);
+  return std::make_pair(flags, list);
 }
 
 KernelIsolation read_kernel_isolation(const SysRoot& root) {

@@ -38,21 +38,20 @@ Result<CpuList> guest_cpus_of(const Layout& layout, const std::string& root) {
 Result<GuestRequirements> load_guest_requirements(const RequirementsRequest& request) {
   GuestRequirements req;
   if (!request.layout_file.empty()) {
-    auto layout = load_layout_or_preset(request.layout_file);
-    if (!layout) return layout.error();
-    req.name = layout->name;
-    req.memory_mib = layout->memory_mib;
-    req.hugepage_kib = layout->hugepage_kib;
-    req.hugepages_locked = layout->hugepages_locked;
-    req.threads_per_core = layout->threads_per_core;
-    req.vcpus = layout->vcpu_count();
-    req.sockets = guest_topology_for(*layout).sockets;
-    req.guest_os = layout->guest_os;
-    if (layout->housekeeping_cpus) req.housekeeping_cpus = *layout->housekeeping_cpus;
-    for (const auto& d : layout->hostdevs) req.hostdevs.push_back({d.pci_address, d.managed});
+    TL_ASSIGN(auto layout, load_layout_or_preset(request.layout_file));
+    req.name = layout.name;
+    req.memory_mib = layout.memory_mib;
+    req.hugepage_kib = layout.hugepage_kib;
+    req.hugepages_locked = layout.hugepages_locked;
+    req.threads_per_core = layout.threads_per_core;
+    req.vcpus = layout.vcpu_count();
+    req.sockets = guest_topology_for(layout).sockets;
+    req.guest_os = layout.guest_os;
+    if (layout.housekeeping_cpus) req.housekeeping_cpus = *layout.housekeeping_cpus;
+    for (const auto& d : layout.hostdevs) req.hostdevs.push_back({d.pci_address, d.managed});
     if (request.guest_cpus.empty()) {
       // A layout that does not fit this host is a finding (doctor reports it), not an error.
-      auto cpus = guest_cpus_of(*layout, request.root);
+      auto cpus = guest_cpus_of(layout, request.root);
       if (cpus) {
         req.guest_cpus = *cpus;
       } else {
@@ -61,10 +60,9 @@ Result<GuestRequirements> load_guest_requirements(const RequirementsRequest& req
     }
   }
   if (!request.guest_cpus.empty()) {
-    auto cpus = CpuList::parse(request.guest_cpus);
-    if (!cpus) return cpus.error().context("--guest-cpus");
-    req.guest_cpus = *cpus;
-    if (req.vcpus == 0) req.vcpus = static_cast<int>(cpus->size());
+    TL_ASSIGN_CTX(auto cpus, CpuList::parse(request.guest_cpus), "--guest-cpus");
+    req.guest_cpus = cpus;
+    if (req.vcpus == 0) req.vcpus = static_cast<int>(cpus.size());
   }
   if (!request.guest_os.empty()) req.guest_os = request.guest_os;
   return req;

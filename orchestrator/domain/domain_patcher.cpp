@@ -114,37 +114,11 @@ struct Edit {
   std::string text;
 };
 
-}  // namespace
-
-Result<std::string> patch_domain_xml(const std::string& original, const DomainSpec& spec) {
-  if (!spec.layout || !spec.plan) return make_error("apply: layout and plan are required");
-  pugi::xml_document doc;
-  auto parsed = doc.load_buffer(original.data(), original.size());
-  if (!parsed) {
-    return make_error("domain XML: offset " + std::to_string(parsed.offset) + ": " +
-                      parsed.description());
-  }
-  auto domain = doc.child("domain");
-  if (!domain) return make_error("domain XML: expected a <domain> root element");
-  const Accelerator accel = std::string(domain.attribute("type").as_string()) == "kvm"
-                                ? Accelerator::kKvm
-                                : Accelerator::kTcg;
-  const auto choice = choose_cpu_model(*spec.layout, accel, spec.host_vendor);
-  auto opts = domain::sections_asked_by(*spec.layout);
-  if (spec.layout->expose == Exposure::kNuma) {
-    // The cells split the domain's own memory: libvirt sets <memory> to their sum.
-    if (domain.child("maxMemory")) {
-      return make_error(
-          "apply: the domain has <maxMemory> (memory hot-plug); its NUMA cells cannot be "
-          "rewritten without knowing its DIMMs (expected a domain without memory hot-plug, or a "
-          "layout that does not expose numa)");
-    }
-    auto mem = domain::domain_memory_kib(domain);
-    if (!mem) return mem.error().context("apply");
-    opts.numa_memory_kib = *mem;
-  }
-  TL_TRY(domain::write_cpu_sections(domain, *spec.layout, *spec.plan, choice, opts));
-
+// The original text with each named top-level element replaced by the patched document's
+// (removed when it has none, inserted in libvirt's order when the original had none); every
+// other byte of the original is kept.
+Result<std::string> splice_sections(const std::string& original, pugi::xml_node domain,
+                                    const std::vector<std::string>& names) {
   auto scan = scan_top_level(original);
   if (!scan) return scan.error();
   std::string indent = "  ";
@@ -153,10 +127,6 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
     auto ls = line_start(original, b);
     if (original.find_first_not_of(" \t", ls) == b) indent = original.substr(ls, b - ls);
   }
-  std::vector<std::string> names = {"vcpu", "vcpus", "cputune", "numatune", "cpu"};
-  if (opts.memory_backing) names.push_back("memoryBacking");
-  if (opts.iothreads) names.push_back("iothreads");
-
   std::vector<Edit> edits;
   for (const auto& name : names) {
     auto node = domain.child(name.c_str());
@@ -193,6 +163,46 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
   std::string out = original;
   for (const auto& e : edits) out.replace(e.begin, e.end - e.begin, e.text);
   return out;
+}
+
+}  // namespace
+
+Result<std::string> patch_domain_xml(const std::string& original, const DomainSpec& spec) {
+  if (!spec.layout || (!spec.plan && !spec.announced)) {
+    return make_error("apply: layout and plan are required");
+  }
+  pugi::xml_document doc;
+  auto parsed = doc.load_buffer(original.data(), original.size());
+  if (!parsed) {
+    return make_error("domain XML: offset " + std::to_string(parsed.offset) + ": " +
+                      parsed.description());
+  }
+  auto domain = doc.child("domain");
+  if (!domain) return make_error("domain XML: expected a <domain> root element");
+  const Accelerator accel = std::string(domain.attribute("type").as_string()) == "kvm"
+                                ? Accelerator::kKvm
+                                : Accelerator::kTcg;
+  auto announced = announced_for(spec, accel);
+  if (!announced) return announced.error();
+  if (!announced->cells.empty()) {
+    // The cells split the domain's own memory: libvirt sets <memory> to their sum.
+    if (domain.child("maxMemory")) {
+      return make_error(
+          "apply: the domain has <maxMemory> (memory hot-plug); its NUMA cells cannot be "
+          "rewritten without knowing its DIMMs (expected a domain without memory hot-plug, or a "
+          "layout that does not expose numa)");
+    }
+    auto mem = domain::domain_memory_kib(domain);
+    if (!mem) return mem.error().context("apply");
+    TL_TRY(split_cell_memory(*announced, *spec.layout, *mem));
+  }
+  const auto opts = domain::sections_asked_by(*spec.layout);
+  TL_TRY(domain::write_cpu_sections(domain, *spec.layout, *announced, opts));
+
+  std::vector<std::string> names = {"vcpu", "vcpus", "cputune", "numatune", "cpu"};
+  if (opts.memory_backing) names.push_back("memoryBacking");
+  if (opts.iothreads) names.push_back("iothreads");
+  return splice_sections(original, domain, names);
 }
 
 }  // namespace topolab

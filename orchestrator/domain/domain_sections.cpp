@@ -107,29 +107,8 @@ void write_cputune(pugi::xml_node domain, const Layout& l, const PlacementPlan& 
   if (!tune.first_child()) domain.remove_child(tune);
 }
 
-// Cell sizes in KiB splitting `total_kib`; with hugepages every cell is a whole number of pages.
-// Refused (never rounded) when the total is not a whole number of units: rounding would change
-// the guest's memory without saying so. (Fewer units than cells leaves memory-less cells, which
-// QEMU and Linux accept.)
-Result<std::vector<std::uint64_t>> cell_sizes_kib(const Layout& l, std::uint64_t total_kib) {
-  const std::uint64_t unit = l.hugepage_kib ? l.hugepage_kib : 1024;
-  const auto g = static_cast<std::uint64_t>(l.l3_groups);
-  if (total_kib % unit != 0) {
-    return make_error("memory " + std::to_string(total_kib) + " KiB cannot be split into " +
-                      std::to_string(g) + " NUMA cells of whole " + std::to_string(unit) +
-                      " KiB units (expected a multiple of " + std::to_string(unit) + " KiB)");
-  }
-  const std::uint64_t units = total_kib / unit;
-  std::vector<std::uint64_t> out;
-  for (std::uint64_t i = 0; i < g; ++i) {
-    std::uint64_t u = units / g + (i < units % g ? 1 : 0);
-    out.push_back(u * unit);
-  }
-  return out;
-}
-
-Result<void> write_cpu(pugi::xml_node domain, const Layout& l, const PlacementPlan& plan,
-                       const CpuModelChoice& choice, std::uint64_t numa_memory_kib) {
+void write_cpu(pugi::xml_node domain, const AnnouncedTopology& a) {
+  const CpuModelChoice& choice = a.cpu_model;
   auto cpu = replace_child(domain, "cpu");
   set_attr(cpu, "mode", choice.mode);
   if (choice.mode == "custom") {
@@ -140,7 +119,7 @@ Result<void> write_cpu(pugi::xml_node domain, const Layout& l, const PlacementPl
   } else {
     set_attr(cpu, "check", "none");
   }
-  const auto& t = plan.topology;
+  const auto& t = a.topology();
   auto topo = cpu.append_child("topology");
   set_attr(topo, "sockets", std::to_string(t.sockets));
   set_attr(topo, "dies", std::to_string(t.dies));
@@ -163,23 +142,19 @@ Result<void> write_cpu(pugi::xml_node domain, const Layout& l, const PlacementPl
     set_attr(feat, "policy", "disable");
     set_attr(feat, "name", f);
   }
-  if (l.expose == Exposure::kNuma) {
-    auto sizes = cell_sizes_kib(l, numa_memory_kib);
-    if (!sizes) return sizes.error();
-    auto numa = cpu.append_child("numa");
-    const int per_group = l.cores_per_group * l.threads_per_core;
-    for (int g = 0; g < l.l3_groups; ++g) {
-      auto cell = numa.append_child("cell");
-      set_attr(cell, "id", std::to_string(g));
-      set_attr(cell, "cpus", CpuList::range(g * per_group, (g + 1) * per_group - 1).to_string());
-      set_attr(cell, "memory", std::to_string((*sizes)[static_cast<std::size_t>(g)]));
-      set_attr(cell, "unit", "KiB");
-    }
+  if (a.cells.empty()) return;
+  auto numa = cpu.append_child("numa");
+  for (const auto& c : a.cells) {
+    auto cell = numa.append_child("cell");
+    set_attr(cell, "id", std::to_string(c.id));
+    set_attr(cell, "cpus", c.cpus.to_string());
+    set_attr(cell, "memory", std::to_string(c.memory_kib));
+    set_attr(cell, "unit", "KiB");
   }
-  return {};
 }
 
-void write_numatune(pugi::xml_node domain, const Layout& l, const PlacementPlan& plan) {
+void write_numatune(pugi::xml_node domain, const AnnouncedTopology& a) {
+  const PlacementPlan& plan = a.placement;
   if (plan.memory_nodes.empty()) {
     if (auto old = domain.child("numatune")) domain.remove_child(old);
     return;
@@ -188,14 +163,12 @@ void write_numatune(pugi::xml_node domain, const Layout& l, const PlacementPlan&
   auto mem = tune.append_child("memory");
   set_attr(mem, "mode", plan.memory_strict ? "strict" : "preferred");
   set_attr(mem, "nodeset", plan.memory_nodes.to_string());
-  if (l.expose == Exposure::kNuma) {
-    for (const auto& g : plan.groups) {
-      if (g.host_node < 0) continue;
-      auto node = tune.append_child("memnode");
-      set_attr(node, "cellid", std::to_string(g.group));
-      set_attr(node, "mode", plan.memory_strict ? "strict" : "preferred");
-      set_attr(node, "nodeset", std::to_string(g.host_node));
-    }
+  for (const auto& c : a.cells) {
+    if (c.host_node < 0) continue;
+    auto node = tune.append_child("memnode");
+    set_attr(node, "cellid", std::to_string(c.id));
+    set_attr(node, "mode", plan.memory_strict ? "strict" : "preferred");
+    set_attr(node, "nodeset", std::to_string(c.host_node));
   }
 }
 
@@ -272,14 +245,13 @@ SectionOptions sections_asked_by(const Layout& l) {
   return o;
 }
 
-Result<void> write_cpu_sections(pugi::xml_node domain, const Layout& l, const PlacementPlan& plan,
-                                const CpuModelChoice& choice, const SectionOptions& opts) {
-  if (static_cast<int>(plan.vcpus.size()) != l.vcpu_count() ||
-      plan.topology.vcpus() != l.vcpu_count()) {
-    return make_error("placement plan has " + std::to_string(plan.vcpus.size()) +
-                      " vCPUs and topology product " + std::to_string(plan.topology.vcpus()) +
-                      ", layout '" + l.name + "' has " + std::to_string(l.vcpu_count()) +
-                      " (expected a plan made for this layout)");
+Result<void> write_cpu_sections(pugi::xml_node domain, const Layout& l, const AnnouncedTopology& a,
+                                const SectionOptions& opts) {
+  const PlacementPlan& plan = a.placement;
+  if (static_cast<int>(a.vcpus.size()) != l.vcpu_count()) {
+    return make_error("announced topology of layout '" + a.layout_name + "' has " +
+                      std::to_string(a.vcpus.size()) + " vCPUs, layout '" + l.name + "' has " +
+                      std::to_string(l.vcpu_count()) + " (expected one announced for this layout)");
   }
   // A <vcpus> hot-plug list (and <vcpu current=...>) describes the old vCPU count; libvirt
   // refuses it against the new one. The layout's vCPUs are all online: the list goes.
@@ -296,9 +268,8 @@ Result<void> write_cpu_sections(pugi::xml_node domain, const Layout& l, const Pl
   }
   if (opts.memory_backing) write_memory_backing(domain, l);
   write_cputune(domain, l, plan);
-  write_numatune(domain, l, plan);
-  auto cpu = write_cpu(domain, l, plan, choice, opts.numa_memory_kib.value_or(l.memory_mib * 1024));
-  if (!cpu) return cpu.error().context("layout '" + l.name + "'");
+  write_numatune(domain, a);
+  write_cpu(domain, a);
   return {};
 }
 

@@ -161,8 +161,15 @@ std::filesystem::path default_base_template() {
   return templates_dir() / "domains" / "linux-direct-boot.xml";
 }
 
+Result<AnnouncedTopology> announced_for(const DomainSpec& spec, Accelerator accel) {
+  if (spec.announced) return *spec.announced;
+  return announce_topology(*spec.layout, *spec.plan, accel, spec.host_vendor);
+}
+
 Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
-  if (!spec.layout || !spec.plan) return make_error("domain XML: layout and plan are required");
+  if (!spec.layout || (!spec.plan && !spec.announced)) {
+    return make_error("domain XML: layout and plan are required");
+  }
   if (spec.name.empty()) return make_error("domain XML: a domain name is required");
   const auto base = spec.base_template.empty() ? default_base_template() : spec.base_template;
   auto text = read_file(base, 4u << 20);
@@ -178,12 +185,13 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
                       std::to_string(domain::kMaxXmlDepth) + " elements; refusing it");
   auto domain = doc.child("domain");
   if (!domain) return make_error(base.string() + ": expected a <domain> root element");
-  set_attr(domain, "type", spec.accel == Accelerator::kKvm ? "kvm" : "qemu");
+  auto announced = announced_for(spec, spec.accel);
+  if (!announced) return announced.error();
+  set_attr(domain, "type", announced->accel == Accelerator::kKvm ? "kvm" : "qemu");
   set_child_text(domain, "name", spec.name);
   if (auto uuid = domain.child("uuid")) domain.remove_child(uuid);
   write_memory(domain, *spec.layout);
-  const auto choice = choose_cpu_model(*spec.layout, spec.accel, spec.host_vendor);
-  TL_TRY(domain::write_cpu_sections(domain, *spec.layout, *spec.plan, choice,
+  TL_TRY(domain::write_cpu_sections(domain, *spec.layout, *announced,
                                     domain::sections_asked_by(*spec.layout)));
   write_boot(domain, spec);
   if (spec.layout->hyperv) write_hyperv(domain);

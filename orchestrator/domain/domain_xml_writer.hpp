@@ -1,20 +1,17 @@
 #pragma once
-// Writes a libvirt domain XML (pugixml) from a base template plus a Layout and its
-// PlacementPlan: <vcpu>, <cputune>, <cpu> (model, features, topology, numa cells),
-// <numatune>, memory backing, iothreads, hostdevs, direct kernel boot and the agent channel.
+// Writes a libvirt domain XML (pugixml) from a base template plus a Layout and what is
+// announced to the guest (AnnouncedTopology): <vcpu>, <cputune>, <cpu> (model, features,
+// topology, numa cells), <numatune>, memory backing, iothreads, hostdevs, direct kernel boot and
+// the agent channel.
 #include <filesystem>
 #include <optional>
 #include <string>
 
 #include "common/result.hpp"
 #include "orchestrator/layout/layout.hpp"
-#include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/placement/announced_topology.hpp"
 
 namespace topolab {
-
-enum class Accelerator { kKvm, kTcg };
-std::string to_string(Accelerator);
-Result<Accelerator> parse_accelerator(std::string_view);
 
 struct BootSpec {
   std::filesystem::path kernel, initrd;
@@ -27,6 +24,9 @@ struct ChannelSpec {
 struct DomainSpec {
   std::string name;
   const Layout* layout = nullptr;
+  // What the guest is told. When null it is announced here from plan + accel + host_vendor
+  // (announce_topology); a caller that also verifies the guest passes the one it verifies with.
+  const AnnouncedTopology* announced = nullptr;
   const PlacementPlan* plan = nullptr;
   Accelerator accel = Accelerator::kTcg;
   std::string host_vendor;              // "AuthenticAMD", "GenuineIntel", "" unknown
@@ -40,6 +40,9 @@ struct DomainSpec {
 // share/topolab/templates, or the source tree's when run from the build tree).
 std::filesystem::path templates_dir();
 std::filesystem::path default_base_template();
+
+// spec.announced, or the topology announced from spec.plan, spec.accel and spec.host_vendor.
+Result<AnnouncedTopology> announced_for(const DomainSpec& spec, Accelerator accel);
 
 class DomainXmlWriter {
  public:

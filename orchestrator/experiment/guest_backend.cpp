@@ -1,14 +1,12 @@
 #include "orchestrator/experiment/guest_backend.hpp"
 
 #include "host/topology_json.hpp"
-#include "orchestrator/domain/cpu_model.hpp"
-#include "orchestrator/domain/intended_topology.hpp"
 #include "orchestrator/experiment/guest_table.hpp"
 #include "orchestrator/guestsource/disk_guest.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/session/guest_session.hpp"
 #include "orchestrator/session/vcpu_limits.hpp"
-#include "orchestrator/verify/topology_compare.hpp"
+#include "orchestrator/verify/guest_verify.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
 
@@ -19,21 +17,21 @@ using namespace std::chrono_literals;
 
 class GuestTarget : public Target {
  public:
-  GuestTarget(std::unique_ptr<GuestSession> s, HostTopology intended,
-              std::optional<guestsource::PreparedDisk> disk = std::nullopt)
-      : disk_(std::move(disk)), session_(std::move(s)), intended_(std::move(intended)) {
-    for (const auto& m : compare_topologies(intended_, session_->seen_topology()))
-      mismatches_.push_back({{"level", m.level}, {"intended", m.intended}, {"seen", m.seen}});
-  }
+  // Verified once, against the topology the session announced (and wrote the XML from).
+  explicit GuestTarget(std::unique_ptr<GuestSession> s,
+                       std::optional<guestsource::PreparedDisk> disk = std::nullopt)
+      : disk_(std::move(disk)),
+        session_(std::move(s)),
+        verdict_(verify_guest(session_->announced(), session_->seen_topology())) {}
   Result<protocol::BenchmarkResult> run(const std::string& benchmark, const nlohmann::json& params,
                                         std::chrono::milliseconds timeout) override {
     return session_->agent().run(benchmark, params, timeout);
   }
   Result<void> ping() override { return session_->agent().ping(10s); }
   Result<void> shutdown() override { return session_->shutdown(); }
-  nlohmann::json intended() const override { return topology_to_json(intended_); }
-  nlohmann::json seen() const override { return topology_to_json(session_->seen_topology()); }
-  nlohmann::json mismatches() const override { return mismatches_; }
+  nlohmann::json intended() const override { return topology_to_json(verdict_.intended); }
+  nlohmann::json seen() const override { return topology_to_json(verdict_.seen); }
+  nlohmann::json mismatches() const override { return mismatches_to_json(verdict_.mismatches); }
   nlohmann::json timings() const override { return session_->timings(); }
   nlohmann::json versions() const override {
     const auto& h = session_->hello();
@@ -51,8 +49,7 @@ class GuestTarget : public Target {
   // Declared before the session: its overlay is deleted after the domain is gone.
   std::optional<guestsource::PreparedDisk> disk_;
   std::unique_ptr<GuestSession> session_;
-  HostTopology intended_;
-  nlohmann::json mismatches_ = nlohmann::json::array();
+  GuestVerdict verdict_;
 };
 
 }  // namespace
@@ -155,11 +152,7 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
   }
   auto session = GuestSession::boot(req);
   if (!session) return session.error();
-  auto model = choose_cpu_model(
-      req.layout, (*session)->uses_kvm() ? Accelerator::kKvm : Accelerator::kTcg, host_.vendor);
-  HostTopology intended = intended_guest_topology(req.layout, req.plan, model.style);
-  return std::unique_ptr<Target>(
-      new GuestTarget(std::move(*session), std::move(intended), std::move(disk)));
+  return std::unique_ptr<Target>(new GuestTarget(std::move(*session), std::move(disk)));
 }
 
 nlohmann::json GuestBackend::layout_identity(const Configuration& c) const {

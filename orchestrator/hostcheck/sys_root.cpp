@@ -42,10 +42,8 @@ std::optional<std::string> SysRoot::attr_or_none(std::string_view absolute) cons
 }
 
 Result<CpuList> SysRoot::cpu_list(std::string_view absolute) const {
-  auto text = attr(absolute);
-  if (!text) return text.error();
-  auto list = CpuList::parse(*text);
-  if (!list) return list.error().context(at(absolute).string());
+  TL_ASSIGN(auto text, attr(absolute));
+  TL_ASSIGN_CTX(auto list, CpuList::parse(text), at(absolute).string());
   return list;
 }
 

@@ -41,8 +41,8 @@ Result<int> int_attr(const std::string& origin, const pugi::xml_node& node, cons
 Result<CpuList> list_attr(const std::string& origin, const pugi::xml_node& node, const char* attr,
                           CpuIdBudget& budget) {
   std::string_view text = node.attribute(attr).value();
-  auto list = CpuList::parse(text, &budget);
-  if (!list) return list.error().context(origin + ": <" + node.name() + "> attribute " + attr);
+  TL_ASSIGN_CTX(auto list, CpuList::parse(text, &budget),
+                origin + ": <" + node.name() + "> attribute " + attr);
   return list;
 }
 
@@ -77,26 +77,24 @@ Result<std::uint64_t> sized(const std::string& origin, const pugi::xml_node& nod
 Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, RawTopology& raw,
                         CpuIdBudget& budget) {
   NumaNode node;
-  auto id = int_attr(origin, cell, "id");
-  if (!id) return id.error();
-  node.id = *id;
+  TL_ASSIGN(auto id, int_attr(origin, cell, "id"));
+  node.id = id;
   if (auto mem = cell.child("memory")) {
-    auto kib = sized(origin, mem, mem.child_value(), "unit", "memory");
-    if (!kib) return kib.error();
-    node.memory_kib = *kib;
+    TL_ASSIGN(auto kib, sized(origin, mem, mem.child_value(), "unit", "memory"));
+    node.memory_kib = kib;
   }
   // The first (smallest) <pages> is the base page size, not a hugepage pool.
   std::vector<HugepagePool> pools;
   for (auto pages : cell.children("pages")) {
-    auto size = sized(origin, pages, pages.attribute("size").value(), "unit", "page size");
-    if (!size) return size.error();
+    TL_ASSIGN(auto size,
+              sized(origin, pages, pages.attribute("size").value(), "unit", "page size"));
     auto count = to_integer(pages.child_value());
     if (!count || *count < 0) {
       return make_error(origin + ": <pages size='" + pages.attribute("size").value() +
                         "'> count '" + std::string(pages.child_value()).substr(0, 80) +
                         "': expected a non-negative integer");
     }
-    pools.push_back({*size, static_cast<std::uint64_t>(*count), 0});
+    pools.push_back({size, static_cast<std::uint64_t>(*count), 0});
   }
   std::sort(pools.begin(), pools.end(),
             [](const HugepagePool& a, const HugepagePool& b) { return a.page_kib < b.page_kib; });
@@ -106,25 +104,22 @@ Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, R
   std::vector<int> node_cpus;
   for (auto cpu : cell.child("cpus").children("cpu")) {
     RawCpu r;
-    auto cpu_id = int_attr(origin, cpu, "id", 0, kMaxCpuIds - 1);
-    if (!cpu_id) return cpu_id.error().context("cell " + std::to_string(node.id));
-    r.id = *cpu_id;
+    TL_ASSIGN_CTX(auto cpu_id, int_attr(origin, cpu, "id", 0, kMaxCpuIds - 1),
+                  "cell " + std::to_string(node.id));
+    r.id = cpu_id;
     r.siblings = CpuList{r.id};
     // libvirt omits socket_id/core_id/siblings for offline CPUs.
     r.online = static_cast<bool>(cpu.attribute("socket_id"));
     if (r.online) {
-      auto pkg = int_attr(origin, cpu, "socket_id", -1);
-      if (!pkg) return pkg.error();
-      r.package = *pkg;
+      TL_ASSIGN(auto pkg, int_attr(origin, cpu, "socket_id", -1));
+      r.package = pkg;
       if (cpu.attribute("die_id")) {
-        auto die = int_attr(origin, cpu, "die_id", -1);
-        if (!die) return die.error();
-        r.die_id = *die;
+        TL_ASSIGN(auto die, int_attr(origin, cpu, "die_id", -1));
+        r.die_id = die;
       }
       if (cpu.attribute("siblings")) {
-        auto siblings = list_attr(origin, cpu, "siblings", budget);
-        if (!siblings) return siblings.error();
-        r.siblings = siblings->united(CpuList{r.id});
+        TL_ASSIGN(auto siblings, list_attr(origin, cpu, "siblings", budget));
+        r.siblings = siblings.united(CpuList{r.id});
       }
       node_cpus.push_back(r.id);
     }
@@ -143,14 +138,12 @@ Result<void> parse_cache(const std::string& origin, const pugi::xml_node& cache,
   for (auto bank : cache.children("bank")) {
     if (std::string_view(bank.attribute("level").value()) != "3") continue;
     if (std::string_view(bank.attribute("type").value()) == "code") continue;
-    auto cpus = list_attr(origin, bank, "cpus", budget);
-    if (!cpus) return cpus.error();
+    TL_ASSIGN(auto cpus, list_attr(origin, bank, "cpus", budget));
     RawCache c;
-    c.cpus = std::move(*cpus);
+    c.cpus = std::move(cpus);
     if (bank.attribute("size")) {
-      auto kib = sized(origin, bank, bank.attribute("size").value(), "unit", "size");
-      if (!kib) return kib.error();
-      c.size_kib = *kib;
+      TL_ASSIGN(auto kib, sized(origin, bank, bank.attribute("size").value(), "unit", "size"));
+      c.size_kib = kib;
     }
     raw.l3.push_back(std::move(c));
   }
@@ -185,8 +178,7 @@ Result<HostTopology> parse_xml(std::string_view xml, const std::string& origin) 
   TL_TRY(parse_cache(origin, host.child("cache"), raw, budget));
   raw.vendor = cpuid_vendor(host.child("cpu").child_value("vendor"));
   raw.model = host.child("cpu").child_value("model");
-  auto topo = build_topology(std::move(raw));
-  if (!topo) return topo.error().context(origin);
+  TL_ASSIGN_CTX(auto topo, build_topology(std::move(raw)), origin);
   return topo;
 }
 

@@ -35,13 +35,10 @@ void add_local_details(HostTopology& topo) {
 }
 
 Result<HostTopology> from_libvirt(const std::string& uri) {
-  auto conn = virt::open_connection(uri);
-  if (!conn) return conn.error();
-  auto xml = virt::get_capabilities(conn->get());
-  if (!xml) return xml.error();
-  auto topo = parse_capabilities_xml(*xml, "libvirt:" + uri);
-  if (!topo) return topo.error();
-  if (is_local_uri(uri)) add_local_details(*topo);
+  TL_ASSIGN(auto conn, virt::open_connection(uri));
+  TL_ASSIGN(auto xml, virt::get_capabilities(conn.get()));
+  TL_ASSIGN(auto topo, parse_capabilities_xml(xml, "libvirt:" + uri));
+  if (is_local_uri(uri)) add_local_details(topo);
   return topo;
 }
 
@@ -55,9 +52,9 @@ Result<HostTopology> load_host_topology(const TopologySource& src) {
   }
   if (!src.sysfs.empty()) return read_sysfs_topology(src.sysfs);
   if (!src.caps.empty()) {
-    auto xml = read_file(src.caps, 16u << 20);  // real ones: < 1 MiB for 8192 CPUs
-    if (!xml) return xml.error();
-    return parse_capabilities_xml(*xml, src.caps);
+    // Real ones: < 1 MiB for 8192 CPUs.
+    TL_ASSIGN(const auto xml, read_file(src.caps, 16u << 20));
+    return parse_capabilities_xml(xml, src.caps);
   }
   return from_libvirt(src.connect.empty() ? kDefaultUri : src.connect);
 }

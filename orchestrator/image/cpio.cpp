@@ -102,9 +102,8 @@ Result<std::vector<CpioEntry>> read_cpio(std::string_view archive) {
     }
     std::uint32_t f[13];
     for (int i = 0; i < 13; ++i) {
-      auto v = parse_hex(h.substr(6 + 8 * i, 8), pos);
-      if (!v) return v.error();
-      f[i] = *v;
+      TL_ASSIGN(auto v, parse_hex(h.substr(6 + 8 * i, 8), pos));
+      f[i] = v;
     }
     const std::uint32_t mode = f[1], filesize = f[6], namesize = f[11];
     std::size_t name_at = pos + kHeaderBytes;

@@ -149,9 +149,8 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
   img.cmdline = kDefaultCmdline;
   fs::path kernel = opts.kernel;
   if (kernel.empty()) {
-    auto k = newest_kernel();
-    if (!k) return k.error();
-    kernel = *k;
+    TL_ASSIGN(auto k, newest_kernel());
+    kernel = k;
   }
   img.kernel_version = kernel_version_of(kernel);
   fs::path modules_dir = opts.modules_dir;
@@ -167,23 +166,20 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
   // cannot be /init, so its real-guest tests point at the release agent.
   fs::path agent = opts.agent_binary.empty() ? install_paths().agent : opts.agent_binary;
 
-  auto kernel_bytes = read_file(kernel, 256u << 20);
-  if (!kernel_bytes) return kernel_bytes.error().context("kernel");
-  auto agent_bytes = read_file(agent, 256u << 20);
-  if (!agent_bytes) return agent_bytes.error().context("agent binary");
-  if (agent_bytes->size() < 4 || agent_bytes->compare(0, 4,
-                                                      "\x7f"
-                                                      "ELF") != 0) {
+  TL_ASSIGN_CTX(auto kernel_bytes, read_file(kernel, 256u << 20), "kernel");
+  TL_ASSIGN_CTX(auto agent_bytes, read_file(agent, 256u << 20), "agent binary");
+  if (agent_bytes.size() < 4 || agent_bytes.compare(0, 4,
+                                                    "\x7f"
+                                                    "ELF") != 0) {
     return make_error("agent binary " + agent.string() + " is not an ELF executable");
   }
-  if (auto interp = image::elf_interpreter(*agent_bytes); !interp.empty()) {
+  if (auto interp = image::elf_interpreter(agent_bytes); !interp.empty()) {
     // As /init of our initramfs there is no dynamic loader: the kernel would panic with
     // "Failed to execute /init (error -2)".
     return make_error("agent binary " + agent.string() + " is dynamically linked (interpreter " +
                       interp + "); the guest image needs a static agent (a release build's)");
   }
-  auto modules = image::resolve_modules(modules_dir, required_guest_modules());
-  if (!modules) return modules.error();
+  TL_ASSIGN(auto modules, image::resolve_modules(modules_dir, required_guest_modules()));
 
   image::CpioWriter cpio;
   for (const char* d : {"dev", "proc", "sys", "run", "tmp", "lib", kModulesDirInImage}) {
@@ -191,13 +187,12 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
   }
   // The kernel opens /dev/console for init's stdio before the agent can mount devtmpfs.
   cpio.add_char_device("dev/console", 5, 1);
-  cpio.add_file("init", *agent_bytes, 0755);
+  cpio.add_file("init", agent_bytes, 0755);
   std::string order;
-  for (const auto& m : *modules) {
-    auto bytes = image::read_module_bytes(m.path);
-    if (!bytes) return bytes.error().context("module " + m.name);
+  for (const auto& m : modules) {
+    TL_ASSIGN_CTX(auto bytes, image::read_module_bytes(m.path), "module " + m.name);
     const std::string in_image = std::string(kModulesDirInImage) + "/" + m.name + ".ko";
-    cpio.add_file(in_image, std::move(*bytes));
+    cpio.add_file(in_image, std::move(bytes));
     order += "/" + in_image + "\n";
     img.modules.push_back(m.name);
   }
@@ -207,7 +202,7 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
   Fnv1a64 hash;
   hash.add(std::to_string(kImageFormat));
   hash.add(archive);
-  hash.add(*kernel_bytes);
+  hash.add(kernel_bytes);
   hash.add(img.cmdline);
   img.content_hash = hash.hex();
   img.initrd_bytes = archive.size();
@@ -219,12 +214,12 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
   if (reuse_cached(manifest, out, archive.size(), img)) return img;  // identical inputs
 
   std::string boot_kernel;
-  if (auto elf = image::extract_pvh_vmlinux(*kernel_bytes); elf) {
+  if (auto elf = image::extract_pvh_vmlinux(kernel_bytes); elf) {
     boot_kernel = std::move(elf).value();
     img.boot_protocol = "pvh";
     img.kernel = out / "vmlinux";
   } else {
-    boot_kernel = *kernel_bytes;
+    boot_kernel = kernel_bytes;
     img.boot_protocol = "bzimage";
     img.pvh_fallback = elf.error().message;
     img.kernel = out / "vmlinuz";

@@ -40,10 +40,9 @@ struct DepEntry {
 };
 
 Result<std::map<std::string, DepEntry>> parse_modules_dep(const fs::path& file) {
-  auto text = read_file(file, kMaxModulesDepBytes);
-  if (!text) return text.error();
+  TL_ASSIGN(auto text, read_file(file, kMaxModulesDepBytes));
   std::map<std::string, DepEntry> out;
-  std::istringstream in(*text);
+  std::istringstream in(text);
   std::string line;
   int lineno = 0;
   while (std::getline(in, line)) {
@@ -134,13 +133,12 @@ Result<void> walk_module(const std::string& root, const std::map<std::string, De
 
 Result<std::vector<ModuleFile>> resolve_modules(const fs::path& modules_dir,
                                                 const std::vector<std::string>& wanted) {
-  auto dep = parse_modules_dep(modules_dir / "modules.dep");
-  if (!dep) return dep.error();
+  TL_ASSIGN(auto dep, parse_modules_dep(modules_dir / "modules.dep"));
   const auto builtin = parse_builtin(modules_dir / "modules.builtin");
   std::vector<ModuleFile> order;
   std::set<std::string> done;
   for (const auto& w : wanted) {
-    TL_TRY(walk_module(module_name(w), *dep, builtin, modules_dir, done, order));
+    TL_TRY(walk_module(module_name(w), dep, builtin, modules_dir, done, order));
   }
   return order;
 }
@@ -208,10 +206,8 @@ Result<std::string> read_module_bytes(const fs::path& path) {
   }
   // The decompressor reads the file we opened (and checked to be regular) on its stdin: a FIFO
   // named as a module must not block it.
-  auto fd = open_regular_file(path);
-  if (!fd) return fd.error();
-  auto out = capture_output({tool, "-dcq"}, kMax, fd->get());
-  if (!out) return out.error().context(p);
+  TL_ASSIGN(auto fd, open_regular_file(path));
+  TL_ASSIGN_CTX(auto out, capture_output({tool, "-dcq"}, kMax, fd.get()), p);
   return out;
 }
 

@@ -112,10 +112,10 @@ Result<WindowsIso> write_iso(const fs::path& out_dir, const fs::path& stage,
   }
   const fs::path tmp = stage / kIsoName;
   // -J: Joliet names as Windows shows them; -r: sane permissions; no shell, argv only.
-  auto ran = capture_output({"xorriso", "-as", "mkisofs", "-quiet", "-V", "TOPOLAB_AGENT", "-J",
+  TL_TRY_CTX(capture_output({"xorriso", "-as", "mkisofs", "-quiet", "-V", "TOPOLAB_AGENT", "-J",
                              "-r", "-o", tmp.string(), content.string()},
-                            1u << 20);
-  if (!ran) return ran.error().context("xorriso (apt-get install xorriso)");
+                            1u << 20),
+             "xorriso (apt-get install xorriso)");
   iso.iso = out_dir / kIsoName;
   std::error_code ec;
   fs::rename(tmp, iso.iso, ec);
@@ -158,10 +158,9 @@ Result<WindowsIso> build_windows_iso(const WindowsIsoOptions& options) {
   std::error_code ec;
   fs::create_directories(options.output_dir, ec);
   if (ec) return make_error("create " + options.output_dir.string() + ": " + ec.message());
-  auto stage = make_staging(options.output_dir);
-  if (!stage) return stage.error();
-  auto iso = write_iso(options.output_dir, *stage, *exe_bytes);
-  fs::remove_all(*stage, ec);  // success or not: only the finished ISO stays
+  TL_ASSIGN(auto stage, make_staging(options.output_dir));
+  auto iso = write_iso(options.output_dir, stage, *exe_bytes);
+  fs::remove_all(stage, ec);  // success or not: only the finished ISO stays
   return iso;
 }
 

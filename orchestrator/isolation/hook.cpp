@@ -37,13 +37,12 @@ Result<IsolationPlan> plan_for_layout(const SysRoot& root, const HookRequest& re
   rr.layout_file = layout_file;
   rr.guest_cpus = request.guest_cpus;
   rr.root = root.root().string();
-  auto req = doctor::load_guest_requirements(rr);
-  if (!req) return req.error();
-  if (!req->placement_error.empty()) return make_error(req->placement_error);
+  TL_ASSIGN(auto req, doctor::load_guest_requirements(rr));
+  if (!req.placement_error.empty()) return make_error(req.placement_error);
   IsolationRequest ir;
   ir.domain = request.domain;
-  ir.guest_cpus = req->guest_cpus;
-  ir.housekeeping_cpus = req->housekeeping_cpus;
+  ir.guest_cpus = req.guest_cpus;
+  ir.housekeeping_cpus = req.housekeeping_cpus;
   return plan_isolation(root, ir);
 }
 
@@ -69,16 +68,14 @@ Result<HookOutcome> run_hook(const HookRequest& request) {
       out.reason = "no isolation record for " + request.domain;
       return out;
     }
-    auto plan = read_undo_record(root, request.domain);
-    if (!plan) return plan.error();
+    TL_ASSIGN(auto plan, read_undo_record(root, request.domain));
     out.action = action;
-    out.plan = *plan;
-    out.reason = "restoring " + std::to_string(plan->actions.size()) + " values from " +
+    out.plan = plan;
+    out.reason = "restoring " + std::to_string(plan.actions.size()) + " values from " +
                  undo_record_path(request.domain);
     if (!request.dry_run) {
-      auto report = release_isolation(root, request.domain);
-      if (!report) return report.error();
-      out.report = *report;
+      TL_ASSIGN(auto report, release_isolation(root, request.domain));
+      out.report = report;
     }
     return out;
   }
@@ -98,9 +95,8 @@ Result<HookOutcome> run_hook(const HookRequest& request) {
   out.reason = "isolating guest CPUs " + plan->guest_cpus.to_string() +
                (layout.empty() ? std::string(" (--guest-cpus)") : " of layout " + layout);
   if (!request.dry_run) {
-    auto report = apply_isolation(root, *plan);
-    if (!report) return report.error();
-    out.report = *report;
+    TL_ASSIGN(auto report, apply_isolation(root, *plan));
+    out.report = report;
   }
   return out;
 }

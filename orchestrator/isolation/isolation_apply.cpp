@@ -32,13 +32,11 @@ bool has_undo_record(const SysRoot& root, const std::string& domain) {
 Result<IsolationPlan> read_undo_record(const SysRoot& root, const std::string& domain) {
   TL_TRY(check_domain_name(domain));
   auto path = root.at(undo_record_path(domain));
-  auto text = read_file(path, 16u << 20);
-  if (!text) return text.error();
-  auto j = nlohmann::json::parse(*text, nullptr, false);
-  auto plan = plan_from_json(j);
-  if (!plan) return plan.error().context(path.string());
-  if (plan->domain != domain) {
-    return make_error(path.string() + ": record names domain '" + plan->domain + "', expected '" +
+  TL_ASSIGN(auto text, read_file(path, 16u << 20));
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  TL_ASSIGN_CTX(auto plan, plan_from_json(j), path.string());
+  if (plan.domain != domain) {
+    return make_error(path.string() + ": record names domain '" + plan.domain + "', expected '" +
                       domain + "'");
   }
   return plan;
@@ -48,11 +46,11 @@ Result<ApplyReport> apply_isolation(const SysRoot& root, const IsolationPlan& pl
   TL_TRY(check_domain_name(plan.domain));
   ApplyReport report;
   if (has_undo_record(root, plan.domain)) {
-    auto stale = release_isolation(root, plan.domain);
-    if (!stale) return stale.error().context("releasing the leftover record first");
+    TL_ASSIGN_CTX(auto stale, release_isolation(root, plan.domain),
+                  "releasing the leftover record first");
     report.notes.push_back("released a leftover record of " + plan.domain + " first (" +
-                           std::to_string(stale->done.size()) + " values restored)");
-    for (const auto& f : stale->failures) report.failures.push_back("leftover: " + f);
+                           std::to_string(stale.done.size()) + " values restored)");
+    for (const auto& f : stale.failures) report.failures.push_back("leftover: " + f);
     if (has_undo_record(root, plan.domain)) {
       return make_error("leftover isolation record of " + plan.domain +
                         " could not be fully "
@@ -89,10 +87,9 @@ Result<ApplyReport> release_isolation(const SysRoot& root, const std::string& do
     report.notes.push_back("no isolation record for " + domain + ": nothing to restore");
     return report;
   }
-  auto plan = read_undo_record(root, domain);
-  if (!plan) return plan.error();
+  TL_ASSIGN(auto plan, read_undo_record(root, domain));
   std::vector<IsolationAction> remaining;
-  for (auto it = plan->actions.rbegin(); it != plan->actions.rend(); ++it) {
+  for (auto it = plan.actions.rbegin(); it != plan.actions.rend(); ++it) {
     auto restored = root.write_attr(it->path, it->before);
     if (restored) {
       report.done.push_back(*it);
@@ -108,7 +105,7 @@ Result<ApplyReport> release_isolation(const SysRoot& root, const std::string& do
     std::filesystem::remove(root.at(undo_record_path(domain)), ec);
     if (ec) return make_error(root.at(undo_record_path(domain)).string() + ": " + ec.message());
   } else {
-    IsolationPlan rest = *plan;
+    IsolationPlan rest = plan;
     rest.actions = remaining;
     TL_TRY(write_record(root, rest));
   }

@@ -134,9 +134,8 @@ Result<IsolationPlan> plan_isolation(const SysRoot& root, const IsolationRequest
   plan.guest_cpus = request.guest_cpus;
   plan.housekeeping_cpus = request.housekeeping_cpus;
   if (plan.housekeeping_cpus.empty()) {
-    auto online = online_cpus(root);
-    if (!online) return online.error().context("isolation plan");
-    plan.housekeeping_cpus = online->minus(request.guest_cpus);
+    TL_ASSIGN_CTX(auto online, online_cpus(root), "isolation plan");
+    plan.housekeeping_cpus = online.minus(request.guest_cpus);
   }
   if (plan.housekeeping_cpus.empty()) {
     return make_error("isolation plan for " + request.domain + ": guest CPUs " +

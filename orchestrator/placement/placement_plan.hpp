@@ -1,7 +1,7 @@
 #pragma once
-// Maps every vCPU of a Layout onto host CPUs and derives the topology the guest is told.
-// Guest numbering follows QEMU: threads fastest, then cores, dies, sockets; so vCPU v is in
-// group v / (cores_per_group * threads_per_core), core (v / threads) % cores, thread v % threads.
+// Maps every vCPU of a Layout onto host CPUs (vCPU numbering and the exposure's meaning:
+// exposure.hpp). What the guest is then told, with the CPU model, is announce_topology()'s
+// AnnouncedTopology (announced_topology.hpp), made from this plan once per domain.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -10,6 +10,7 @@
 #include "common/result.hpp"
 #include "host/host_topology.hpp"
 #include "orchestrator/layout/layout.hpp"
+#include "orchestrator/placement/exposure.hpp"
 
 namespace topolab {
 
@@ -28,11 +29,6 @@ struct GroupPlacement {
   int host_node = -1;  // NUMA node holding the group's CPUs, -1 when mixed/unknown
 };
 
-struct GuestTopology {
-  int sockets = 1, dies = 1, cores = 1, threads = 1;  // cores per die
-  int vcpus() const { return sockets * dies * cores * threads; }
-};
-
 struct PlacementPlan {
   std::vector<VcpuPlacement> vcpus;
   std::vector<GroupPlacement> groups;
@@ -45,7 +41,8 @@ struct PlacementPlan {
   std::vector<std::string> notes;  // informational (e.g. where emulator threads went and why)
 };
 
-// The guest topology an exposure announces for a layout (independent of the host).
+// The guest topology an exposure announces for a layout (independent of the host):
+// exposure_meaning(layout).topology.
 GuestTopology guest_topology_for(const Layout&);
 
 Result<PlacementPlan> plan_placement(const Layout&, const HostTopology&);

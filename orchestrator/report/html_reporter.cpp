@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "orchestrator/report/reporter.hpp"
+#include "orchestrator/report/svg_sections.hpp"
 
 namespace topolab::report {
 namespace {
@@ -191,7 +192,8 @@ tr.mism td{background:#fff3cd}
 void HtmlReporter::report(const ReportData& data) {
   auto& o = out_;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>topolab: "
-    << esc(data.experiment) << "</title><style>" << kStyle << "</style></head><body>\n";
+    << esc(data.experiment) << "</title><style>" << kStyle << svg::kPictureStyle
+    << "</style></head><body>\n";
   o << "<h1>topolab experiment " << esc(data.experiment) << "</h1>\n";
   if (!data.baseline.empty())
     o << "<p>Penalty is 100&middot;(median/baseline &minus; 1) against <b>" << esc(data.baseline)
@@ -204,6 +206,7 @@ void HtmlReporter::report(const ReportData& data) {
       << (rows.front()->lower_is_better ? "lower" : "higher") << " is better)</h2>\n";
     bar_chart(o, rows);
   }
+  svg::write_scaling_section(o, data);
   o << "<h2>Table</h2>\n<table><tr><th class=\"t\">cell</th><th class=\"t\">benchmark</th>"
        "<th>n</th><th>median</th><th>min</th><th>max</th><th>cv</th><th>penalty</th>"
        "<th>95% CI</th><th class=\"t\">status</th></tr>\n";
@@ -229,11 +232,12 @@ void HtmlReporter::report(const ReportData& data) {
         << "): " << esc(i.reason) << "</li>\n";
     o << "</ul>\n";
   }
+  svg::write_topology_sections(o, data);
   for (const auto& m : data.matrices) {
     o << "<h2>Core-to-core latency: " << esc(m.cell)
       << "</h2>\n<p>Guest CPU ids; dashed blue lines: L3 boundaries, solid black: sockets "
          "(from the guest-seen topology).</p>\n";
-    heat_map(o, m);
+    svg::write_c2c_with_classes(o, m, heat_map);
   }
   o << "</body></html>\n";
 }

@@ -281,7 +281,7 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
       m.cell = c.cell.label;
       if (c.boot_id) {
         auto boot = store.boot(c.boot_id);
-        if (boot && *boot) m.topology = (*boot)->boot.seen;
+        if (boot) m.topology = boot->boot.seen;  // absent or unreadable: no topology shown
       }
       data.matrices.push_back(std::move(m));
     }
@@ -292,6 +292,7 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
                             "penalty for them (first: " +
                             first_unreadable + ")");
   compute_statistics(data, baseline);
+  data.pictures = load_pictures(store, *exp, *cells);
   return data;
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/result.hpp"
 #include "orchestrator/report/statistics.hpp"
+#include "orchestrator/report/svg_data.hpp"
 
 namespace topolab::store {
 class ResultStore;
@@ -58,6 +59,8 @@ struct ReportData {
   // Store-level problems that change what the report can say (no baseline, so no penalties):
   // said in every format that has room for text and on stderr, never silently (redteam).
   std::vector<std::string> warnings;
+  // Per guest configuration: placement on the host and guest-seen topology (HTML pictures).
+  PictureData pictures;
 };
 
 // Fills stats and penalties of rows whose `values` are set. Baseline rows: same benchmark

@@ -82,6 +82,9 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto folder = make_run_folder(req.run_dir.empty() ? kRunsRoot / run_id_ : req.run_dir);
   if (!folder) return folder.error();
   run_dir_ = *folder;
+  // The run log (debug detail: libvirt calls, timings, agent exchanges) from here on.
+  TL_ASSIGN(run_log_, logging::RunLog::open(run_dir_));
+  logging::debug("boot {} (run {}) in {}", name_, run_id_, run_dir_.string());
   if (req.base_template.empty() && (req.image.kernel.empty() || req.image.initrd.empty())) {
     return make_error("guest image has no kernel/initrd (build it with build_guest_image)");
   }
@@ -91,10 +94,10 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   conn_ = std::move(conn).value();
   if (auto stale = virt::cleanup_stale_domains(conn_.get()); stale) {
     for (const auto& n : *stale) {
-      std::fprintf(stderr, "topolab: removed stale domain %s (its run is gone)\n", n.c_str());
+      logging::info("removed stale domain {} (its run is gone)", n);
     }
   } else {
-    std::fprintf(stderr, "topolab: warning: %s\n", stale.error().message.c_str());
+    logging::warn("{}", stale.error().message);
   }
 
   auto t_accel = Clock::now();
@@ -106,12 +109,15 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   timings_["accel_ms"] = ms_between(t_accel, Clock::now());
 
   auto t_xml = Clock::now();
+  auto announced =
+      announce_topology(req.layout, req.plan,
+                        accel_.use_kvm ? Accelerator::kKvm : Accelerator::kTcg, req.host_vendor);
+  if (!announced) return announced.error().context("domain XML");
+  announced_ = std::move(announced).value();
   DomainSpec spec;
   spec.name = name_;
   spec.layout = &req.layout;
-  spec.plan = &req.plan;
-  spec.accel = accel_.use_kvm ? Accelerator::kKvm : Accelerator::kTcg;
-  spec.host_vendor = req.host_vendor;
+  spec.announced = &announced_;
   spec.base_template = req.base_template;
   if (req.base_template.empty()) {
     spec.boot = BootSpec{
@@ -182,13 +188,14 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   seen_ = std::move(seen).value();
 
   auto t_place = Clock::now();
-  TL_TRY(agent_->send_placement(placement_message(req.plan)));
+  TL_TRY(agent_->send_placement(placement_message(announced_.placement)));
   timings_["placement_ms"] = ms_between(t_place, Clock::now());
   (void)write_file_atomic(run_dir_ / "hello.json",
                           protocol::hello_message(hello_).dump(
                               2, ' ', false, nlohmann::json::error_handler_t::replace) +
                               "\n",
                           0600);
+  logging::debug("boot timings: {}", timings_.dump());
   return {};
 }
 
@@ -196,9 +203,7 @@ GuestSession::~GuestSession() {
   watchdog_.reset();  // its on_hang uses domain_
   if (domain_ && keep_ && !shut_down_) {
     domain_->release();
-    std::fprintf(stderr,
-                 "topolab: kept domain %s (--keep); remove it with virsh destroy/undefine\n",
-                 name_.c_str());
+    logging::info("kept domain {} (--keep); remove it with virsh destroy/undefine", name_);
   }
   agent_.reset();   // before the transcript stream it writes to
   domain_.reset();  // destroys + undefines unless released
@@ -221,6 +226,8 @@ Result<void> GuestSession::shutdown() {
     problems += (problems.empty() ? "" : "; ") + r.error().message + " (destroyed)";
   }
   timings_["shutdown_ms"] = ms_between(t0, Clock::now());
+  logging::debug("shutdown of {}: {} ms{}", name_, timings_["shutdown_ms"].get<long long>(),
+                 problems.empty() ? std::string() : " (" + problems + ")");
   agent_.reset();
   auto removed = domain_->remove();  // destroy if still running, then undefine
   domain_.reset();

@@ -1,7 +1,7 @@
 #pragma once
 // One booted topolab guest, from placement plan to an agent that said hello:
-//   plan -> domain XML (DomainXmlWriter) -> define -> start -> connect the agent channel ->
-//   wait hello (deadline) -> send the vCPU -> host CPU placement -> ready.
+//   plan -> announced topology -> domain XML (DomainXmlWriter) -> define -> start -> connect the
+//   agent channel -> wait hello (deadline) -> send the vCPU -> host CPU placement -> ready.
 // The session owns its domain (`topolab-<layout>-<runid>`): the destructor destroys and
 // undefines it on every path (unless BootRequest::keep), SIGINT/SIGTERM included (see
 // domain_registry.hpp). The run folder (0700) keeps domain.xml, console.log (serial console)
@@ -20,6 +20,8 @@
 #include "orchestrator/agent/agent_client.hpp"
 #include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/layout/layout.hpp"
+#include "orchestrator/logging/log.hpp"
+#include "orchestrator/placement/announced_topology.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 #include "orchestrator/virt/accelerator.hpp"
 #include "orchestrator/virt/boot_watchdog.hpp"
@@ -66,6 +68,8 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
 
   const protocol::Hello& hello() const;  // typed and validated at receipt (parse_hello)
   const HostTopology& seen_topology() const;
+  // What this guest was told (its domain XML was written from it): what verify expects.
+  const AnnouncedTopology& announced() const { return announced_; }
   AgentClient& agent();
   // define_ms, start_ms, hello_ms (start returned -> hello received), guest_uptime_at_hello_ms,
   // plus accel_ms, xml_ms, connect_ms, placement_ms; boot_attempts, watchdog_ms and
@@ -93,12 +97,14 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   Error hang_error() const;
   nlohmann::json discard_hung_attempt(int attempt, const std::string& reason);
 
+  logging::RunLog run_log_;  // first: closed last, after the cleanup's libvirt calls are logged
   virt::ConnectPtr conn_;
   std::optional<virt::OwnedDomain> domain_;
   std::unique_ptr<AgentClient> agent_;
   std::ofstream transcript_;
   protocol::Hello hello_;
   HostTopology seen_;
+  AnnouncedTopology announced_;
   nlohmann::json timings_ = nlohmann::json::object();
   virt::AccelDecision accel_;
   std::string name_, run_id_;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "orchestrator/logging/log.hpp"
 #include "orchestrator/session/guest_session.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
 
@@ -52,8 +53,8 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
       return hang.context(what + ": attempt " + std::to_string(attempt) + " of " +
                           std::to_string(attempts) + (earlier.empty() ? "" : earlier + ")"));
     }
-    std::fprintf(stderr, "topolab: %s: attempt %d of %d hung (%s); booting it again\n",
-                 what.c_str(), attempt, attempts, hang.message.substr(0, 200).c_str());
+    logging::info("{}: attempt {} of {} hung ({}); booting it again", what, attempt, attempts,
+                  hang.message.substr(0, 200));
     retries.push_back(s->discard_hung_attempt(attempt, hang.message));
     next.run_id = s->run_id_;
     next.run_dir = s->run_dir_;  // domain.xml was moved aside: the same folder is reused
@@ -90,7 +91,7 @@ nlohmann::json GuestSession::discard_hung_attempt(int attempt, const std::string
   if (transcript_.is_open()) transcript_.close();
   if (domain_) {
     if (auto r = domain_->remove(); !r) {
-      std::fprintf(stderr, "topolab: warning: %s\n", r.error().message.c_str());
+      logging::warn("{}", r.error().message);
     }
     domain_.reset();
   }

@@ -108,7 +108,7 @@ Error ResultStore::db_error(const std::string& what) const {
   if (code == SQLITE_READONLY) hint = " (the store file or its folder is read-only)";
   if (code == SQLITE_FULL) hint = " (the disk is full)";
   if (code == SQLITE_CANTOPEN) hint = " (cannot open or create the file)";
-  return make_error("store " + path_.string() + ": " + what + ": " + msg + hint);
+  return make_error(ErrorKind::io, "store " + path_.string() + ": " + what + ": " + msg + hint);
 }
 
 Result<void> ResultStore::exec(const std::string& sql) {
@@ -327,16 +327,26 @@ Result<std::vector<StoredExperiment>> ResultStore::experiments() {
 }
 
 Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
-  Stmt q(db_,
-         "SELECT id, cell_key, config_key, factors, label, position, status, error, mismatches, "
-         "boot_id FROM cells WHERE experiment_id=?1 ORDER BY position");
+  // A schema-1 store opened read-only (never migrated) has no layout column: read NULL instead.
+  bool has_layout = false;
+  Stmt cols(db_, "SELECT name FROM pragma_table_info('cells')");
+  while (cols.prepared() && cols.step() == SQLITE_ROW)
+    has_layout = has_layout || cols.text(0) == "layout";
+  Stmt q(db_, has_layout ? "SELECT id, cell_key, config_key, factors, label, position, status, "
+                           "error, mismatches, boot_id, layout FROM cells WHERE experiment_id=?1 "
+                           "ORDER BY position"
+                         : "SELECT id, cell_key, config_key, factors, label, position, status, "
+                           "error, mismatches, boot_id, NULL FROM cells WHERE experiment_id=?1 "
+                           "ORDER BY position");
   if (!q.prepared()) return db_error("read cells");
   q.bind(1, experiment_id);
   std::vector<StoredCell> out;
   while (q.step() == SQLITE_ROW) {
     StoredCell c;
     c.id = q.i64(0);
-    c.cell = {q.text(1), q.text(2), q.json(3), q.text(4), static_cast<int>(q.i64(5)), nullptr};
+    // layout: NULL in schema-1 stores reads as null, like "no guest" (the report's placement
+    // pictures say so).
+    c.cell = {q.text(1), q.text(2), q.json(3), q.text(4), static_cast<int>(q.i64(5)), q.json(10)};
     c.status = q.text(6);
     c.error = q.text(7);
     c.mismatches = q.json(8);
@@ -404,12 +414,14 @@ Result<std::vector<StoredBoot>> ResultStore::boots(std::int64_t experiment_id) {
   return out;
 }
 
-Result<std::optional<StoredBoot>> ResultStore::boot(std::int64_t boot_id) {
+Result<StoredBoot> ResultStore::boot(std::int64_t boot_id) {
   Stmt q(db_, (std::string(kBootColumns) + "WHERE id=?1").c_str());
   if (!q.prepared()) return db_error("read boot");
   q.bind(1, boot_id);
-  if (q.step() != SQLITE_ROW) return std::optional<StoredBoot>();
-  return std::optional<StoredBoot>(boot_from_row(q));
+  if (q.step() != SQLITE_ROW) {
+    return make_error(ErrorKind::not_found, "boot " + std::to_string(boot_id) + ": no such row");
+  }
+  return boot_from_row(q);
 }
 
 Result<std::vector<std::string>> ResultStore::failures(std::int64_t cell_id) {

@@ -131,7 +131,8 @@ class ResultStore {
   Result<std::vector<StoredCell>> cells(std::int64_t experiment_id);
   Result<std::vector<StoredRun>> runs(std::int64_t cell_id);
   Result<std::vector<StoredBoot>> boots(std::int64_t experiment_id);
-  Result<std::optional<StoredBoot>> boot(std::int64_t boot_id);
+  // ErrorKind::not_found when there is no such boot.
+  Result<StoredBoot> boot(std::int64_t boot_id);
   Result<std::vector<std::string>> failures(std::int64_t cell_id);
 
  private:

@@ -3,8 +3,7 @@
 #include <chrono>
 
 #include "host/topology_json.hpp"
-#include "orchestrator/domain/cpu_model.hpp"
-#include "orchestrator/domain/intended_topology.hpp"
+#include "orchestrator/verify/guest_verify.hpp"
 
 namespace topolab {
 
@@ -20,15 +19,13 @@ Result<BootVerification> boot_and_verify(const BootRequest& req) {
   v.run_id = s.run_id();
   v.run_dir = s.run_dir();
   v.qemu_warnings = s.qemu_warnings();
-  // The intended view depends on the model family the writer picked (AMD-style models put the
-  // L3 per die/socket/node, Intel-style ones ignore a NUMA split).
-  auto model =
-      choose_cpu_model(req.layout, v.kvm ? Accelerator::kKvm : Accelerator::kTcg, req.host_vendor);
-  v.cpu_model = model.mode == "custom" ? model.model : model.mode;
-  v.cpu_model_reason = model.reason;
-  v.intended = intended_guest_topology(req.layout, req.plan, model.style);
-  v.seen = s.seen_topology();
-  v.mismatches = compare_topologies(v.intended, v.seen);
+  // Verified against the topology the session announced (and wrote the XML from).
+  auto verdict = verify_guest(s.announced(), s.seen_topology());
+  v.cpu_model = std::move(verdict.cpu_model);
+  v.cpu_model_reason = std::move(verdict.cpu_model_reason);
+  v.intended = std::move(verdict.intended);
+  v.seen = std::move(verdict.seen);
+  v.mismatches = std::move(verdict.mismatches);
   if (!req.keep) {
     if (auto r = s.shutdown(); !r) v.shutdown_error = r.error().message;
   }
@@ -40,14 +37,10 @@ Result<BootVerification> boot_and_verify(const BootRequest& req) {
 }
 
 nlohmann::json to_json(const BootVerification& v) {
-  nlohmann::json mism = nlohmann::json::array();
-  for (const auto& m : v.mismatches) {
-    mism.push_back({{"level", m.level}, {"intended", m.intended}, {"seen", m.seen}});
-  }
   nlohmann::json j = {{"intended", topology_to_json(v.intended)},
                       {"seen", topology_to_json(v.seen)},
                       {"match", v.match()},
-                      {"mismatches", mism},
+                      {"mismatches", mismatches_to_json(v.mismatches)},
                       {"timings", v.timings},
                       {"domain", v.domain_name},
                       {"run_id", v.run_id},

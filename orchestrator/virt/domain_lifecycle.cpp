@@ -92,6 +92,7 @@ Result<DomainPtr> define_domain(virConnectPtr conn, const std::string& xml) {
     return make_error("define: a domain named '" + name +
                       "' already exists; refusing to redefine a domain this run did not create");
   }
+  CallTimer timer("virDomainDefineXML(" + name + ")");
   virDomainPtr d = virDomainDefineXML(conn, xml.c_str());
   if (!d) return capture_libvirt_error().context("virDomainDefineXML(" + name + ")");
   return DomainPtr(d);
@@ -101,6 +102,7 @@ Result<void> start_domain(virDomainPtr dom) {
   const std::string name = domain_name(dom);  // before the call: it resets the last error
   const auto log = qemu_log_path(name);
   const auto log_size = file_size_or_zero(log);
+  CallTimer timer("virDomainCreate(" + name + ")");
   if (auto e = failed(virDomainCreate(dom))) {
     Error err = e->context("virDomainCreate(" + name + ")");
     if (auto said = qemu_log_explanation(log, log_size, err.message); !said.empty()) {
@@ -132,6 +134,7 @@ Result<void> destroy_domain(virDomainPtr dom) {
   // A guest stuck in a hung (e.g. nested-KVM) vCPU may not die on the first SIGTERM/SIGKILL
   // round within libvirt's grace period; retry a few times before giving up.
   LibvirtError last;
+  CallTimer timer("virDomainDestroy(" + domain_name(dom) + ")");
   for (int attempt = 0; attempt < 3; ++attempt) {
     int active = virDomainIsActive(dom);
     if (active == 0) return {};
@@ -152,6 +155,7 @@ Result<void> undefine_domain(virDomainPtr dom) {
   if (persistent == 0) return {};  // transient: gone once destroyed
   if (persistent < 0 && last_error_is(VIR_ERR_NO_DOMAIN)) return {};
   unsigned flags = VIR_DOMAIN_UNDEFINE_MANAGED_SAVE | VIR_DOMAIN_UNDEFINE_SNAPSHOTS_METADATA;
+  CallTimer timer("virDomainUndefineFlags(" + domain_name(dom) + ")");
   auto e = failed(virDomainUndefineFlags(dom, flags));
   if (!e || e->is(VIR_ERR_NO_DOMAIN)) return {};
   return e->context("virDomainUndefineFlags(" + domain_name(dom) + ")");
@@ -168,6 +172,7 @@ Result<void> destroy_and_undefine(virDomainPtr dom) {
 }
 
 Result<void> request_shutdown(virDomainPtr dom) {
+  CallTimer timer("virDomainShutdown(" + domain_name(dom) + ")");
   if (auto e = failed(virDomainShutdown(dom))) {
     return e->context("virDomainShutdown(" + domain_name(dom) + ")");
   }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <thread>
 
+#include "orchestrator/logging/log.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
 
 namespace topolab::virt {
@@ -32,13 +33,12 @@ void watch_signals() {
     auto& reg = DomainRegistry::instance();
     auto names = reg.names();
     auto failures = reg.interrupt_cleanup(sig);
-    std::fprintf(stderr, "topolab: interrupted by %s: removed %zu domain(s)%s\n",
-                 sig == SIGINT    ? "SIGINT"
-                 : sig == SIGTERM ? "SIGTERM"
-                                  : "signal",
-                 names.size() - failures.size(), failures.empty() ? "" : ", failures:");
-    for (const auto& f : failures) std::fprintf(stderr, "  %s\n", f.c_str());
-    std::fflush(stderr);
+    logging::info("interrupted by {}: removed {} domain(s){}",
+                  sig == SIGINT    ? "SIGINT"
+                  : sig == SIGTERM ? "SIGTERM"
+                                   : "signal",
+                  names.size() - failures.size(), failures.empty() ? "" : ", failures:");
+    for (const auto& f : failures) logging::warn("cleanup failed: {}", f);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
@@ -145,7 +145,7 @@ void DomainRegistry::install_signal_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
     if (pipe2(g_signal_pipe, O_CLOEXEC) != 0) {
-      std::fprintf(stderr, "topolab: cannot create signal pipe: %s\n", std::strerror(errno));
+      logging::warn("cannot create signal pipe: {}", std::strerror(errno));
       return;
     }
     std::thread(watch_signals).detach();
@@ -191,8 +191,7 @@ OwnedDomain& OwnedDomain::operator=(OwnedDomain&& other) noexcept {
 
 OwnedDomain::~OwnedDomain() {
   if (auto r = remove(); !r) {
-    std::fprintf(stderr, "topolab: cleanup of domain %s failed: %s\n", name_.c_str(),
-                 r.error().message.c_str());
+    logging::warn("cleanup of domain {} failed: {}", name_, r.error().message);
   }
 }
 

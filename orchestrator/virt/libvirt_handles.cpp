@@ -4,6 +4,8 @@
 
 #include <thread>
 
+#include "orchestrator/logging/log.hpp"
+
 namespace topolab::virt {
 namespace {
 
@@ -17,7 +19,18 @@ LibvirtError capture_libvirt_error() {
   if (!err) return {0, "libvirt recorded no error for this failure"};
   std::string msg = err->message ? err->message : "";
   if (msg.empty()) msg = "libvirt error code " + std::to_string(err->code) + " without a message";
+  logging::debug("libvirt error {}: {}", err->code, msg);
   return {err->code, std::move(msg)};
+}
+
+CallTimer::CallTimer(std::string what)
+    : what_(std::move(what)), start_(std::chrono::steady_clock::now()) {}
+
+CallTimer::~CallTimer() {
+  logging::debug("libvirt {}: {} ms", what_,
+                 std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - start_)
+                     .count());
 }
 
 std::optional<LibvirtError> failed(int rc) {
@@ -28,6 +41,7 @@ std::optional<LibvirtError> failed(int rc) {
 Result<ConnectPtr> open_connection(const std::string& uri) {
   virSetErrorFunc(nullptr, silent_error_handler);
   std::string target = uri.empty() ? "qemu:///system" : uri;
+  CallTimer timer("virConnectOpen(" + target + ")");
   virConnectPtr c = virConnectOpen(target.c_str());
   if (!c) return capture_libvirt_error().context("cannot connect to " + target);
   return ConnectPtr(c);

@@ -38,11 +38,28 @@ struct LibvirtError {
   int code = 0;  // virErrorNumber; 0 when libvirt recorded none
   std::string message;
   bool is(int c) const { return code == c; }
-  Error context(const std::string& what) const { return Error{what + ": " + message}; }
+  Error context(const std::string& what) const {
+    return Error{what + ": " + message, ErrorKind::libvirt};
+  }
 };
 LibvirtError capture_libvirt_error();
 // For calls that return an int status: the captured error when rc < 0, else nullopt.
 std::optional<LibvirtError> failed(int rc);
+
+// Logs a libvirt call and how long it took to the run log (debug), when it goes out of scope:
+//   CallTimer timer("virDomainCreate(" + name + ")");  // build the text before the call
+// Its failure, if any, is logged by capture_libvirt_error.
+class CallTimer {
+ public:
+  explicit CallTimer(std::string what);
+  ~CallTimer();
+  CallTimer(const CallTimer&) = delete;
+  CallTimer& operator=(const CallTimer&) = delete;
+
+ private:
+  std::string what_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 // Opens a read-write connection; uri empty means qemu:///system, as virsh.
 Result<ConnectPtr> open_connection(const std::string& uri);

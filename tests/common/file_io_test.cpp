@@ -222,5 +222,54 @@ TEST(WriteFileAtomic, MissingDirectoryNamesThePath) {
   EXPECT_NE(w.error().message.find("/nonexistent/topolab/out.csv"), std::string::npos);
 }
 
+TEST(FileIoErrors, AbsentIsNotFoundOtherFailuresAreIo) {
+  testing::TempDir dir;
+  auto absent = read_file(dir.path() / "missing");
+  ASSERT_FALSE(absent.ok());
+  EXPECT_TRUE(absent.error().is(ErrorKind::not_found)) << absent.error().message;
+  auto fifo_like = read_file("/dev/null");
+  ASSERT_FALSE(fifo_like.ok());
+  EXPECT_TRUE(fifo_like.error().is(ErrorKind::input)) << fifo_like.error().message;
+}
+
+TEST(OpenPrivateAppend, CreatesA0600FileAndAppends) {
+  testing::TempDir dir;
+  const fs::path p = dir.path() / "topolab.log";
+  for (const char* text : {"one\n", "two\n"}) {
+    auto fd = open_private_append(p);
+    ASSERT_TRUE(fd.ok()) << fd.error().message;
+    ASSERT_EQ(::write(fd->get(), text, 4), 4);
+  }
+  EXPECT_EQ(slurp(p), "one\ntwo\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(p.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST(OpenPrivateAppend, RefusesAPlantedSymlinkAndLeavesItsTargetAlone) {
+  testing::TempDir dir;
+  const fs::path target = dir.path() / "victim";
+  write(target, "precious\n");
+  ::chmod(target.c_str(), 0644);
+  const fs::path link = dir.path() / "topolab.log";
+  fs::create_symlink(target, link);
+  auto fd = open_private_append(link);
+  ASSERT_FALSE(fd.ok());
+  EXPECT_NE(fd.error().message.find(link.string()), std::string::npos) << fd.error().message;
+  EXPECT_EQ(slurp(target), "precious\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(target.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);  // no fchmod through the link either
+}
+
+TEST(OpenPrivateAppend, RefusesAFifoWithoutBlocking) {
+  testing::TempDir dir;
+  const fs::path fifo = dir.path() / "topolab.log";
+  expect_fifo_refused_quickly(fifo, O_RDONLY, [&] {
+    auto fd = open_private_append(fifo);  // ENXIO: a FIFO without reader, opened non-blocking
+    EXPECT_FALSE(fd.ok());
+  });
+}
+
 }  // namespace
 }  // namespace topolab

@@ -5,8 +5,11 @@
 // requested feature: CPUID.80000001H:ECX.topoext"), so EPYC-Rome + topoext shows neither SMT
 // nor dies here (measured, see docs/lifecycle.md); Skylake-Server is also the TCG default now.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -27,6 +30,25 @@ std::string groups(const nlohmann::json& topo, const char* level) {
   return out;
 }
 
+// The boot's run log (issue 13): 0600, with the libvirt calls and their times, the boot
+// timings and the agent exchange's summary; none of it on stderr (no -v).
+void expect_run_log(const std::string& run_dir) {
+  const std::filesystem::path log = std::filesystem::path(run_dir) / "topolab.log";
+  struct stat st {};
+  ASSERT_EQ(::lstat(log.c_str(), &st), 0) << log;
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  for (const char* want : {"] libvirt virConnectOpen(qemu:///system): ",
+                           "] libvirt virDomainDefineXML(topolab-ryzen-1700x-",
+                           "] libvirt virDomainCreate(topolab-ryzen-1700x-", "boot timings: {",
+                           "\"hello_ms\":", "agent < hello", "agent > placement",
+                           "agent session: ", "shutdown of topolab-ryzen-1700x-"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << " not in " << log << ":\n" << text;
+  }
+}
+
 class RealBoot : public ::testing::Test {
  protected:
   // Boots ryzen-1700x with extra options, returns the parsed --json output.
@@ -44,6 +66,7 @@ class RealBoot : public ::testing::Test {
     args.insert(args.end(), extra.begin(), extra.end());
     auto r = run_cli(args, std::chrono::minutes(6));
     EXPECT_FALSE(r.timed_out);
+    EXPECT_EQ(r.err.find("debug:"), std::string::npos) << r.err;
     EXPECT_EQ(r.exit_code, want_exit) << r.err << r.out;
     auto j = nlohmann::json::parse(r.out, nullptr, false);
     EXPECT_TRUE(j.is_object()) << "stdout is not JSON: " << r.out << "\nstderr: " << r.err;
@@ -79,6 +102,7 @@ TEST_F(RealBoot, RyzenDiesExposureIsSeenByTheGuest) {
   EXPECT_EQ(j["timings"].value("boot_retries", nlohmann::json()), nlohmann::json::array());
   EXPECT_GT(j["timings"].value("console_first_output_ms", -1), 0);
   EXPECT_LT(j["timings"].value("console_max_silence_ms", 1000000), 54000);
+  expect_run_log(j.value("run_dir", ""));
 }
 
 TEST_F(RealBoot, TwoSocketExposureIsSeenByTheGuest) {

@@ -7,11 +7,12 @@
 #include <pugixml.hpp>
 
 #include "common/file_io.hpp"
-#include "orchestrator/domain/cpu_model.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
 #include "orchestrator/domain/intended_topology.hpp"
+#include "orchestrator/placement/announced_topology.hpp"
+#include "orchestrator/placement/cpu_model.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
-#include "tests/orchestrator/placement/fixture_hosts.hpp"
+#include "tests/orchestrator/domain/xml_test_hosts.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace topolab {
@@ -27,8 +28,7 @@ bool validates(const std::string& xml, const fs::path& dir, const std::string& n
   return testing::run_argv({"virt-xml-validate", file.string(), "domain"}) == 0;
 }
 
-// The big synthetic host every golden file is made on (deterministic).
-HostTopology golden_host() { return make_synthetic_host({2, 4, 4, 2, false, true, 16384}); }
+using testing::golden_host;
 
 Result<std::string> xml_for(const Layout& l, const PlacementPlan& p, Accelerator a,
                             const std::string& vendor, const fs::path& base = {}) {
@@ -49,48 +49,36 @@ Result<std::string> xml_for(const Layout& l, const PlacementPlan& p, Accelerator
 
 TEST(DomainXml, EveryPresetValidatesOnEveryTemplateAndAccelerator) {
   TempDir tmp;
-  std::vector<testing::NamedHost> hosts = {{"golden", golden_host()}};
-  for (const auto& h : testing::fixture_hosts()) {
-    if (h.name == "x86_64-epyc_7451" || h.name == "32intel64-2p8co2t+8ve") hosts.push_back(h);
-  }
-  ASSERT_EQ(hosts.size(), 3u);
+  ASSERT_EQ(testing::xml_test_hosts().size(), 3u);
   int validated = 0;
-  for (const auto& preset : preset_names()) {
-    for (const auto& [hname, host] : hosts) {
-      for (auto policy : {PlacementPolicy::kL3Aligned, PlacementPolicy::kUnpinned}) {
-        auto l = *load_layout_or_preset(preset);
-        l.memory_mib = 2048;
-        l.policy = policy;
-        auto plan = plan_placement(l, host);
-        if (!plan) continue;
-        // Fixture hosts: the built-in guest under TCG; the synthetic host: both templates and
-        // accelerators (virt-xml-validate costs ~0.1 s a file).
-        const bool full = hname == "golden";
-        for (auto accel : {Accelerator::kTcg, Accelerator::kKvm}) {
-          for (const char* base : {"linux-direct-boot.xml", "windows-vfio.xml"}) {
-            if (!full && (accel == Accelerator::kKvm || base[0] == 'w')) continue;
-            if (full && policy == PlacementPolicy::kUnpinned && accel == Accelerator::kKvm) {
-              continue;
-            }
-            SCOPED_TRACE(preset + " on " + hname + " " + to_string(policy) + " " +
-                         to_string(accel) + " " + base);
-            Layout lv = l;
-            if (std::string(base) == "windows-vfio.xml") {
-              lv.hostdevs = {{"0000:0a:00.0", true}, {"0000:0a:00.1", true}};
-              lv.hyperv = true;
-              lv.hugepage_kib = 1048576;
-              lv.hugepages_locked = true;
-              lv.iothreads = 2;
-            }
-            auto xml = xml_for(lv, *plan, accel, host.vendor, templates_dir() / "domains" / base);
-            ASSERT_TRUE(xml) << xml.error().message;
-            ASSERT_TRUE(validates(*xml, tmp.path(), "v" + std::to_string(validated))) << *xml;
-            ++validated;
-          }
+  testing::for_each_placed_preset([&](const std::string& preset, const testing::NamedHost& h,
+                                      const Layout& l, const PlacementPlan& plan) {
+    // Fixture hosts: the built-in guest under TCG; the synthetic host: both templates and
+    // accelerators (virt-xml-validate costs ~0.1 s a file).
+    const bool full = h.name == "golden";
+    for (auto accel : {Accelerator::kTcg, Accelerator::kKvm}) {
+      for (const char* base : {"linux-direct-boot.xml", "windows-vfio.xml"}) {
+        if (!full && (accel == Accelerator::kKvm || base[0] == 'w')) continue;
+        if (full && l.policy == PlacementPolicy::kUnpinned && accel == Accelerator::kKvm) {
+          continue;
         }
+        SCOPED_TRACE(preset + " on " + h.name + " " + to_string(l.policy) + " " + to_string(accel) +
+                     " " + base);
+        Layout lv = l;
+        if (std::string(base) == "windows-vfio.xml") {
+          lv.hostdevs = {{"0000:0a:00.0", true}, {"0000:0a:00.1", true}};
+          lv.hyperv = true;
+          lv.hugepage_kib = 1048576;
+          lv.hugepages_locked = true;
+          lv.iothreads = 2;
+        }
+        auto xml = xml_for(lv, plan, accel, h.host.vendor, templates_dir() / "domains" / base);
+        ASSERT_TRUE(xml) << xml.error().message;
+        ASSERT_TRUE(validates(*xml, tmp.path(), "v" + std::to_string(validated))) << *xml;
+        ++validated;
       }
     }
-  }
+  });
   EXPECT_GT(validated, 40);
 }
 
@@ -225,11 +213,20 @@ TEST(DomainXml, GoldenFiles) {
   }
 }
 
+// What the verifier expects for a layout placed on a host, announced for accel + host vendor.
+HostTopology intended_for(const Layout& l, const PlacementPlan& p,
+                          Accelerator accel = Accelerator::kKvm,
+                          const std::string& vendor = "AuthenticAMD") {
+  auto a = announce_topology(l, p, accel, vendor);
+  EXPECT_TRUE(a) << a.error().message;
+  return a ? intended_guest_topology(*a) : HostTopology{};
+}
+
 TEST(IntendedTopology, RyzenDies) {
   auto l = *load_layout_or_preset("ryzen-1700x");
   auto plan = plan_placement(l, golden_host());
   ASSERT_TRUE(plan);
-  auto g = intended_guest_topology(l, *plan);
+  auto g = intended_for(l, *plan);
   ASSERT_EQ(g.cpus.size(), 16u);
   ASSERT_EQ(g.packages.size(), 1u);
   EXPECT_EQ(g.packages[0].cpus.to_string(), "0-15");
@@ -249,7 +246,7 @@ TEST(IntendedTopology, RyzenDies) {
 TEST(IntendedTopology, SocketsFlatAndNuma) {
   auto host = golden_host();
   auto x = *load_layout_or_preset("xeon-2s");
-  auto g = intended_guest_topology(x, *plan_placement(x, host));
+  auto g = intended_for(x, *plan_placement(x, host));
   ASSERT_EQ(g.packages.size(), 2u);
   EXPECT_EQ(g.packages[1].cpus.to_string(), "8-15");
   EXPECT_EQ(g.dies.size(), 2u);
@@ -257,18 +254,18 @@ TEST(IntendedTopology, SocketsFlatAndNuma) {
 
   auto f = *load_layout_or_preset("ryzen-1700x");
   f.expose = Exposure::kFlat;
-  g = intended_guest_topology(f, *plan_placement(f, host));
+  g = intended_for(f, *plan_placement(f, host));
   ASSERT_EQ(g.l3_domains.size(), 1u);
   EXPECT_EQ(g.l3_domains[0].cpus.to_string(), "0-15");
   EXPECT_EQ(g.dies.size(), 1u);
 
   auto n = *load_layout_or_preset("opteron-6140");
   auto np = *plan_placement(n, host);
-  g = intended_guest_topology(n, np);
+  g = intended_for(n, np);  // KVM on an AMD host: host-passthrough, AMD style
   ASSERT_EQ(g.numa_nodes.size(), 2u);
   EXPECT_EQ(g.numa_nodes[1].cpus.to_string(), "4-7");
   ASSERT_EQ(g.l3_domains.size(), 2u) << "AMD-style models: L3 follows the NUMA cells";
-  g = intended_guest_topology(n, np, CpuVendorStyle::kIntel);
+  g = intended_for(n, np, Accelerator::kTcg);  // TCG: Skylake-Server, Intel style
   EXPECT_EQ(g.l3_domains.size(), 1u) << "Skylake: one L3 across the cells (measured)";
 }
 

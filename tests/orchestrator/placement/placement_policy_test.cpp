@@ -5,6 +5,7 @@
 
 #include "orchestrator/placement/placement_plan.hpp"
 #include "orchestrator/placement/synthetic_host.hpp"
+#include "tests/orchestrator/placement/test_layout.hpp"
 
 namespace topolab {
 namespace {
@@ -13,14 +14,7 @@ namespace {
 HostTopology four_l3_host() { return make_synthetic_host({1, 4, 4, 1}); }
 
 Layout layout(int groups, int cores, int threads, Exposure e = Exposure::kDies) {
-  Layout l;
-  l.name = "t";
-  l.l3_groups = groups;
-  l.cores_per_group = cores;
-  l.threads_per_core = threads;
-  l.expose = e;
-  l.memory_mib = 1024;
-  return l;
+  return testing::test_layout(groups, cores, threads, e);
 }
 
 std::string message(const Result<PlacementPlan>& r) { return r ? "" : r.error().message; }

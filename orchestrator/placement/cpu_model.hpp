@@ -1,13 +1,19 @@
 #pragma once
 // Which CPU model/features/cache mode to give the guest, so that the exposure really reaches
-// it. Chosen from what was measured here (docs/layouts.md, ../shared/docs/qemu-guest-topology.md).
+// it. Part of the announced topology (announced_topology.hpp), which is its only caller. Chosen
+// from what was measured here (docs/layouts.md, ../shared/docs/qemu-guest-topology.md).
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "orchestrator/domain/domain_xml_writer.hpp"
+#include "common/result.hpp"
 #include "orchestrator/layout/layout.hpp"
 
 namespace topolab {
+
+enum class Accelerator { kKvm, kTcg };
+std::string to_string(Accelerator);
+Result<Accelerator> parse_accelerator(std::string_view);
 
 enum class CpuVendorStyle { kAmd, kIntel };
 

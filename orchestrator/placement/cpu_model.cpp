@@ -1,4 +1,4 @@
-#include "orchestrator/domain/cpu_model.hpp"
+#include "orchestrator/placement/cpu_model.hpp"
 
 #include <algorithm>
 #include <cctype>

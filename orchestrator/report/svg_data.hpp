@@ -1,0 +1,53 @@
+#pragma once
+// What the report's topology pictures need from a store, per guest configuration: where its
+// vCPUs were pinned on the host and the topology the guest reported.
+//
+// The pinning is not stored: it is derived again, deterministically, by the placement library
+// from the stored host topology (experiments.host_topology) and the stored layout of the
+// configuration's cells (cells.layout), exactly as the runner planned it before the boot.
+// Both are re-read through validating readers (topology_from_json, set_layout_field), so a
+// hostile store gives a note instead of a picture, never a crash or an unbounded one.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host/host_topology.hpp"
+#include "orchestrator/placement/placement_plan.hpp"
+
+namespace topolab::store {
+class ResultStore;
+struct StoredExperiment;
+struct StoredCell;
+}  // namespace topolab::store
+
+namespace topolab::report {
+
+inline constexpr std::size_t kMaxPictureConfigs = 16;
+
+struct ConfigPicture {
+  std::string label;  // the configuration's guest levels, "expose=flat policy=compact"
+  std::optional<PlacementPlan> plan;
+  std::string plan_note;  // why there is no plan (no guest, unreadable layout, ...)
+  std::optional<HostTopology> seen;
+  std::string seen_note;  // why there is no guest-seen topology
+  bool mismatch = false;  // the guest saw something other than it was told
+};
+
+struct PictureData {
+  std::optional<HostTopology> host;
+  std::string host_note;               // why there is no host topology
+  std::vector<ConfigPicture> configs;  // in cell order, at most kMaxPictureConfigs
+  std::size_t configs_left_out = 0;
+};
+
+PictureData load_pictures(store::ResultStore& store, const store::StoredExperiment& exp,
+                          const std::vector<store::StoredCell>& cells);
+
+// A layout from its stored form (layout_to_json): the fields that decide the placement.
+Result<Layout> layout_from_stored(const nlohmann::json& stored);
+// "expose=flat policy=compact" from a stored config key ({"expose":"flat",...}); "(default)"
+// for the empty one.
+std::string config_label(const std::string& config_key);
+
+}  // namespace topolab::report

@@ -1,0 +1,103 @@
+// Error kinds, their exit codes, and the propagation macros (TL_TRY, TL_TRY_CTX, TL_ASSIGN,
+// TL_ASSIGN_CTX) of common/result.hpp and common/exit_code.hpp.
+#include "common/result.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+
+#include "common/exit_code.hpp"
+
+namespace topolab {
+namespace {
+
+TEST(ExitCodeFor, OnlyAnInternalErrorIs70EveryOtherKindIs1) {
+  EXPECT_EQ(to_int(exit_code_for(ErrorKind::internal)), 70);
+  for (ErrorKind k :
+       {ErrorKind::failed, ErrorKind::input, ErrorKind::not_found, ErrorKind::does_not_fit,
+        ErrorKind::libvirt, ErrorKind::io, ErrorKind::guest}) {
+    EXPECT_EQ(to_int(exit_code_for(k)), 1) << to_string(k);
+  }
+  EXPECT_EQ(to_int(exit_code_for(make_error(ErrorKind::internal, "bug"))), 70);
+  EXPECT_EQ(to_int(exit_code_for(make_error("no kind given"))), 1);
+}
+
+TEST(ExitCode, TheTableOfDocsReliability) {
+  EXPECT_EQ(to_int(ExitCode::ok), 0);
+  EXPECT_EQ(to_int(ExitCode::failed), 1);
+  EXPECT_EQ(to_int(ExitCode::usage), 2);
+  EXPECT_EQ(to_int(ExitCode::mismatch), 3);
+  EXPECT_EQ(to_int(ExitCode::internal), 70);
+}
+
+TEST(ErrorKind, DefaultIsFailedAndContextKeepsTheKind) {
+  EXPECT_EQ(make_error("x").kind, ErrorKind::failed);
+  Error e = make_error(ErrorKind::not_found, "no such boot").context("report");
+  EXPECT_EQ(e.message, "report: no such boot");
+  EXPECT_TRUE(e.is(ErrorKind::not_found));
+  EXPECT_EQ(to_string(ErrorKind::does_not_fit), "does-not-fit");
+}
+
+Result<int> parse_positive(int v) {
+  if (v <= 0) return make_error(ErrorKind::input, "not positive: " + std::to_string(v));
+  return v;
+}
+
+Result<int> doubled(int v) {
+  TL_ASSIGN(const int n, parse_positive(v));
+  return 2 * n;
+}
+
+Result<int> doubled_with_context(int v) {
+  TL_ASSIGN_CTX(auto n, parse_positive(v), "field x");
+  return 2 * n;
+}
+
+Result<void> checked(int v) {
+  TL_TRY_CTX(parse_positive(v), "checked");
+  return {};
+}
+
+Result<std::unique_ptr<int>> boxed(int v) {
+  if (v < 0) return make_error(ErrorKind::io, "no box");
+  return std::make_unique<int>(v);
+}
+
+// TL_ASSIGN moves the value out (a move-only type) and may assign an existing variable.
+Result<int> unboxed(int a, int b) {
+  std::unique_ptr<int> p;
+  TL_ASSIGN(p, boxed(a));
+  TL_ASSIGN(auto q, boxed(b));  // two on neighbouring lines: distinct temporaries
+  return *p + *q;
+}
+
+TEST(Macros, AssignGivesTheValueOrPropagatesTheErrorWithItsKind) {
+  EXPECT_EQ(*doubled(21), 42);
+  auto bad = doubled(-1);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "not positive: -1");
+  EXPECT_EQ(bad.error().kind, ErrorKind::input);
+}
+
+TEST(Macros, ContextVariantsPrefixTheMessage) {
+  EXPECT_EQ(*doubled_with_context(2), 4);
+  EXPECT_EQ(doubled_with_context(0).error().message, "field x: not positive: 0");
+  EXPECT_TRUE(checked(1).ok());
+  EXPECT_EQ(checked(-5).error().message, "checked: not positive: -5");
+  EXPECT_EQ(checked(-5).error().kind, ErrorKind::input);
+}
+
+TEST(Macros, AssignWorksWithMoveOnlyValuesAndExistingVariables) {
+  EXPECT_EQ(*unboxed(2, 3), 5);
+  EXPECT_EQ(unboxed(2, -1).error().kind, ErrorKind::io);
+  EXPECT_EQ(unboxed(-1, 2).error().message, "no box");
+}
+
+TEST(Result, ReadingAnErrorAsAValueIsABug) {
+  Result<int> r = make_error("never checked");
+  EXPECT_THROW((void)*r, FatalError);
+}
+
+}  // namespace
+}  // namespace topolab

@@ -1,0 +1,109 @@
+// The CLI's common behaviour, on the built `topolab` (TOPOLAB_CLI): one exit-code table
+// (docs/reliability.md "Exit codes"), one error line, and the global log options
+// (-q, -v, --log-level) on every command.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "tests/support/child_process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace topolab {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_cli;
+
+const std::string kCaps = std::string(TOPOLAB_TESTS_DIR) + "/host/data/caps-this-machine.xml";
+const std::string kLayout = std::string(TOPOLAB_SOURCE_DIR) + "/examples/layouts/two-groups.toml";
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// Only warnings (this 2-CPU host leaves no housekeeping CPU: a plan warning) and nothing else.
+void expect_only_warnings(const std::string& err) {
+  EXPECT_EQ(err.find("topolab: wrote "), std::string::npos) << err;
+  std::size_t at = 0;
+  while (at < err.size()) {
+    EXPECT_EQ(err.compare(at, 18, "topolab: warning: "), 0) << err;
+    at = err.find('\n', at) + 1;
+    if (at == 0) break;
+  }
+}
+
+TEST(CliExitCodes, AnUncheckedResultIsABugAndExits70WithOneLine) {
+  auto r = run_cli({"--internal-error-selftest", "paths"});
+  EXPECT_EQ(r.status(), 70) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("topolab: internal error: unchecked error:"), std::string::npos) << r.err;
+}
+
+TEST(CliExitCodes, RefusedInputStillExits1WithOneLine) {
+  auto r = run_cli({"plan", "/nonexistent/topolab/layout.toml", "--caps", kCaps});
+  EXPECT_EQ(r.status(), 1) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("topolab plan: "), std::string::npos) << r.err;
+}
+
+TEST(CliExitCodes, UsageErrorsKeepTheirCode2) {
+  auto r = run_cli({"hook"});
+  EXPECT_EQ(r.status(), 2) << r.err;
+  EXPECT_EQ(r.err, "topolab hook: expected DOMAIN OPERATION (or --install-snippet)\n");
+}
+
+// `xml -o FILE` says "wrote FILE" (information) on stderr: -q hides it, -v adds debug lines.
+class CliLogLevels : public ::testing::Test {
+ protected:
+  testing::CliRun xml(std::vector<std::string> extra) {
+    std::vector<std::string> args = {"xml", kLayout, "--caps",
+                                     kCaps, "-o",    (dir_.path() / "out.xml").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args);
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(CliLogLevels, InformationByDefaultNoDebug) {
+  auto r = xml({});
+  ASSERT_EQ(r.status(), 0) << r.err;
+  EXPECT_NE(r.err.find("topolab: wrote "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("debug:"), std::string::npos) << r.err;
+}
+
+TEST_F(CliLogLevels, QuietSilencesInformationAfterOrBeforeTheCommand) {
+  for (auto extra : {std::vector<std::string>{"-q"}, std::vector<std::string>{"--quiet"},
+                     std::vector<std::string>{"--log-level", "warn"}}) {
+    auto r = xml(extra);
+    ASSERT_EQ(r.status(), 0) << r.err;
+    expect_only_warnings(r.err);
+  }
+  auto before =
+      run_cli({"-q", "xml", kLayout, "--caps", kCaps, "-o", (dir_.path() / "out.xml").string()});
+  ASSERT_EQ(before.status(), 0) << before.err;
+  expect_only_warnings(before.err);
+  auto off = xml({"--log-level", "off"});
+  ASSERT_EQ(off.status(), 0) << off.err;
+  EXPECT_EQ(off.err, "");
+}
+
+TEST_F(CliLogLevels, VerboseShowsDebugLines) {
+  auto r = xml({"-v"});
+  ASSERT_EQ(r.status(), 0) << r.err;
+  EXPECT_NE(r.err.find("topolab: wrote "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("topolab: debug: exit 0 after "), std::string::npos) << r.err;
+}
+
+TEST_F(CliLogLevels, QuietAndVerboseTogetherAreRefused) {
+  auto r = xml({"-q", "-v"});
+  EXPECT_EQ(r.status(), 108) << r.err;  // CLI11: mutually exclusive options
+}
+
+TEST_F(CliLogLevels, ErrorsAreOneLineEvenWhenQuiet) {
+  auto r = run_cli({"-q", "plan", "/nonexistent/topolab/layout.toml", "--caps", kCaps});
+  EXPECT_EQ(r.status(), 1);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+}
+
+}  // namespace
+}  // namespace topolab

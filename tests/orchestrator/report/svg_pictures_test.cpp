@@ -1,0 +1,417 @@
+// The HTML report's SVG pictures (orchestrator/report/svg_*): small golden files for each kind,
+// escaping of store strings, and size caps for stores that name 8192 CPUs or 10 000 cells.
+// TOPOLAB_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "common/file_io.hpp"
+#include "host/topology_json.hpp"
+#include "orchestrator/placement/synthetic_host.hpp"
+#include "orchestrator/report/reporter.hpp"
+#include "orchestrator/report/svg_charts.hpp"
+#include "orchestrator/report/svg_data.hpp"
+#include "orchestrator/report/svg_sections.hpp"
+#include "orchestrator/report/svg_topology.hpp"
+#include "orchestrator/store/result_store.hpp"
+
+namespace topolab::report::svg {
+namespace {
+
+const std::string kGoldenDir = std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/report/data/svg/";
+
+void expect_golden(const std::string& name, const std::string& got) {
+  const std::string path = kGoldenDir + name;
+  if (std::getenv("TOPOLAB_UPDATE_GOLDEN")) {
+    std::ofstream(path) << got;
+    return;
+  }
+  auto want = read_file(path);
+  ASSERT_TRUE(want.ok()) << want.error().message;
+  EXPECT_EQ(got, *want) << "differs from " << path << " (TOPOLAB_UPDATE_GOLDEN=1 rewrites it)";
+}
+
+std::size_t count(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+// 2 packages x 2 L3 domains x 2 cores x 2 threads: 16 host CPUs.
+HostTopology two_socket_host() {
+  SyntheticHostSpec s;
+  s.packages = 2;
+  s.l3_per_package = 2;
+  s.cores_per_l3 = 2;
+  s.threads = 2;
+  return make_synthetic_host(s);
+}
+
+Layout layout(int groups, int cores, int threads, PlacementPolicy policy) {
+  Layout l;
+  l.l3_groups = groups;
+  l.cores_per_group = cores;
+  l.threads_per_core = threads;
+  l.policy = policy;
+  l.expose = Exposure::kSockets;
+  return l;
+}
+
+std::string placement(const HostTopology& host, const Layout& l) {
+  auto plan = plan_placement(l, host);
+  EXPECT_TRUE(plan.ok()) << plan.error().message;
+  std::ostringstream o;
+  if (plan) placement_svg(o, host, *plan);
+  return o.str();
+}
+
+TEST(SvgPlacement, PinnedGroupsInTheirL3DomainsMatchGolden) {
+  const auto svg = placement(two_socket_host(), layout(2, 2, 2, PlacementPolicy::kL3Aligned));
+  // Two groups: two colours, eight pinned vCPUs, and both packages drawn.
+  EXPECT_NE(svg.find("fill:#4e79a7"), std::string::npos);
+  EXPECT_NE(svg.find("fill:#f28e2b"), std::string::npos);
+  EXPECT_NE(svg.find(">v7<"), std::string::npos);
+  EXPECT_NE(svg.find("package 1"), std::string::npos);
+  expect_golden("placement_l3_aligned.svg", svg);
+}
+
+TEST(SvgPlacement, UnpinnedGuestShadesItsFloatSetMatchGolden) {
+  const auto svg = placement(two_socket_host(), layout(2, 1, 1, PlacementPolicy::kUnpinned));
+  EXPECT_NE(svg.find("tfloat"), std::string::npos);
+  EXPECT_NE(svg.find("unpinned: 2 vCPUs float"), std::string::npos);
+  EXPECT_EQ(svg.find(">v0<"), std::string::npos) << "no vCPU is pinned anywhere";
+  expect_golden("placement_unpinned.svg", svg);
+}
+
+TEST(SvgPlacement, EmulatorCpusAreMarked) {
+  auto l = layout(1, 2, 1, PlacementPolicy::kCompact);
+  l.housekeeping_cpus = CpuList{15};
+  const auto svg = placement(two_socket_host(), l);
+  EXPECT_NE(svg.find("tidle temu"), std::string::npos) << "CPU 15 runs only the emulator";
+  EXPECT_NE(svg.find("host CPU 15; emulator threads"), std::string::npos);
+}
+
+TEST(SvgPlacement, An8192CpuHostIsCappedAndSaysSo) {
+  SyntheticHostSpec s;
+  s.packages = 8;
+  s.l3_per_package = 16;
+  s.cores_per_l3 = 32;
+  s.threads = 2;  // 8192 CPUs in 128 L3 domains of 64
+  const auto host = make_synthetic_host(s);
+  ASSERT_EQ(host.cpus.size(), 8192u);
+  const auto svg = placement(host, layout(64, 8, 2, PlacementPolicy::kL3Aligned));
+  EXPECT_LT(svg.size(), 200'000u) << svg.size();
+  EXPECT_NE(svg.find("(112 more L3 domains not drawn)"), std::string::npos);
+  // 16 drawn domains of 64 CPUs show 32 each: 7168 + 16 * 32 = 7680 left out.
+  EXPECT_NE(svg.find("(7680 more host CPUs not drawn)"), std::string::npos);
+  EXPECT_NE(svg.find("more groups not drawn"), std::string::npos);
+}
+
+ReportRow row(int threads, const std::string& pin, std::vector<double> values) {
+  ReportRow r;
+  r.factors = {{"param.pin", pin}, {"param.threads", threads}};
+  r.cell = "threads=" + std::to_string(threads) + " pin=" + pin;
+  r.benchmark = "spawn-loop";
+  r.unit = "spawns/s";
+  r.lower_is_better = false;
+  r.values = std::move(values);
+  return r;
+}
+
+// The worst a store can ask for: the most configurations drawn, each on an 8192-CPU host with
+// an 8192-CPU guest topology of its own, plus capped scaling charts: a few MB, not a GB.
+TEST(SvgPage, WorstCasePicturesStayAFewMegabytes) {
+  SyntheticHostSpec s;
+  s.packages = 8;
+  s.l3_per_package = 16;
+  s.cores_per_l3 = 32;
+  s.threads = 2;
+  ReportData d;
+  d.pictures.host = make_synthetic_host(s);
+  for (std::size_t i = 0; i < kMaxPictureConfigs; ++i) {
+    ConfigPicture c;
+    c.label = "config " + std::to_string(i);
+    auto plan = plan_placement(layout(64, 8, 2, PlacementPolicy::kL3Aligned), *d.pictures.host);
+    ASSERT_TRUE(plan.ok());
+    c.plan = *plan;
+    s.packages = 8 + static_cast<int>(i) % 4;  // distinct guest topologies: no sharing
+    s.cores_per_l3 = 32 - static_cast<int>(i) / 4;
+    c.seen = make_synthetic_host(s);
+    d.pictures.configs.push_back(std::move(c));
+  }
+  d.pictures.configs_left_out = 10'000;
+  for (int t = 1; t <= 100; ++t)
+    for (int k = 0; k < 100; ++k)
+      for (int b = 0; b < 20; ++b) {
+        auto r = row(t, "p" + std::to_string(k), {1.0 * t});
+        r.benchmark_index = b;
+        d.rows.push_back(r);
+      }
+  compute_statistics(d, {});
+  std::ostringstream out;
+  write_scaling_section(out, d);
+  write_topology_sections(out, d);
+  EXPECT_LT(out.str().size(), 8'000'000u) << out.str().size();
+  EXPECT_NE(out.str().find("(10000 more configurations not drawn)"), std::string::npos);
+  EXPECT_NE(out.str().find("(12 more charts not drawn)"), std::string::npos);
+}
+
+TEST(SvgSeen, GuestTopologyMatchesGolden) {
+  // What the main job's expose=dies guest reported: one package, two dies, an L3 each.
+  const auto seen = topology_from_json(nlohmann::json::parse(R"J({
+    "cpus":[{"id":0,"package":0,"die":0,"core":0,"l3":0,"siblings":"0"},
+            {"id":1,"package":0,"die":1,"core":1,"l3":1,"siblings":"1"}],
+    "packages":[{"id":0,"cpus":"0-1"}],
+    "dies":[{"id":0,"package":0,"die_id":0,"cpus":"0"},{"id":1,"package":0,"die_id":1,"cpus":"1"}],
+    "l3_domains":[{"id":0,"cpus":"0","size_kib":16384},{"id":1,"cpus":"1","size_kib":16384}],
+    "model":"Intel Xeon Processor (Skylake)"})J"));
+  ASSERT_TRUE(seen.ok()) << seen.error().message;
+  std::ostringstream o;
+  seen_topology_svg(o, *seen);
+  EXPECT_NE(o.str().find("1 package(s), 2 die(s), 2 L3 domain(s)"), std::string::npos);
+  expect_golden("seen_dies.svg", o.str());
+}
+
+TEST(SvgSeen, SmtSiblingsShareACoreFrame) {
+  SyntheticHostSpec s;
+  s.cores_per_l3 = 2;
+  s.threads = 2;
+  std::ostringstream o;
+  seen_topology_svg(o, make_synthetic_host(s));
+  EXPECT_EQ(count(o.str(), "class=\"tcore\""), 2u);
+}
+
+ReportData scaling_data() {
+  ReportData d;
+  for (int t : {1, 2, 4, 8})
+    for (const char* pin : {"none", "compact"}) {
+      const double base = std::string(pin) == "none" ? 80 : 90;
+      d.rows.push_back(row(t, pin, {base * t, base * t * 1.1, base * t * 0.9}));
+    }
+  compute_statistics(d, {});
+  return d;
+}
+
+TEST(SvgScaling, ThreadsByPinMatchesGolden) {
+  std::size_t left_out = 9;
+  const auto charts = scaling_charts(scaling_data(), &left_out);
+  ASSERT_EQ(charts.size(), 1u) << "pin is not numeric: only threads gives a chart";
+  EXPECT_EQ(left_out, 0u);
+  const auto& c = charts.front();
+  EXPECT_EQ(c.factor, "param.threads");
+  ASSERT_EQ(c.series.size(), 2u);
+  EXPECT_EQ(c.series[0].label, "param.pin=compact");
+  ASSERT_EQ(c.series[0].points.size(), 4u);
+  EXPECT_DOUBLE_EQ(c.series[0].points[3].x, 8);
+  EXPECT_DOUBLE_EQ(c.series[0].points[3].median, 720);
+  EXPECT_DOUBLE_EQ(c.series[0].points[3].max, 792);
+  std::ostringstream o;
+  scaling_svg(o, c);
+  EXPECT_NE(o.str().find("(log scale)"), std::string::npos) << "1..8 doubles: log2 axis";
+  expect_golden("scaling_threads.svg", o.str());
+}
+
+TEST(SvgScaling, NumericStringLevelsCountAndTextLevelsDoNot) {
+  ReportData d;
+  d.rows.push_back(row(1, "none", {1}));
+  d.rows.push_back(row(2, "none", {2}));
+  d.rows[0].factors["size"] = "64";
+  d.rows[1].factors["size"] = "128";
+  compute_statistics(d, {});
+  std::size_t left_out = 0;
+  const auto charts = scaling_charts(d, &left_out);
+  ASSERT_EQ(charts.size(), 2u);
+  EXPECT_EQ(charts[0].factor, "param.threads");
+  EXPECT_EQ(charts[1].factor, "size");
+}
+
+TEST(SvgScaling, TenThousandCellsAreCapped) {
+  ReportData d;
+  for (int t = 1; t <= 100; ++t)
+    for (int k = 0; k < 100; ++k) d.rows.push_back(row(t, "p" + std::to_string(k), {1.0 * t}));
+  compute_statistics(d, {});
+  std::size_t left_out = 0;
+  const auto charts = scaling_charts(d, &left_out);
+  ASSERT_EQ(charts.size(), 1u);
+  EXPECT_EQ(charts[0].series.size(), kMaxSeries);
+  EXPECT_LE(charts[0].series[0].points.size(), kMaxPoints);
+  std::ostringstream o;
+  scaling_svg(o, charts[0]);
+  EXPECT_LT(o.str().size(), 100'000u);
+  EXPECT_NE(o.str().find("more series not drawn"), std::string::npos);
+  EXPECT_NE(o.str().find("more points not drawn"), std::string::npos);
+}
+
+TEST(SvgScaling, StoreStringsAreEscaped) {
+  ReportData d;
+  for (int t : {1, 2}) {
+    auto r = row(t, "<script>alert(1)</script>", {1.0 * t});
+    r.benchmark = "b\"><script>";
+    r.unit = "&<u>";
+    d.rows.push_back(r);
+  }
+  compute_statistics(d, {});
+  const auto charts = scaling_charts(d, nullptr);
+  ASSERT_EQ(charts.size(), 1u);
+  std::ostringstream o;
+  scaling_svg(o, charts[0]);
+  EXPECT_EQ(o.str().find("<script"), std::string::npos);
+  EXPECT_EQ(o.str().find("<u>"), std::string::npos);
+  EXPECT_NE(o.str().find("&lt;script&gt;alert(1)"), std::string::npos);
+  EXPECT_NE(o.str().find("&amp;&lt;u&gt;"), std::string::npos);
+}
+
+TEST(SvgC2c, PairClassesMatchGolden) {
+  // 2 packages x 1 L3 x 1 core x 2 threads: CPUs 0,2 and 1,3 are SMT siblings (Linux
+  // numbering), 0-1 share package 0 and its L3, 2-3 package 1.
+  SyntheticHostSpec s;
+  s.packages = 2;
+  s.cores_per_l3 = 1;
+  s.threads = 2;
+  LatencyMatrix m;
+  m.topology = topology_to_json(make_synthetic_host(s));
+  m.cpus = {0, 1, 2, 3};
+  const double n = NAN;
+  m.ns = {{n, 100, 20, 110}, {100, n, 120, 22}, {20, 120, n, 105}, {110, 22, 105, n}};
+  const auto classes = c2c_classes(m);
+  ASSERT_EQ(classes.size(), 2u);
+  EXPECT_EQ(classes[0].name, "SMT siblings");
+  EXPECT_EQ(classes[0].pairs, 2u);
+  EXPECT_DOUBLE_EQ(classes[0].median, 21);
+  EXPECT_EQ(classes[1].name, "other package");
+  EXPECT_EQ(classes[1].pairs, 4u);
+  std::ostringstream o;
+  c2c_classes_svg(o, classes);
+  expect_golden("c2c_classes.svg", o.str());
+}
+
+TEST(SvgC2c, UnknownTopologyIsAClassNotACrash) {
+  LatencyMatrix m;
+  m.topology = "not a topology";
+  m.cpus = {0, 1};
+  m.ns = {{NAN, 50}, {NAN, NAN}};
+  const auto classes = c2c_classes(m);
+  ASSERT_EQ(classes.size(), 1u);
+  EXPECT_EQ(classes[0].name, "unknown topology");
+  EXPECT_DOUBLE_EQ(classes[0].median, 50);
+}
+
+TEST(SvgData, StoredLayoutGivesTheSamePlacementAsTheOriginal) {
+  const auto host = two_socket_host();
+  auto l = layout(2, 2, 2, PlacementPolicy::kCompact);
+  l.housekeeping_cpus = CpuList{15};
+  auto back = layout_from_stored(layout_to_json(l));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  auto a = plan_placement(l, host), b = plan_placement(*back, host);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(plan_to_json(*a), plan_to_json(*b));
+}
+
+TEST(SvgData, HostileStoredLayoutIsRefusedWithItsField) {
+  auto bad = layout_from_stored({{"guest.l3_groups", "x"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("guest.l3_groups"), std::string::npos);
+  EXPECT_FALSE(layout_from_stored({{"placement.explicit", {1, 2}}}).ok());
+  EXPECT_FALSE(layout_from_stored("a string").ok());
+}
+
+TEST(SvgData, ConfigLabels) {
+  EXPECT_EQ(config_label(R"({"expose":"flat","threads":2})"), "expose=flat threads=2");
+  EXPECT_EQ(config_label("{}"), "(default)");
+  EXPECT_EQ(config_label(""), "(default)");
+  EXPECT_EQ(config_label("[1"), "(unreadable configuration)");
+}
+
+// The main job's real store (scripts/main-job.sh, dumped to SQL): six configurations, each with
+// its placement derived again and the topology its guest reported.
+class MainJobStore : public ::testing::Test {
+ protected:
+  void SetUp() override { build(""); }
+  // The store, with `tamper` (SQL) run on it after the dump.
+  void build(const std::string& tamper) {
+    char tmpl[] = "/tmp/topolab-svg-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    auto sql =
+        read_file(std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/report/data/main_job_store.sql");
+    ASSERT_TRUE(sql.ok()) << sql.error().message;
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ + "/s.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, (*sql + tamper).c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    auto store = store::ResultStore::open_read_only(dir_ + "/s.db");
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    auto data = load_report(**store, "");
+    ASSERT_TRUE(data.ok()) << data.error().message;
+    data_ = std::move(*data);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string dir_;
+  ReportData data_;
+};
+
+TEST_F(MainJobStore, EveryConfigurationHasItsPlacementAndSeenTopology) {
+  const auto& p = data_.pictures;
+  ASSERT_TRUE(p.host.has_value()) << p.host_note;
+  EXPECT_EQ(p.host->cpus.size(), 2u);
+  ASSERT_EQ(p.configs.size(), 6u);
+  EXPECT_EQ(p.configs[0].label, "expose=flat policy=compact");
+  for (const auto& c : p.configs) {
+    ASSERT_TRUE(c.plan.has_value()) << c.label << ": " << c.plan_note;
+    ASSERT_TRUE(c.seen.has_value()) << c.label << ": " << c.seen_note;
+    EXPECT_FALSE(c.mismatch);
+  }
+  // compact: vCPU i on host CPU i; unpinned: no pinning.
+  ASSERT_EQ(p.configs[0].plan->vcpus.size(), 2u);
+  EXPECT_TRUE(p.configs[0].plan->pinned);
+  EXPECT_EQ(p.configs[0].plan->vcpus[1].host_cpus, CpuList{1});
+  EXPECT_FALSE(p.configs[1].plan->pinned);
+  // What the guests saw: flat 1 package, sockets 2, dies 1 package of 2 dies.
+  EXPECT_EQ(p.configs[0].seen->packages.size(), 1u);
+  EXPECT_EQ(p.configs[2].seen->packages.size(), 2u);
+  EXPECT_EQ(p.configs[4].seen->dies.size(), 2u);
+}
+
+TEST_F(MainJobStore, HtmlHasOnePlacementPerConfigurationAndOneSeenPerTopology) {
+  std::ostringstream out;
+  auto r = make_reporter("html", out);
+  ASSERT_TRUE(r.ok());
+  (*r)->report(data_);
+  EXPECT_EQ(count(out.str(), "class=\"pic-placement\""), 6u);
+  EXPECT_EQ(count(out.str(), "class=\"pic-seen\""), 3u) << "flat, sockets, dies";
+  EXPECT_EQ(count(out.str(), "class=\"pic-scaling\""), 0u) << "no numeric factor";
+  EXPECT_EQ(out.str().find("<script"), std::string::npos);
+}
+
+// A store tampered where the pictures read: markup in a configuration key, a layout field of
+// the wrong type, a guest-seen topology that is not one, a host topology naming CPU 9999999.
+// Each picture that cannot be drawn says why; nothing from the store reaches the page as markup.
+TEST_F(MainJobStore, HostileStoreGivesNotesNotMarkup) {
+  build(R"SQL(
+    UPDATE cells SET config_key = '{"expose":"<script>alert(1)</script>"}' WHERE id = 1;
+    UPDATE cells SET layout = '{"guest.l3_groups":"x"}' WHERE id = 2;
+    UPDATE boots SET seen_topology = '{"cpus":"<img src=x onerror=alert(1)>"}' WHERE id = 3;
+  )SQL");
+  std::ostringstream out;
+  auto r = make_reporter("html", out);
+  ASSERT_TRUE(r.ok());
+  (*r)->report(data_);
+  const std::string html = out.str();
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_NE(html.find("expose=&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("stored layout: guest.l3_groups"), std::string::npos);
+  EXPECT_NE(html.find("topology JSON: cpus"), std::string::npos) << "the seen note";
+  build(R"SQL(UPDATE experiments SET host_topology = '{"cpus":[{"id":9999999}]}';)SQL");
+  EXPECT_FALSE(data_.pictures.host.has_value());
+  EXPECT_NE(data_.pictures.host_note.find("cpus[0].id"), std::string::npos)
+      << data_.pictures.host_note;
+  ASSERT_EQ(data_.pictures.configs.size(), 6u);
+  EXPECT_EQ(data_.pictures.configs[0].plan_note, "no readable host topology in the store");
+}
+
+}  // namespace
+}  // namespace topolab::report::svg
