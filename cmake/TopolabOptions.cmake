@@ -11,9 +11,37 @@ function(topolab_target_defaults target)
   endif()
 endfunction()
 
-# Sources of a folder, without its tests: small libraries glob so that files can be added
-# without touching shared CMake files.
-function(topolab_glob_sources out dir)
-  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${dir}/*.cpp)
-  set(${out} ${srcs} PARENT_SCOPE)
+# One folder, one library, one include boundary (issue 13; docs/architecture.md "Layers").
+#   topolab_folder_library(<target> <folder> [EXECUTABLE] [RECURSE] [EXCLUDE <regex>...]
+#                          [PUBLIC <deps>...] [PRIVATE <deps>...])
+# Sources are <folder>/*.cpp (with RECURSE: also its subfolders), globbed so that added files are
+# picked up. Code keeps including "<folder>/x.hpp" from the source root, but a target does not
+# export that root: it exports a staging folder in the build tree that holds only a link to its
+# own folder. A folder therefore sees the headers of the targets it links and no others; a
+# dependency a header of the folder needs is PUBLIC, one only its sources need is PRIVATE.
+function(topolab_folder_library target folder)
+  cmake_parse_arguments(arg "EXECUTABLE;RECURSE" "" "EXCLUDE;PUBLIC;PRIVATE" ${ARGN})
+  set(dir ${PROJECT_SOURCE_DIR}/${folder})
+  if(arg_RECURSE)
+    file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${dir}/*.cpp)
+  else()
+    file(GLOB srcs CONFIGURE_DEPENDS ${dir}/*.cpp)
+  endif()
+  foreach(regex ${arg_EXCLUDE})
+    list(FILTER srcs EXCLUDE REGEX "${regex}")
+  endforeach()
+  set(stage ${PROJECT_BINARY_DIR}/include/${target})
+  get_filename_component(parent ${stage}/${folder} DIRECTORY)
+  file(MAKE_DIRECTORY ${parent})
+  file(CREATE_LINK ${dir} ${stage}/${folder} SYMBOLIC)
+  if(arg_EXECUTABLE)
+    add_executable(${target} ${srcs})
+    target_include_directories(${target} PRIVATE ${stage})
+    target_link_libraries(${target} PRIVATE ${arg_PUBLIC} ${arg_PRIVATE})
+  else()
+    add_library(${target} STATIC ${srcs})
+    target_include_directories(${target} PUBLIC ${stage})
+    target_link_libraries(${target} PUBLIC ${arg_PUBLIC} PRIVATE ${arg_PRIVATE})
+  endif()
+  topolab_target_defaults(${target})
 endfunction()

@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto cell =
       (*st)->upsert_cell(*exp, {factors.dump(), factors.dump(), factors, "x=1", 0, nullptr});
   if (!cell.ok()) std::abort();
-  store::BootRecord boot{*exp, factors.dump(), 0, nullptr, nullptr, json::array(), {}, {}};
+  store::BootRecord boot{*exp, factors.dump(), 0, nullptr, nullptr, json::array(), {}, {}, {}};
 
   int repetition = 0;
   std::istringstream lines(input);
@@ -90,7 +90,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (hello.ok()) {  // the typed hello is what the host stores (versions, seen topology)
         boot.seen = hello->topology;
         boot.versions = {{"agent", hello->agent_version}, {"kernel", hello->kernel}};
-        if (!(*st)->add_boot(boot).ok()) std::abort();
+        // The report's context reader (issue 18) gets whatever the line carried as the boot's
+        // context, timings and intended topology: shapes no topolab build writes.
+        boot.context = boot.timings = boot.intended = msg->body;
+        auto boot_id = (*st)->add_boot(boot);
+        if (!boot_id.ok()) std::abort();
+        if (!(*st)->set_cell_status(*cell, "done", "", msg->body, *boot_id).ok()) std::abort();
       }
     } else if (msg.ok() && msg->type == proto::type::kResult) {
       auto result = proto::parse_result(*msg);

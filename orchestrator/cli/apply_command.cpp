@@ -3,9 +3,9 @@
 // the previous XML and prints a diff.
 #include <iostream>
 
+#include "orchestrator/apply/domain_apply.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
-#include "orchestrator/domain/domain_patcher.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/logging/log.hpp"
 

@@ -1,4 +1,8 @@
-// `topolab report STORE [--format table|csv|json|html] [-o FILE] [--experiment NAME]`
+// `topolab report STORE [STORE_B] [--compare STORE_B] [--experiment NAME]
+//  [--compare-experiment NAME] [--format table|csv|json|html] [-o FILE]`
+// One store: its report. Two stores (or one store and --compare-experiment): the comparison of
+// B against A (report/compare.hpp).
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -6,6 +10,7 @@
 
 #include "common/file_io.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/report/compare_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
 
@@ -15,34 +20,42 @@ namespace {
 class ReportCommand : public Command {
  public:
   CLI::App* setup(CLI::App& app) override {
-    auto* cmd = app.add_subcommand("report", "Report an experiment's results from a store");
-    cmd->add_option("store", store_, "SQLite results store written by `topolab run`")->required();
+    auto* cmd = app.add_subcommand("report",
+                                   "Report an experiment's results from a store, or "
+                                   "compare two (A.db B.db)");
+    cmd->add_option("store", stores_,
+                    "SQLite results store written by `topolab run`; a second store compares "
+                    "it (B) against the first (A)")
+        ->required()
+        ->expected(1, 2);
+    cmd->add_option("--compare", compare_, "Store B to compare against the first store (A)");
     cmd->add_option("--format", format_, "table | csv | json | html")
         ->check(CLI::IsMember({"table", "csv", "json", "html"}));
     cmd->add_option("-o,--output", output_, "Write to FILE instead of stdout");
-    cmd->add_option("--experiment", experiment_, "Experiment name (when the store holds several)");
+    cmd->add_option("--experiment", experiment_,
+                    "Experiment name (when the store holds several; also B's unless "
+                    "--compare-experiment)");
+    cmd->add_option("--compare-experiment", compare_experiment_,
+                    "Experiment of B to compare (B is the first store when no second is given)");
+    cmd->add_option("--alpha", alpha_text_,
+                    "Significance level of a comparison's rank test (default 0.05)");
     cmd->add_flag("--json", json_, "Same as --format json");
     return cmd;
   }
 
   int run() override {
     if (json_) format_ = "json";
-    auto store = store::ResultStore::open_read_only(store_);
-    if (!store) return fail("report", store.error());
-    auto data = report::load_report(**store, experiment_);
-    if (!data) return fail("report", data.error());
-    std::ostringstream text;
-    auto reporter = report::make_reporter(format_, text);
-    if (!reporter) return fail("report", reporter.error());
-    (*reporter)->report(*data);
-    // Rows a report leaves out are said on stderr too, so a pipeline notices (exit stays 0).
-    for (const auto& w : data->warnings) print_error("report", "warning: " + w);
-    if (!data->invalid_runs.empty()) {
-      const auto& first = data->invalid_runs.front();
-      print_error("report", "warning: " + std::to_string(data->invalid_runs.size()) +
-                                " stored run(s) failed validation and are left out (first: run " +
-                                std::to_string(first.run_id) + ": " + first.reason + ")");
+    if (!parse_alpha()) return 1;
+    if (!compare_.empty()) {
+      if (stores_.size() > 1)
+        return fail("report", make_error(ErrorKind::input,
+                                         "give store B once: as a second store or as --compare"));
+      stores_.push_back(compare_);
     }
+    if (stores_.size() == 1 && !compare_experiment_.empty()) stores_.push_back(stores_.front());
+    std::ostringstream text;
+    const int rc = stores_.size() == 1 ? report_one(text) : report_compare(text);
+    if (rc != 0) return rc;
     if (output_.empty()) {
       std::cout << text.str() << std::flush;
       return 0;
@@ -53,7 +66,75 @@ class ReportCommand : public Command {
   }
 
  private:
-  std::string store_, format_ = "table", output_, experiment_;
+  int report_one(std::ostream& text) {
+    auto store = store::ResultStore::open_read_only(stores_.front());
+    if (!store) return fail("report", store.error());
+    auto data = report::load_report(**store, experiment_);
+    if (!data) return fail("report", data.error());
+    auto reporter = report::make_reporter(format_, text);
+    if (!reporter) return fail("report", reporter.error());
+    (*reporter)->report(*data);
+    warn_left_out(*data, "");
+    return 0;
+  }
+
+  int report_compare(std::ostream& text) {
+    auto a = load(stores_[0], experiment_);
+    if (!a) return fail("report", a.error());
+    auto b = load(stores_[1], compare_experiment_.empty() ? experiment_ : compare_experiment_);
+    if (!b) return fail("report", b.error());
+    if (stores_[0] == stores_[1] && a->experiment == b->experiment)
+      return fail("report",
+                  make_error(ErrorKind::input, "A and B are the same experiment '" + a->experiment +
+                                                   "' of " + stores_[0] +
+                                                   ": name another with --compare-experiment"));
+    auto data =
+        report::compare_reports(*a, *b, label(stores_[0], *a), label(stores_[1], *b), alpha_);
+    auto reporter = report::make_compare_reporter(format_, text);
+    if (!reporter) return fail("report", reporter.error());
+    (*reporter)->report(data);
+    warn_left_out(*a, "A: ");
+    warn_left_out(*b, "B: ");
+    return 0;
+  }
+
+  // from_chars: the whole text is a number strictly between 0 and 1 ("nan", "1e999", "0.05x"
+  // refused; CLI11's range check lets NaN through).
+  bool parse_alpha() {
+    if (alpha_text_.empty()) return true;
+    const char* end = alpha_text_.data() + alpha_text_.size();
+    auto [p, ec] = std::from_chars(alpha_text_.data(), end, alpha_);
+    if (ec == std::errc() && p == end && alpha_ > 0 && alpha_ < 1) return true;
+    fail("report",
+         make_error(ErrorKind::input,
+                    "--alpha '" + alpha_text_ + "': expected a number between 0 and 1, e.g. 0.05"));
+    return false;
+  }
+
+  static Result<report::ReportData> load(const std::string& path, const std::string& name) {
+    auto store = store::ResultStore::open_read_only(path);
+    if (!store) return store.error();
+    return report::load_report(**store, name);
+  }
+
+  static std::string label(const std::string& path, const report::ReportData& d) {
+    return path + " (experiment " + d.experiment + ")";
+  }
+
+  // Rows a report leaves out are said on stderr too, so a pipeline notices (exit stays 0).
+  static void warn_left_out(const report::ReportData& data, const std::string& side) {
+    for (const auto& w : data.warnings) print_error("report", side + "warning: " + w);
+    if (!data.invalid_runs.empty()) {
+      const auto& first = data.invalid_runs.front();
+      print_error("report", side + "warning: " + std::to_string(data.invalid_runs.size()) +
+                                " stored run(s) failed validation and are left out (first: run " +
+                                std::to_string(first.run_id) + ": " + first.reason + ")");
+    }
+  }
+
+  std::vector<std::string> stores_;
+  std::string compare_, format_ = "table", output_, experiment_, compare_experiment_, alpha_text_;
+  double alpha_ = 0.05;
   bool json_ = false;
 };
 

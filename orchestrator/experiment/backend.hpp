@@ -28,6 +28,8 @@ class Target {
   virtual nlohmann::json mismatches() const = 0;  // [] when seen matches intended
   virtual nlohmann::json timings() const = 0;
   virtual nlohmann::json versions() const = 0;
+  // Where it ran, for reports (store::BootRecord::context): accelerator, CPU model given.
+  virtual nlohmann::json context() const { return nullptr; }
 };
 
 class Backend {
@@ -43,6 +45,9 @@ class Backend {
   virtual nlohmann::json layout_identity(const Configuration&) const { return nullptr; }
   virtual nlohmann::json host_topology() const = 0;
   virtual nlohmann::json versions() const = 0;
+  // Where the experiment runs, for reports (store::StoredExperiment::context): connection URI,
+  // accelerator asked for.
+  virtual nlohmann::json context() const { return nullptr; }
 };
 
 }  // namespace topolab::experiment

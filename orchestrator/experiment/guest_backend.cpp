@@ -45,6 +45,17 @@ class GuestTarget : public Target {
             {"accel_reason", session_->accel().reason},
             {"guest_source", disk_ ? disk_->identity() : nlohmann::json{{"kind", "builtin"}}}};
   }
+  // Where it ran, for reports: the accelerator and the CPU model the session announced.
+  nlohmann::json context() const override {
+    const auto& m = session_->announced().cpu_model;
+    return {{"accelerator", session_->uses_kvm() ? "kvm" : "tcg"},
+            {"accel_reason", session_->accel().reason},
+            {"cpu_model",
+             {{"mode", m.mode},
+              {"model", m.model},
+              {"cache_mode", m.cache_mode},
+              {"reason", m.reason}}}};
+  }
 
  private:
   // Declared before the session: its overlay is deleted after the domain is gone.
@@ -163,5 +174,10 @@ nlohmann::json GuestBackend::layout_identity(const Configuration& c) const {
 
 nlohmann::json GuestBackend::host_topology() const { return topology_to_json(host_); }
 nlohmann::json GuestBackend::versions() const { return versions_; }
+nlohmann::json GuestBackend::context() const {
+  return {{"backend", "guest"},
+          {"connect_uri", options_.connect_uri.empty() ? "qemu:///system" : options_.connect_uri},
+          {"accel_requested", options_.accel}};
+}
 
 }  // namespace topolab::experiment

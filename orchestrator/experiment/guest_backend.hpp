@@ -23,6 +23,7 @@ class GuestBackend : public Backend {
   nlohmann::json layout_identity(const Configuration&) const override;
   nlohmann::json host_topology() const override;
   nlohmann::json versions() const override;
+  nlohmann::json context() const override;
 
   // The experiment's layout with one configuration's levels applied (exposed for tests).
   static Result<Layout> configure_layout(const Layout& base, const Configuration& config);

@@ -90,6 +90,8 @@ class HostTarget : public Target {
   nlohmann::json versions() const override {
     return {{"agent", hello_.agent_version}, {"kernel", hello_.kernel}};
   }
+  // No guest: the agent runs on the bare host, so nothing is emulated.
+  nlohmann::json context() const override { return {{"accelerator", "host"}}; }
 
  private:
   HostTarget() = default;

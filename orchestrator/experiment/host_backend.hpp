@@ -17,6 +17,7 @@ class HostBackend : public Backend {
   Result<std::unique_ptr<Target>> start(const Experiment&, const Configuration&) override;
   nlohmann::json host_topology() const override { return host_topology_; }
   nlohmann::json versions() const override;
+  nlohmann::json context() const override { return {{"backend", "host"}}; }
 
  private:
   std::filesystem::path agent_;

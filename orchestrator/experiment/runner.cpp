@@ -39,8 +39,8 @@ class ExperimentRun {
     if (!stored) return stored.error();
     TL_TRY(check_resume(e_, cells_, layouts_, *stored, store_.path().string()));
     nlohmann::json spec = experiment_to_json(e_);
-    auto exp =
-        store_.begin_experiment(e_.name, spec, backend_.host_topology(), backend_.versions());
+    auto exp = store_.begin_experiment(e_.name, spec, backend_.host_topology(), backend_.versions(),
+                                       backend_.context());
     if (!exp) return exp.error();
     exp_id_ = *exp;
     TL_TRY(load_cells());
@@ -126,8 +126,8 @@ class ExperimentRun {
     const nlohmann::json mismatches = t.mismatches();
     const bool mismatch = mismatches.is_array() && !mismatches.empty();
     progress_.boot_done(config.label(), ms_since(t0), mismatch);
-    store::BootRecord boot{exp_id_,  config.key, seed,        t.intended(),
-                           t.seen(), mismatches, t.timings(), t.versions()};
+    store::BootRecord boot{exp_id_,    config.key,  seed,         t.intended(), t.seen(),
+                           mismatches, t.timings(), t.versions(), t.context()};
     auto boot_id = store_.add_boot(boot);
     if (!boot_id) return boot_id.error();
     for (int c : config.cells)

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "orchestrator/report/compare_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/report/svg_sections.hpp"
 
@@ -187,6 +188,40 @@ tr.mism td{background:#fff3cd}
 .frame{fill:none;stroke:#000;stroke-width:1}
 )CSS";
 
+// --- Context (issue 18): where the numbers came from. Inline styles, so a report without
+// context (hand-built data) keeps its stylesheet byte for byte. ---
+
+void html_context(std::ostream& o, const ReportContext& ctx) {
+  if (ctx.experiment.emulated)
+    o << "<p class=\"tcg\" style=\"background:#fde2e1;border:2px solid #c0392b;padding:8px 12px;"
+         "font-weight:bold\">Warning: "
+      << esc(kTcgWarning) << "</p>\n";
+  o << "<table class=\"ctx\">\n";
+  for (const auto& [name, value] : experiment_fields(ctx.experiment))
+    o << "<tr><th class=\"t\">" << esc(name) << "</th><td class=\"t\">" << esc(value)
+      << "</td></tr>\n";
+  o << "</table>\n";
+}
+
+void html_cell_context(std::ostream& o, const ReportData& data) {
+  o << "<h2>Topology per cell</h2>\n<table><tr><th class=\"t\">cell</th>";
+  for (const auto& [name, value] : cell_fields(CellContext{}))
+    o << "<th class=\"t\">" << esc(name) << "</th>";
+  o << "</tr>\n";
+  std::vector<std::string> seen;
+  for (const auto& r : data.rows) {
+    if (std::find(seen.begin(), seen.end(), r.cell) != seen.end()) continue;
+    seen.push_back(r.cell);
+    const auto& c = cell_context(*data.context, r.cell);
+    o << "<tr" << (c.mismatches.empty() ? "" : " class=\"mism\"") << "><td class=\"t\">"
+      << esc(r.cell) << "</td>";
+    for (const auto& [name, value] : cell_fields(c))
+      o << "<td class=\"t\">" << (value.empty() ? "-" : esc(value)) << "</td>";
+    o << "</tr>\n";
+  }
+  o << "</table>\n";
+}
+
 }  // namespace
 
 void HtmlReporter::report(const ReportData& data) {
@@ -195,6 +230,7 @@ void HtmlReporter::report(const ReportData& data) {
     << esc(data.experiment) << "</title><style>" << kStyle << svg::kPictureStyle
     << "</style></head><body>\n";
   o << "<h1>topolab experiment " << esc(data.experiment) << "</h1>\n";
+  if (data.context) html_context(o, *data.context);
   if (!data.baseline.empty())
     o << "<p>Penalty is 100&middot;(median/baseline &minus; 1) against <b>" << esc(data.baseline)
       << "</b>, with a 95% bootstrap confidence interval. Error bars span min..max of the "
@@ -225,6 +261,7 @@ void HtmlReporter::report(const ReportData& data) {
       << (r.error.empty() ? "" : ": " + esc(r.error)) << "</td></tr>\n";
   }
   o << "</table>\n";
+  if (data.context) html_cell_context(o, data);
   if (!data.invalid_runs.empty()) {
     o << "<h2>Invalid stored runs (left out)</h2>\n<ul>\n";
     for (const auto& i : data.invalid_runs)
@@ -240,6 +277,53 @@ void HtmlReporter::report(const ReportData& data) {
     svg::write_c2c_with_classes(o, m, heat_map);
   }
   o << "</body></html>\n";
+}
+
+// --- Comparison of two reports (issue 18): a side-by-side table, context of both sides ---
+
+void HtmlCompareReporter::report(const CompareData& d) {
+  auto& o = out_;
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>topolab: "
+    << esc(d.a.label) << " vs " << esc(d.b.label) << "</title><style>" << kStyle
+    << "</style></head><body>\n<h1>topolab comparison</h1>\n<p>A: <b>" << esc(d.a.label)
+    << "</b><br>B: <b>" << esc(d.b.label) << "</b></p>\n";
+  if (d.emulated())
+    o << "<p class=\"tcg\" style=\"background:#fde2e1;border:2px solid #c0392b;padding:8px 12px;"
+         "font-weight:bold\">Warning ("
+      << d.emulated_sides() << "): " << esc(kTcgWarning) << "</p>\n";
+  const ExperimentContext none;
+  const auto fa = experiment_fields(d.a.context ? d.a.context->experiment : none);
+  const auto fb = experiment_fields(d.b.context ? d.b.context->experiment : none);
+  o << "<table class=\"ctx\"><tr><th class=\"t\">context</th><th class=\"t\">A</th>"
+       "<th class=\"t\">B</th></tr>\n";
+  for (std::size_t i = 0; i < fa.size() && i < fb.size(); ++i)
+    o << "<tr><th class=\"t\">" << esc(fa[i].first) << "</th><td class=\"t\">" << esc(fa[i].second)
+      << "</td><td class=\"t\">" << esc(fb[i].second) << "</td></tr>\n";
+  o << "</table>\n<h2>Results</h2>\n<table><tr><th class=\"t\">cell</th><th "
+       "class=\"t\">benchmark</th><th class=\"t\">unit</th><th>n A</th><th>n B</th><th>median "
+       "A</th><th>median B</th><th>delta</th><th>95% CI</th><th>p</th><th "
+       "class=\"t\">verdict</th></tr>\n";
+  for (const auto& r : d.rows)
+    o << "<tr" << (r.verdict.rfind("significant:", 0) == 0 ? " class=\"mism\"" : "")
+      << "><td class=\"t\">" << esc(r.cell) << "</td><td class=\"t\">" << esc(r.benchmark)
+      << "</td><td class=\"t\">" << esc(r.unit) << "</td><td>" << r.a.size() << "</td><td>"
+      << r.b.size() << "</td><td>" << format_number(r.median_a) << "</td><td>"
+      << format_number(r.median_b) << "</td><td>" << delta_text(r.delta_pct) << "</td><td>"
+      << ci_text(r.delta_ci) << "</td><td>" << p_text(r.test) << "</td><td class=\"t\">"
+      << esc(verdict_text(r)) << "</td></tr>\n";
+  o << "</table>\n";
+  for (const auto& [side, keys] : {std::pair{"A", &d.only_a}, std::pair{"B", &d.only_b}}) {
+    if (keys->empty()) continue;
+    o << "<h2>Only in " << side << "</h2>\n<ul>\n";
+    for (const auto& k : *keys) o << "<li>" << esc(k) << "</li>\n";
+    o << "</ul>\n";
+  }
+  if (!d.warnings.empty()) {
+    o << "<h2>Warnings</h2>\n<ul>\n";
+    for (const auto& w : d.warnings) o << "<li>" << esc(w) << "</li>\n";
+    o << "</ul>\n";
+  }
+  o << "<p>" << esc(kCompareMethod) << " = " << format_number(d.alpha) << ".</p>\n</body></html>\n";
 }
 
 }  // namespace topolab::report

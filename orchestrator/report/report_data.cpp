@@ -292,6 +292,7 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
                             "penalty for them (first: " +
                             first_unreadable + ")");
   compute_statistics(data, baseline);
+  data.context = load_context(store, *exp, *cells);
   data.pictures = load_pictures(store, *exp, *cells);
   return data;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "orchestrator/report/context.hpp"
 #include "orchestrator/report/statistics.hpp"
 #include "orchestrator/report/svg_data.hpp"
 
@@ -59,6 +60,9 @@ struct ReportData {
   // Store-level problems that change what the report can say (no baseline, so no penalties):
   // said in every format that has room for text and on stderr, never silently (redteam).
   std::vector<std::string> warnings;
+  // Where the numbers came from (issue 18). Always set by load_report ("unknown" parts for
+  // older stores); unset in hand-built data, which then prints no context.
+  std::optional<ReportContext> context;
   // Per guest configuration: placement on the host and guest-seen topology (HTML pictures).
   PictureData pictures;
 };

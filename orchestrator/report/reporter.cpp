@@ -1,5 +1,6 @@
 #include "orchestrator/report/reporter.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -33,7 +34,102 @@ std::string cv_text(const ReportRow& r) {
   return buf;
 }
 
-// RFC 4180 quoting of a number or fixed word topolab wrote itself.
+// Every text cell of the console table goes through terminal_safe (class 8).
+std::string tt(const std::string& s) { return terminal_safe(s); }
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; }
+
+// --- Context (issue 18): the same ordered fields in the table, CSV and JSON ---
+
+// Text columns of a small left-aligned table, the header underlined.
+void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& table) {
+  std::vector<std::size_t> width(table[0].size(), 0);
+  for (const auto& row : table)
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    std::string line;
+    for (std::size_t i = 0; i < table[k].size(); ++i)
+      line += (i ? "  " : "") + table[k][i] + std::string(width[i] - table[k][i].size(), ' ');
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+    if (k == 0) {
+      std::size_t total = 0;
+      for (auto w : width) total += w + 2;
+      out << std::string(total - 2, '-') << "\n";
+    }
+  }
+}
+
+void console_context(std::ostream& out, const ReportContext& ctx) {
+  if (ctx.experiment.emulated) out << "WARNING: " << kTcgWarning << "\n";
+  for (const auto& [name, value] : experiment_fields(ctx.experiment))
+    out << "  " << name << std::string(name.size() < 17 ? 17 - name.size() : 1, ' ') << tt(value)
+        << "\n";
+}
+
+// One line per cell (the rows repeat a cell once per benchmark).
+void console_cell_context(std::ostream& out, const ReportData& data) {
+  std::vector<std::vector<std::string>> table = {{"cell"}};
+  for (const auto& [name, value] : cell_fields(CellContext{})) table[0].push_back(name);
+  std::vector<std::string> seen;
+  for (const auto& r : data.rows) {
+    if (std::find(seen.begin(), seen.end(), r.cell) != seen.end()) continue;
+    seen.push_back(r.cell);
+    std::vector<std::string> line = {tt(r.cell)};
+    for (const auto& [name, value] : cell_fields(cell_context(*data.context, r.cell)))
+      line.push_back(value.empty() ? "-" : tt(value));
+    table.push_back(std::move(line));
+  }
+  if (table.size() == 1) return;
+  out << "\n";
+  print_table(out, table);
+}
+
+std::string csv_context_header(const ReportData& data) {
+  if (!data.context) return "";
+  std::string out;
+  for (const auto& [name, value] : experiment_fields(data.context->experiment)) out += "," + name;
+  out += ",emulated,context_warning";
+  for (const auto& [name, value] : cell_fields(CellContext{})) out += "," + name;
+  return out;
+}
+
+std::string csv_context_values(const ReportData& data, const std::string& cell) {
+  if (!data.context) return "";
+  const auto& x = data.context->experiment;
+  std::string out;
+  for (const auto& [name, value] : experiment_fields(x)) out += "," + csv_field(value);
+  out += std::string(x.emulated ? ",1," : ",0,") + (x.emulated ? csv_field(kTcgWarning) : "");
+  for (const auto& [name, value] : cell_fields(cell_context(*data.context, cell)))
+    out += "," + csv_field(value);
+  return out;
+}
+
+// A stored count stays a number in JSON; "unknown" stays text.
+nlohmann::json json_value(const std::string& name, const std::string& value) {
+  if (name == "boot_retries" && !value.empty() && value.size() < 9 &&
+      value.find_first_not_of("0123456789") == std::string::npos)
+    return std::stoi(value);
+  return value;
+}
+
+nlohmann::json context_to_json(const ReportContext& ctx) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, value] : experiment_fields(ctx.experiment)) j[name] = value;
+  j["emulated"] = ctx.experiment.emulated;
+  j["warning"] = ctx.experiment.emulated ? nlohmann::json(kTcgWarning) : nlohmann::json();
+  return j;
+}
+
+nlohmann::json cell_context_json(const ReportContext& ctx, const std::string& cell) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, value] : cell_fields(cell_context(ctx, cell)))
+    j[name] = json_value(name, value);
+  return j;
+}
+
+}  // namespace
+
 std::string csv_quoted(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
@@ -41,19 +137,9 @@ std::string csv_quoted(const std::string& s) {
   return out + "\"";
 }
 
-// Text that may come from a guest, a stored row or the experiment file: control characters made
-// visible (the CSV goes to stdout, often a terminal), formula prefixes neutralised (OWASP CSV
-// injection), then quoted.
 std::string csv_field(const std::string& s) {
   return csv_quoted(csv_formula_safe(terminal_safe(s)));
 }
-
-// Every text cell of the console table goes through terminal_safe (class 8).
-std::string tt(const std::string& s) { return terminal_safe(s); }
-
-nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; }
-
-}  // namespace
 
 std::string format_number(double v) {
   if (!std::isfinite(v)) return "-";
@@ -66,6 +152,7 @@ void ConsoleReporter::report(const ReportData& data) {
   out_ << "experiment " << tt(data.experiment);
   if (!data.baseline.empty()) out_ << " (baseline " << tt(data.baseline) << ")";
   out_ << "\n";
+  if (data.context) console_context(out_, *data.context);
   std::vector<std::vector<std::string>> table = {{"cell", "benchmark", "unit", "n", "median", "min",
                                                   "max", "cv", "penalty [95% CI]", "status"}};
   for (const auto& r : data.rows)
@@ -91,12 +178,15 @@ void ConsoleReporter::report(const ReportData& data) {
       out_ << std::string(total - 2, '-') << "\n";
     }
   }
+  if (data.context) console_cell_context(out_, data);
   for (const auto& r : data.rows)
     if (!r.error.empty()) out_ << "error in " << tt(r.cell) << ": " << tt(r.error) << "\n";
   for (const auto& w : data.warnings) out_ << "warning: " << tt(w) << "\n";
   for (const auto& i : data.invalid_runs)
     out_ << "invalid stored run " << i.run_id << " (" << tt(i.cell) << " " << tt(i.benchmark)
          << "), left out: " << tt(i.reason) << "\n";
+  if (data.context && data.context->experiment.emulated)  // again below a long table
+    out_ << "WARNING: " << kTcgWarning << "\n";
 }
 
 void CsvReporter::report(const ReportData& data) {
@@ -106,7 +196,8 @@ void CsvReporter::report(const ReportData& data) {
   out_ << "experiment,cell";
   for (const auto& k : keys) out_ << "," << csv_field(k);
   out_ << ",benchmark,unit,n,median,min,max,mean,cv,penalty_pct,ci_low,ci_high,baseline,status,"
-          "mismatch,error\n";
+          "mismatch,error"
+       << csv_context_header(data) << "\n";
   for (const auto& r : data.rows) {
     out_ << csv_field(data.experiment) << "," << csv_field(r.cell);
     for (const auto& k : keys) {
@@ -124,14 +215,16 @@ void CsvReporter::report(const ReportData& data) {
          << (r.penalty_ci ? format_number(r.penalty_ci->low) : "-") << ","
          << (r.penalty_ci ? format_number(r.penalty_ci->high) : "-") << ","
          << (r.is_baseline ? "1" : "0") << "," << csv_field(r.status) << ","
-         << (r.mismatch ? "1" : "0") << "," << csv_field(r.error) << "\n";
+         << (r.mismatch ? "1" : "0") << "," << csv_field(r.error)
+         << csv_context_values(data, r.cell) << "\n";
   }
   // Invalid stored runs: one row each, the reason in the error column, no numbers.
   for (const auto& i : data.invalid_runs) {
     out_ << csv_field(data.experiment) << "," << csv_field(i.cell);
     for (std::size_t k = 0; k < keys.size(); ++k) out_ << ",";
     out_ << "," << csv_field(i.benchmark) << ",,0,-,-,-,-,-,-,-,-,0,invalid,0,"
-         << csv_field("run " + std::to_string(i.run_id) + ": " + i.reason) << "\n";
+         << csv_field("run " + std::to_string(i.run_id) + ": " + i.reason)
+         << csv_context_values(data, i.cell) << "\n";
   }
 }
 
@@ -159,6 +252,7 @@ nlohmann::json report_to_json(const ReportData& data) {
     j["penalty_ci"] = r.penalty_ci ? nlohmann::json::array({number_or_null(r.penalty_ci->low),
                                                             number_or_null(r.penalty_ci->high)})
                                    : nlohmann::json();
+    if (data.context) j["cell_context"] = cell_context_json(*data.context, r.cell);
     rows.push_back(std::move(j));
   }
   nlohmann::json matrices = nlohmann::json::array();
@@ -175,9 +269,11 @@ nlohmann::json report_to_json(const ReportData& data) {
   for (const auto& i : data.invalid_runs)
     invalid.push_back(
         {{"run_id", i.run_id}, {"cell", i.cell}, {"benchmark", i.benchmark}, {"reason", i.reason}});
-  return {
+  nlohmann::json out = {
       {"experiment", data.experiment}, {"baseline", data.baseline}, {"rows", rows},
       {"latency_matrices", matrices},  {"invalid_runs", invalid},   {"warnings", data.warnings}};
+  if (data.context) out["context"] = context_to_json(*data.context);
+  return out;
 }
 
 // A stored label may hold bytes that are not UTF-8 (an older or hostile build): replaced, never

@@ -49,6 +49,13 @@ class HtmlReporter : public Reporter {
 // "table" | "csv" | "json" | "html"
 Result<std::unique_ptr<Reporter>> make_reporter(std::string_view format, std::ostream& out);
 
+// RFC 4180 quoting of a number or fixed word topolab wrote itself.
+std::string csv_quoted(const std::string& s);
+// Text that may come from a guest, a stored row or the experiment file: control characters made
+// visible (the CSV goes to stdout, often a terminal), formula prefixes neutralised (OWASP CSV
+// injection), then quoted.
+std::string csv_field(const std::string& s);
+
 // Number formatting shared by the reporters: 4 significant digits, "-" for NaN.
 std::string format_number(double v);
 nlohmann::json report_to_json(const ReportData& data);

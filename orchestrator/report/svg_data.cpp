@@ -58,7 +58,7 @@ ConfigPicture picture_for(store::ResultStore& store, const std::optional<HostTop
     return p;
   }
   auto boot = store.boot(cell.boot_id);
-  if (!boot) {
+  if (!boot) {  // not_found since the store's typed errors
     p.seen_note = "boot record missing";
     return p;
   }

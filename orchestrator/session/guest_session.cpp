@@ -121,7 +121,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   if (req.base_template.empty()) {
     spec.boot = BootSpec{req.image.kernel, req.image.initrd,
                          virt::guest_cmdline(req.image.cmdline, req.verbose_console,
-                                             !accel_.use_kvm, req.layout.kernel_cmdline_extra)};
+                                             accel_.accel == Accelerator::kTcg, req.layout.kernel_cmdline_extra)};
   }
   spec.minimal_devices = req.minimal_devices && req.base_template.empty();
   ChannelSpec channel;

@@ -12,15 +12,18 @@
 namespace topolab::store {
 namespace {
 
-// Schema 2 added cells.layout (the resolved layout a cell ran with). Schema-1 stores are
-// migrated when opened for writing (the column is added, NULL: "not recorded").
-constexpr int kSchemaVersion = 2;
+// Schema 2 added cells.layout (the resolved layout a cell ran with). Schema 3 added
+// experiments.context and boots.context (where the numbers came from: connection URI,
+// accelerator, CPU model given to the guest; issue 18). Older stores are migrated when opened
+// for writing (the columns are added, NULL: "not recorded") and read as they are.
+constexpr int kSchemaVersion = 3;
 constexpr const char* kSchema = R"SQL(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '2');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '3');
 CREATE TABLE IF NOT EXISTS experiments(
   id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, spec TEXT NOT NULL,
-  host_topology TEXT, versions TEXT, created TEXT NOT NULL, updated TEXT NOT NULL);
+  host_topology TEXT, versions TEXT, created TEXT NOT NULL, updated TEXT NOT NULL,
+  context TEXT);
 CREATE TABLE IF NOT EXISTS cells(
   id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
   cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL, label TEXT NOT NULL,
@@ -29,7 +32,8 @@ CREATE TABLE IF NOT EXISTS cells(
 CREATE TABLE IF NOT EXISTS boots(
   id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
   config_key TEXT NOT NULL, order_seed TEXT NOT NULL, intended_topology TEXT,
-  seen_topology TEXT, mismatches TEXT, timings TEXT, versions TEXT, started TEXT NOT NULL);
+  seen_topology TEXT, mismatches TEXT, timings TEXT, versions TEXT, started TEXT NOT NULL,
+  context TEXT);
 CREATE TABLE IF NOT EXISTS runs(
   id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
   benchmark_index INTEGER NOT NULL, benchmark TEXT NOT NULL, repetition INTEGER NOT NULL,
@@ -164,29 +168,51 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
   // A store from a newer topolab may mean something else by the same columns: refuse it
   // rather than report it as if it were ours (redteam: schema 999 was reported silently).
   const std::string version = s.text(0);
-  if (version != "1" && version != std::to_string(kSchemaVersion))
+  if (!known_schema(version))
     return make_error("store " + path.string() + ": schema version '" + version +
-                      "' is not one this topolab knows (1 or " + std::to_string(kSchemaVersion) +
+                      "' is not one this topolab knows (1 to " + std::to_string(kSchemaVersion) +
                       "); it was written by another version");
+  // An older store is read as it is: columns it lacks read as NULL ("not recorded").
+  auto has = store->has_column("experiments", "context");
+  if (!has) return has.error();
+  store->has_context_ = *has;
   return store;
 }
 
 ResultStore::~ResultStore() { sqlite3_close(db_); }
+
+bool ResultStore::known_schema(const std::string& version) {
+  for (int v = 1; v <= kSchemaVersion; ++v)
+    if (version == std::to_string(v)) return true;
+  return false;
+}
+
+Result<bool> ResultStore::has_column(const char* table, const char* column) {
+  Stmt cols(db_, (std::string("SELECT name FROM pragma_table_info('") + table + "')").c_str());
+  if (!cols.prepared()) return db_error(std::string("read the ") + table + " table");
+  bool found = false;
+  while (cols.step() == SQLITE_ROW) found = found || cols.text(0) == column;
+  return found;
+}
 
 // Inside open()'s transaction: brings a schema-1 store to schema 2, refuses a newer one.
 Result<void> ResultStore::migrate() {
   Stmt v(db_, "SELECT value FROM meta WHERE key='schema_version'");
   if (!v.prepared() || v.step() != SQLITE_ROW) return db_error("read the schema version");
   const std::string version = v.text(0);
-  if (version != "1" && version != std::to_string(kSchemaVersion))
+  if (!known_schema(version))
     return make_error("store " + path_.string() + ": schema version '" + version +
-                      "' is not one this topolab knows (1 or " + std::to_string(kSchemaVersion) +
+                      "' is not one this topolab knows (1 to " + std::to_string(kSchemaVersion) +
                       "); it was written by another version: use a new --store");
-  bool has_layout = false;
-  Stmt cols(db_, "SELECT name FROM pragma_table_info('cells')");
-  if (!cols.prepared()) return db_error("read the cells table");
-  while (cols.step() == SQLITE_ROW) has_layout = has_layout || cols.text(0) == "layout";
-  if (!has_layout) TL_TRY(exec("ALTER TABLE cells ADD COLUMN layout TEXT"));
+  for (const auto& [table, column] : {std::pair<const char*, const char*>{"cells", "layout"},
+                                      {"experiments", "context"},
+                                      {"boots", "context"}}) {
+    auto has = has_column(table, column);
+    if (!has) return has.error();
+    if (!*has)
+      TL_TRY(exec(std::string("ALTER TABLE ") + table + " ADD COLUMN " + column + " TEXT"));
+  }
+  has_context_ = true;
   return exec("UPDATE meta SET value='" + std::to_string(kSchemaVersion) +
               "' WHERE key='schema_version'");
 }
@@ -194,18 +220,20 @@ Result<void> ResultStore::migrate() {
 Result<std::int64_t> ResultStore::begin_experiment(const std::string& name,
                                                    const nlohmann::json& spec,
                                                    const nlohmann::json& host_topology,
-                                                   const nlohmann::json& versions) {
+                                                   const nlohmann::json& versions,
+                                                   const nlohmann::json& context) {
   std::string now = utc_now();
   Stmt s(db_,
-         "INSERT INTO experiments(name, spec, host_topology, versions, created, updated) "
-         "VALUES(?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT(name) DO UPDATE SET spec=?2, "
-         "host_topology=?3, versions=?4, updated=?5");
+         "INSERT INTO experiments(name, spec, host_topology, versions, created, updated, context) "
+         "VALUES(?1, ?2, ?3, ?4, ?5, ?5, ?6) ON CONFLICT(name) DO UPDATE SET spec=?2, "
+         "host_topology=?3, versions=?4, updated=?5, context=?6");
   if (!s.prepared()) return db_error("prepare experiment");
   s.bind(1, name)
       .bind(2, spec.is_null() ? std::string("{}") : spec.dump())
       .bind_json(3, host_topology)
       .bind_json(4, versions)
-      .bind(5, now);
+      .bind(5, now)
+      .bind_json(6, context);
   if (s.step() != SQLITE_DONE) return db_error("record experiment '" + name + "'");
   Stmt q(db_, "SELECT id FROM experiments WHERE name=?1");
   q.bind(1, name);
@@ -264,12 +292,12 @@ Result<std::vector<StoredRunIdentity>> ResultStore::run_identities(
 Result<std::int64_t> ResultStore::add_boot(const BootRecord& b) {
   Stmt s(db_,
          "INSERT INTO boots(experiment_id, config_key, order_seed, intended_topology, "
-         "seen_topology, mismatches, timings, versions, started) "
-         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+         "seen_topology, mismatches, timings, versions, started, context) "
+         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
   if (!s.prepared()) return db_error("prepare boot");
   s.bind(1, b.experiment_id).bind(2, b.config_key).bind(3, std::to_string(b.order_seed));
   s.bind_json(4, b.intended).bind_json(5, b.seen).bind_json(6, b.mismatches);
-  s.bind_json(7, b.timings).bind_json(8, b.versions).bind(9, utc_now());
+  s.bind_json(7, b.timings).bind_json(8, b.versions).bind(9, utc_now()).bind_json(10, b.context);
   if (s.step() != SQLITE_DONE) return db_error("record boot");
   return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
 }
@@ -319,13 +347,15 @@ Result<void> ResultStore::add_failure(std::int64_t cell_id, std::int64_t boot_id
 }
 
 Result<std::vector<StoredExperiment>> ResultStore::experiments() {
-  Stmt q(db_,
-         "SELECT id, name, spec, host_topology, versions, created, updated FROM experiments "
-         "ORDER BY id");
+  const std::string sql =
+      std::string("SELECT id, name, spec, host_topology, versions, created, updated, ") +
+      (has_context_ ? "context" : "NULL") + " FROM experiments ORDER BY id";
+  Stmt q(db_, sql.c_str());
   if (!q.prepared()) return db_error("read experiments");
   std::vector<StoredExperiment> out;
   while (q.step() == SQLITE_ROW)
-    out.push_back({q.i64(0), q.text(1), q.json(2), q.json(3), q.json(4), q.text(5), q.text(6)});
+    out.push_back(
+        {q.i64(0), q.text(1), q.json(2), q.json(3), q.json(4), q.text(5), q.text(6), q.json(7)});
   return out;
 }
 
@@ -401,15 +431,21 @@ StoredBoot boot_from_row(const Stmt& q) {
   b.boot.timings = q.json(7);
   b.boot.versions = q.json(8);
   b.started = q.text(9);
+  b.boot.context = q.json(10);
   return b;
 }
-constexpr const char* kBootColumns =
-    "SELECT id, experiment_id, config_key, order_seed, intended_topology, seen_topology, "
-    "mismatches, timings, versions, started FROM boots ";
 }  // namespace
 
+// Schema 1 and 2 stores have no boots.context: it reads as NULL there.
+std::string ResultStore::boot_columns() const {
+  return std::string(
+             "SELECT id, experiment_id, config_key, order_seed, intended_topology, "
+             "seen_topology, mismatches, timings, versions, started, ") +
+         (has_context_ ? "context" : "NULL") + " FROM boots ";
+}
+
 Result<std::vector<StoredBoot>> ResultStore::boots(std::int64_t experiment_id) {
-  Stmt q(db_, (std::string(kBootColumns) + "WHERE experiment_id=?1 ORDER BY id").c_str());
+  Stmt q(db_, (boot_columns() + "WHERE experiment_id=?1 ORDER BY id").c_str());
   if (!q.prepared()) return db_error("read boots");
   q.bind(1, experiment_id);
   std::vector<StoredBoot> out;
@@ -418,7 +454,7 @@ Result<std::vector<StoredBoot>> ResultStore::boots(std::int64_t experiment_id) {
 }
 
 Result<StoredBoot> ResultStore::boot(std::int64_t boot_id) {
-  Stmt q(db_, (std::string(kBootColumns) + "WHERE id=?1").c_str());
+  Stmt q(db_, (boot_columns() + "WHERE id=?1").c_str());
   if (!q.prepared()) return db_error("read boot");
   q.bind(1, boot_id);
   if (q.step() != SQLITE_ROW) {

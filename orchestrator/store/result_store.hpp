@@ -47,6 +47,9 @@ struct BootRecord {
   nlohmann::json mismatches;     // [] when intended == seen
   nlohmann::json timings;        // define/start/hello ms ...
   nlohmann::json versions;       // agent, kernel, topolab ...
+  // Where this boot ran (schema 3): {"accelerator":"kvm"|"tcg"|"host", "accel_reason",
+  // "cpu_model":{"mode","model","cache_mode","reason"}}; null when not recorded.
+  nlohmann::json context;
 };
 
 struct RunRecord {
@@ -65,6 +68,9 @@ struct StoredExperiment {
   std::string name;
   nlohmann::json spec, host_topology, versions;
   std::string created, updated;
+  // Where the experiment ran (schema 3): {"backend", "connect_uri", "accel_requested"}; null
+  // when not recorded (older stores).
+  nlohmann::json context;
 };
 
 struct StoredCell {
@@ -107,7 +113,8 @@ class ResultStore {
   // Writing side (the runner).
   Result<std::int64_t> begin_experiment(const std::string& name, const nlohmann::json& spec,
                                         const nlohmann::json& host_topology,
-                                        const nlohmann::json& versions);
+                                        const nlohmann::json& versions,
+                                        const nlohmann::json& context = nullptr);
   Result<std::int64_t> upsert_cell(std::int64_t experiment_id, const CellRecord& cell);
   // One transaction around many writes: a commit per cell (one fsync each) made loading
   // 100 000 cells take minutes before the first run (redteam). Rolled back on failure.
@@ -139,6 +146,10 @@ class ResultStore {
   ResultStore(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}
   Result<void> exec(const std::string& sql);
   Result<void> migrate();
+  static bool known_schema(const std::string& version);
+  Result<bool> has_column(const char* table, const char* column);
+  std::string boot_columns() const;
+  bool has_context_ = true;  // false for a schema-1/2 store opened read-only
   Error db_error(const std::string& what) const;
   sqlite3* db_;
   std::filesystem::path path_;

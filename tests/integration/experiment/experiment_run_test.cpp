@@ -141,6 +141,16 @@ TEST_F(ExperimentRun, TwoBootsThenResumeDoesNothing) {
   ASSERT_EQ(wait_exit(rep), 0) << slurp(rep.err);
   auto report = nlohmann::json::parse(slurp(rep.out));
   ASSERT_EQ(report["rows"].size(), 2u);
+  // Issue 18: where the numbers came from, recorded by the run (schema 3) and reported.
+  EXPECT_EQ(report["context"]["accelerator"], "tcg") << report["context"].dump();
+  EXPECT_EQ(report["context"]["emulated"], true);
+  EXPECT_TRUE(report["context"]["warning"].is_string());
+  EXPECT_EQ(report["context"]["connect_uri"], "qemu:///system");
+  EXPECT_NE(report["context"]["guest_cpu_model"], "unknown");
+  for (const auto& row : report["rows"]) {
+    EXPECT_TRUE(row["cell_context"]["boot_retries"].is_number()) << row["cell_context"].dump();
+    EXPECT_EQ(row["cell_context"]["intended_topology"], row["cell_context"]["seen_topology"]);
+  }
   for (const auto& row : report["rows"]) {
     EXPECT_EQ(row["n"], 3);
     EXPECT_EQ(row["benchmark"], "sqrt");

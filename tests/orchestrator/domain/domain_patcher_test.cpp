@@ -1,8 +1,6 @@
 // `apply`: the text patch keeps every non-CPU byte; against the local libvirt a defined (never
 // started) domain gets its CPU sections replaced, devices untouched, a backup, and --dry-run
 // changes nothing.
-#include "orchestrator/domain/domain_patcher.hpp"
-
 #include <gtest/gtest.h>
 #include <libvirt/libvirt.h>
 #include <unistd.h>
@@ -13,6 +11,7 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "orchestrator/apply/domain_apply.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 #include "orchestrator/placement/synthetic_host.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"

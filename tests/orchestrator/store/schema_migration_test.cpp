@@ -106,7 +106,7 @@ TEST_F(SchemaMigrationTest, OpeningForWritingMigratesAndMarksLayoutsNotRecorded)
   sql(kSchema1);
   auto s = ResultStore::open(path_);
   ASSERT_TRUE(s.ok()) << s.error().message;
-  EXPECT_EQ(query("SELECT value FROM meta WHERE key='schema_version'"), "2");
+  EXPECT_EQ(query("SELECT value FROM meta WHERE key='schema_version'"), "3");
   auto ids = (*s)->run_identities("old");
   ASSERT_TRUE(ids.ok()) << ids.error().message;
   ASSERT_EQ(ids->size(), 1u);
@@ -135,6 +135,44 @@ TEST_F(SchemaMigrationTest, OpeningForWritingMigratesAndMarksLayoutsNotRecorded)
   s->reset();
   ASSERT_TRUE(ResultStore::open(path_).ok());
   EXPECT_EQ(query("SELECT count(*) FROM pragma_table_info('cells') WHERE name='layout'"), "1");
+}
+
+// Schema 3 (issue 18): experiments.context and boots.context. An older store read as it is has
+// no context ("not recorded"); migrated, it records new context and keeps the old rows null.
+TEST_F(SchemaMigrationTest, OldStoresReadWithoutContextAndMigrateToRecordIt) {
+  sql(kSchema1);
+  sql("INSERT INTO boots VALUES(1, 1, '{}', '7', NULL, NULL, '[]', '{}', '{}', 't')");
+  {
+    auto ro = ResultStore::open_read_only(path_);
+    ASSERT_TRUE(ro.ok()) << ro.error().message;
+    auto exps = (*ro)->experiments();
+    ASSERT_TRUE(exps.ok()) << exps.error().message;
+    EXPECT_TRUE((*exps)[0].context.is_null());
+    auto boots = (*ro)->boots(1);
+    ASSERT_TRUE(boots.ok()) << boots.error().message;
+    ASSERT_EQ(boots->size(), 1u);
+    EXPECT_TRUE((*boots)[0].boot.context.is_null());
+  }
+  auto s = ResultStore::open(path_);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(query("SELECT count(*) FROM pragma_table_info('boots') WHERE name='context'"), "1");
+  const nlohmann::json exp_ctx = {{"connect_uri", "qemu:///system"}, {"accel_requested", "auto"}};
+  auto id = (*s)->begin_experiment("new", nlohmann::json::object(), nullptr, nullptr, exp_ctx);
+  ASSERT_TRUE(id.ok()) << id.error().message;
+  BootRecord b;
+  b.experiment_id = *id;
+  b.context = {{"accelerator", "tcg"}};
+  ASSERT_TRUE((*s)->add_boot(b).ok());
+  auto exps = (*s)->experiments();
+  ASSERT_TRUE(exps.ok());
+  ASSERT_EQ(exps->size(), 2u);
+  EXPECT_TRUE((*exps)[0].context.is_null()) << "the old experiment recorded none";
+  EXPECT_EQ((*exps)[1].context, exp_ctx);
+  auto boots = (*s)->boots(*id);
+  ASSERT_TRUE(boots.ok());
+  ASSERT_EQ(boots->size(), 1u);
+  EXPECT_EQ((*boots)[0].boot.context, b.context);
+  EXPECT_TRUE((*s)->boot(1)->boot.context.is_null());
 }
 
 TEST_F(SchemaMigrationTest, AnUnknownSchemaIsRefusedAndLeftUntouched) {

@@ -9,7 +9,7 @@
 
 #include <pugixml.hpp>
 
-#include "orchestrator/domain/domain_patcher.hpp"
+#include "orchestrator/apply/domain_apply.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 #include "orchestrator/placement/synthetic_host.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"

@@ -1,4 +1,4 @@
-#include "orchestrator/domain/define_preview.hpp"
+#include "orchestrator/virt/define_preview.hpp"
 
 #include <unistd.h>
 

@@ -1,0 +1,172 @@
+#include "orchestrator/apply/domain_apply.hpp"
+
+#include <algorithm>
+#include <pugixml.hpp>
+
+#include "common/file_io.hpp"
+#include "common/utc_time.hpp"
+#include "orchestrator/domain/domain_sections.hpp"
+#include "orchestrator/virt/define_preview.hpp"
+#include "orchestrator/virt/libvirt_handles.hpp"
+
+namespace topolab {
+namespace {
+
+Result<std::filesystem::path> write_backup(const std::filesystem::path& dir,
+                                           const std::string& domain, const std::string& xml) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return make_error("backup dir " + dir.string() + ": " + ec.message());
+  const std::string stamp = utc_now("%Y%m%dT%H%M%SZ");
+  auto path = dir / (domain + "." + stamp + ".xml");
+  for (int n = 1; std::filesystem::exists(path); ++n) {
+    path = dir / (domain + "." + stamp + "-" + std::to_string(n) + ".xml");
+  }
+  TL_TRY(write_file_atomic(path, xml, 0600));  // may hold secrets (VIR_DOMAIN_XML_SECURE)
+  return path;
+}
+
+void pin_live(virDomainPtr dom, const PlacementPlan& plan, std::vector<std::string>& notes) {
+  virDomainInfo info{};
+  if (virDomainGetInfo(dom, &info) < 0 || info.nrVirtCpu != plan.vcpus.size()) {
+    notes.push_back(
+        "live: vCPU count differs from the layout; the new pinning applies at the "
+        "next boot");
+    return;
+  }
+  int max_cpu = 0;
+  for (const auto& v : plan.vcpus) max_cpu = std::max(max_cpu, v.host_cpus.last());
+  for (int c : plan.emulator_cpus) max_cpu = std::max(max_cpu, c);
+  const int maplen = max_cpu / 8 + 1;
+  auto map_of = [&](const CpuList& cpus) {
+    std::vector<unsigned char> map(static_cast<std::size_t>(maplen), 0);
+    for (int c : cpus)
+      map[static_cast<std::size_t>(c / 8)] |= static_cast<unsigned char>(1 << (c % 8));
+    return map;
+  };
+  int failed = 0;
+  std::string first_error;  // captured at the failing call: later calls reset libvirt's error
+  auto count = [&](int rc) {
+    if (auto e = virt::failed(rc)) {
+      if (failed++ == 0) first_error = e->message;
+    }
+  };
+  for (const auto& v : plan.vcpus) {
+    auto map = map_of(v.host_cpus);
+    count(virDomainPinVcpuFlags(dom, static_cast<unsigned>(v.vcpu), map.data(), maplen,
+                                VIR_DOMAIN_AFFECT_LIVE));
+  }
+  if (!plan.emulator_cpus.empty()) {
+    auto map = map_of(plan.emulator_cpus);
+    count(virDomainPinEmulator(dom, map.data(), maplen, VIR_DOMAIN_AFFECT_LIVE));
+  }
+  notes.push_back(failed ? "live: " + std::to_string(failed) +
+                               " live pin call(s) failed: " + first_error
+                         : "live: vCPU and emulator pins applied now; topology and model "
+                           "changes take effect at the next boot");
+}
+
+}  // namespace
+
+namespace {
+
+// The domain's persistent XML as libvirt formats it (secrets included: it is what we define).
+Result<std::string> persistent_xml(virDomainPtr dom, const std::string& name) {
+  virt::LibvirtString raw(
+      virDomainGetXMLDesc(dom, VIR_DOMAIN_XML_INACTIVE | VIR_DOMAIN_XML_SECURE));
+  if (!raw) return virt::capture_libvirt_error().context("reading the XML of '" + name + "'");
+  return std::string(raw.get());
+}
+
+// Running state, refusing what apply does not rewrite (transient domains).
+Result<bool> check_running(virDomainPtr dom, const ApplyOptions& opts) {
+  const int persistent = virDomainIsPersistent(dom);
+  if (auto e = virt::failed(persistent)) return e->context("domain '" + opts.domain + "'");
+  if (persistent != 1) {
+    return make_error("domain '" + opts.domain +
+                      "' is transient; apply rewrites persistent definitions only");
+  }
+  const int active = virDomainIsActive(dom);
+  if (auto e = virt::failed(active)) return e->context("domain '" + opts.domain + "'");
+  if (active == 1 && !opts.live && !opts.dry_run) {
+    return make_error("domain '" + opts.domain +
+                      "' is running; refusing without --live (the new definition would apply "
+                      "at its next boot)");
+  }
+  return active == 1;
+}
+
+void note_memory(const std::string& xml, const Layout& layout, std::vector<std::string>& notes) {
+  pugi::xml_document doc;
+  if (!doc.load_string(xml.c_str())) return;
+  auto kib = domain::domain_memory_kib(doc.child("domain"));
+  if (kib && *kib != layout.memory_mib * 1024) {
+    notes.push_back("memory: the domain keeps its own " + std::to_string(*kib / 1024) +
+                    " MiB; apply does not resize a VM (layout memory_mib " +
+                    std::to_string(layout.memory_mib) + " not applied)");
+  }
+}
+
+}  // namespace
+
+Result<ApplyResult> apply_layout_to_domain(const ApplyOptions& opts, const Layout& layout,
+                                           const PlacementPlan& plan,
+                                           const std::string& host_vendor) {
+  auto conn = virt::open_connection(opts.connect_uri);
+  if (!conn) return conn.error();
+  virt::DomainPtr dom(virDomainLookupByName(conn->get(), opts.domain.c_str()));
+  if (!dom) return virt::capture_libvirt_error().context("domain '" + opts.domain + "'");
+  auto running = check_running(dom.get(), opts);
+  if (!running) return running.error();
+  auto before = persistent_xml(dom.get(), opts.domain);
+  if (!before) return before.error();
+  DomainSpec spec;
+  spec.name = opts.domain;
+  spec.layout = &layout;
+  spec.plan = &plan;
+  spec.host_vendor = host_vendor;
+  auto after = patch_domain_xml(*before, spec);
+  if (!after) return after.error();
+  // The diff is against what libvirt would store, not our text: the dry-run shows every
+  // change (libvirt's normalisation included) and fails where the real apply would.
+  auto predicted = domain::libvirt_normalised_definition(conn->get(), *after);
+  if (!predicted) return predicted.error().context("apply '" + opts.domain + "' (nothing changed)");
+  ApplyResult result;
+  result.changed = *predicted != *before;
+  result.diff =
+      unified_diff(*before, *predicted, "a/" + opts.domain + ".xml", "b/" + opts.domain + ".xml");
+  note_memory(*before, layout, result.notes);
+  if (opts.dry_run || !result.changed) {
+    if (!result.changed) result.notes.push_back("no change: the domain already matches");
+    if (opts.dry_run) {
+      result.notes.push_back(
+          "dry run: nothing written, nothing defined (diff as libvirt would store it)");
+    }
+    return result;
+  }
+  const auto dir =
+      opts.backup_dir.empty() ? std::filesystem::path("topolab-backups") : opts.backup_dir;
+  auto backup = write_backup(dir, opts.domain, *before);
+  if (!backup) return backup.error();
+  result.backup = *backup;
+  virt::DomainPtr defined(
+      virDomainDefineXMLFlags(conn->get(), after->c_str(), VIR_DOMAIN_DEFINE_VALIDATE));
+  if (!defined) {
+    return virt::capture_libvirt_error().context("defining the patched '" + opts.domain +
+                                                 "' (unchanged; previous XML saved in " +
+                                                 backup->string() + ")");
+  }
+  // The preview is the promise; say so if libvirt stored anything else.
+  if (auto stored = persistent_xml(defined.get(), opts.domain); !stored) {
+    result.notes.push_back("could not read the stored definition back: " + stored.error().message);
+  } else if (*stored != *predicted) {
+    result.notes.push_back(
+        "warning: libvirt stored a definition that differs from the diff "
+        "above:\n" +
+        unified_diff(*predicted, *stored, "predicted", "stored"));
+  }
+  if (*running) pin_live(dom.get(), plan, result.notes);
+  return result;
+}
+
+}  // namespace topolab

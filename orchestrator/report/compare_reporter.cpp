@@ -1,0 +1,183 @@
+#include "orchestrator/report/compare_reporter.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+#include <vector>
+
+#include "common/terminal_text.hpp"
+#include "orchestrator/report/reporter.hpp"
+
+namespace topolab::report {
+
+const char* const kCompareMethod =
+    "delta = 100 * (median B / median A - 1); 95% CI: percentile bootstrap of that delta (2000 "
+    "resamples of both sides, seed 42); p: two-sided Mann-Whitney U test (exact without ties up "
+    "to 50 runs, else normal approximation with tie correction); significant when p < alpha";
+
+namespace {
+
+std::string tt(const std::string& s) { return terminal_safe(s); }
+
+// "WARNING (A): ...", "(B)" or "(A and B)": which side's figures are emulated.
+std::string tcg_warning_line(const CompareData& d) {
+  return "WARNING (" + d.emulated_sides() + "): " + kTcgWarning;
+}
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; }
+
+// The context fields of both sides, A and B, in one list: (name, value A, value B).
+std::vector<std::tuple<std::string, std::string, std::string>> side_fields(const CompareData& d) {
+  const ExperimentContext none;
+  const auto fa = experiment_fields(d.a.context ? d.a.context->experiment : none);
+  const auto fb = experiment_fields(d.b.context ? d.b.context->experiment : none);
+  std::vector<std::tuple<std::string, std::string, std::string>> out;
+  for (std::size_t i = 0; i < fa.size(); ++i)
+    out.emplace_back(fa[i].first, fa[i].second, fb[i].second);
+  return out;
+}
+
+void print_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& table,
+                   std::size_t left_columns) {
+  std::vector<std::size_t> width(table[0].size(), 0);
+  for (const auto& row : table)
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    std::string line;
+    for (std::size_t i = 0; i < table[k].size(); ++i) {
+      std::string pad(width[i] - table[k][i].size(), ' ');
+      bool left = i < left_columns || i == table[k].size() - 1;
+      line += (i ? "  " : "") + (left ? table[k][i] + pad : pad + table[k][i]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+    if (k == 0) {
+      std::size_t total = 0;
+      for (auto w : width) total += w + 2;
+      out << std::string(total - 2, '-') << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+std::string delta_text(double pct) {
+  if (!std::isfinite(pct)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
+  return buf;
+}
+
+std::string ci_text(const Interval& ci) {
+  if (!std::isfinite(ci.low) || !std::isfinite(ci.high)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "[%+.1f, %+.1f]", ci.low, ci.high);
+  return buf;
+}
+
+std::string p_text(const RankTest& t) {
+  if (!std::isfinite(t.p_value)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", t.p_value);
+  return buf;
+}
+
+void ConsoleCompareReporter::report(const CompareData& d) {
+  out_ << "compare A: " << tt(d.a.label) << "\n        B: " << tt(d.b.label) << "\n";
+  if (d.emulated()) out_ << tcg_warning_line(d) << "\n";
+  std::vector<std::vector<std::string>> ctx = {{"context", "A", "B"}};
+  for (const auto& [name, a, b] : side_fields(d)) ctx.push_back({name, tt(a), tt(b)});
+  print_aligned(out_, ctx, 3);
+  out_ << "\n";
+  std::vector<std::vector<std::string>> table = {{"cell", "benchmark", "unit", "n A", "n B",
+                                                  "median A", "median B", "delta", "95% CI", "p",
+                                                  "verdict"}};
+  for (const auto& r : d.rows)
+    table.push_back({tt(r.cell), tt(r.benchmark), tt(r.unit), std::to_string(r.a.size()),
+                     std::to_string(r.b.size()), format_number(r.median_a),
+                     format_number(r.median_b), delta_text(r.delta_pct), ci_text(r.delta_ci),
+                     p_text(r.test), verdict_text(r)});
+  print_aligned(out_, table, 3);
+  for (const auto& k : d.only_a) out_ << "only in A: " << tt(k) << "\n";
+  for (const auto& k : d.only_b) out_ << "only in B: " << tt(k) << "\n";
+  for (const auto& w : d.warnings) out_ << "warning: " << tt(w) << "\n";
+  out_ << kCompareMethod << " = " << format_number(d.alpha) << ".\n";
+  if (d.emulated()) out_ << tcg_warning_line(d) << "\n";
+}
+
+void CsvCompareReporter::report(const CompareData& d) {
+  const auto fields = side_fields(d);
+  out_ << "cell,benchmark,unit,n_a,n_b,median_a,median_b,delta_pct,ci_low,ci_high,u,p_value,"
+          "p_exact,verdict,topology_mismatch";
+  for (const auto& f : fields) out_ << ",a_" << std::get<0>(f);
+  for (const auto& f : fields) out_ << ",b_" << std::get<0>(f);
+  out_ << ",emulated,context_warning\n";
+  std::string context;
+  for (const auto& f : fields) context += "," + csv_field(std::get<1>(f));
+  for (const auto& f : fields) context += "," + csv_field(std::get<2>(f));
+  context += d.emulated() ? ",1," + csv_field(kTcgWarning) : ",0,";
+  for (const auto& r : d.rows)
+    out_ << csv_field(r.cell) << "," << csv_field(r.benchmark) << "," << csv_field(r.unit) << ","
+         << r.a.size() << "," << r.b.size() << "," << format_number(r.median_a) << ","
+         << format_number(r.median_b) << "," << format_number(r.delta_pct) << ","
+         << format_number(r.delta_ci.low) << "," << format_number(r.delta_ci.high) << ","
+         << format_number(r.test.u) << "," << format_number(r.test.p_value) << ","
+         << (r.test.exact ? "1" : "0") << "," << csv_field(r.verdict) << ","
+         << csv_field(r.mismatch) << context << "\n";
+  // A cell / benchmark on one side only: its key in the first column, the verdict says which.
+  for (const auto* side : {&d.only_a, &d.only_b})
+    for (const auto& k : *side)
+      out_ << csv_field(k) << ",,,,,-,-,-,-,-,-,-,0,"
+           << (side == &d.only_a ? "only in A" : "only in B") << "," << context << "\n";
+}
+
+nlohmann::json compare_to_json(const CompareData& d) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : d.rows)
+    rows.push_back({{"cell", r.cell},
+                    {"benchmark", r.benchmark},
+                    {"benchmark_index", r.benchmark_index},
+                    {"unit", r.unit},
+                    {"lower_is_better", r.lower_is_better},
+                    {"values_a", r.a},
+                    {"values_b", r.b},
+                    {"median_a", number_or_null(r.median_a)},
+                    {"median_b", number_or_null(r.median_b)},
+                    {"delta_pct", number_or_null(r.delta_pct)},
+                    {"delta_ci", {number_or_null(r.delta_ci.low), number_or_null(r.delta_ci.high)}},
+                    {"u", number_or_null(r.test.u)},
+                    {"p_value", number_or_null(r.test.p_value)},
+                    {"p_exact", r.test.exact},
+                    {"verdict", r.verdict},
+                    {"topology_mismatch", r.mismatch}});
+  nlohmann::json ctx_a = nlohmann::json::object(), ctx_b = nlohmann::json::object();
+  for (const auto& [name, a, b] : side_fields(d)) ctx_a[name] = a, ctx_b[name] = b;
+  ctx_a["emulated"] = d.a.context && d.a.context->experiment.emulated;
+  ctx_b["emulated"] = d.b.context && d.b.context->experiment.emulated;
+  return {{"a", {{"label", d.a.label}, {"context", ctx_a}}},
+          {"b", {{"label", d.b.label}, {"context", ctx_b}}},
+          {"alpha", d.alpha},
+          {"method", kCompareMethod},
+          {"rows", rows},
+          {"only_a", d.only_a},
+          {"only_b", d.only_b},
+          {"warnings", d.warnings},
+          {"emulated", d.emulated()},
+          {"warning", d.emulated() ? nlohmann::json(kTcgWarning) : nlohmann::json()}};
+}
+
+// Labels from a store may hold bytes that are not UTF-8: replaced, never thrown.
+void JsonCompareReporter::report(const CompareData& d) {
+  out_ << compare_to_json(d).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+Result<std::unique_ptr<CompareReporter>> make_compare_reporter(std::string_view format,
+                                                               std::ostream& out) {
+  if (format == "table") return std::unique_ptr<CompareReporter>(new ConsoleCompareReporter(out));
+  if (format == "csv") return std::unique_ptr<CompareReporter>(new CsvCompareReporter(out));
+  if (format == "json") return std::unique_ptr<CompareReporter>(new JsonCompareReporter(out));
+  if (format == "html") return std::unique_ptr<CompareReporter>(new HtmlCompareReporter(out));
+  return make_error("--format '" + std::string(format) + "': expected table, csv, json or html");
+}
+
+}  // namespace topolab::report

@@ -1,0 +1,63 @@
+#pragma once
+// Where a report's numbers came from (issue 18): per experiment the host, the accelerator, the
+// CPU model given to the guest, versions and date; per cell the intended and the seen topology,
+// mismatches and boot retries. Read from the store (untrusted: every value type-checked and
+// bounded, "unknown" when absent or unreadable, never thrown on) and printed by every reporter
+// through the same ordered field lists, so CSV columns, JSON keys and table labels agree.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace topolab::store {
+class ResultStore;
+struct StoredExperiment;
+struct StoredCell;
+}  // namespace topolab::store
+
+namespace topolab::report {
+
+inline constexpr const char* kUnknown = "unknown";
+// Said in every format when any boot of the experiment ran under TCG.
+inline constexpr const char* kTcgWarning =
+    "emulated (TCG): absolute figures and topology effects are not those of real hardware";
+
+struct ExperimentContext {
+  std::string backend = kUnknown;          // guest | host
+  std::string host_cpu_model = kUnknown;   // "AMD EPYC 7451 24-Core Processor"
+  std::string host_topology = kUnknown;    // "1 package, 1 die, 1 L3, 2 cores, 2 CPUs"
+  std::string connect_uri = kUnknown;      // libvirt URI (guest backend)
+  std::string accelerator = kUnknown;      // tcg | kvm | host | "kvm, tcg" (boots differed)
+  std::string guest_cpu_model = kUnknown;  // "EPYC-Rome (custom)", "host-passthrough", "none"
+  std::string topolab_version = kUnknown, agent_version = kUnknown, kernel = kUnknown;
+  std::string date = kUnknown;  // "created .. updated" (UTC)
+  bool emulated = false;        // some boot ran under TCG: kTcgWarning applies
+};
+
+struct CellContext {
+  std::string intended = kUnknown;      // topology summary the guest was meant to see
+  std::string seen = kUnknown;          // topology summary the guest reported
+  std::string mismatches;               // "packages: intended 2, seen 1; ..." ("" when none)
+  std::string boot_retries = kUnknown;  // "0", "1" ... ("unknown" for stores before issue 17)
+};
+
+struct ReportContext {
+  ExperimentContext experiment;
+  std::map<std::string, CellContext> cells;  // by cell label
+};
+
+// (name, value) in print order; the names are the CSV column and JSON key names.
+std::vector<std::pair<std::string, std::string>> experiment_fields(const ExperimentContext&);
+std::vector<std::pair<std::string, std::string>> cell_fields(const CellContext&);
+// The context of a cell label; all "unknown" for a label without one.
+const CellContext& cell_context(const ReportContext&, const std::string& cell);
+
+ReportContext load_context(store::ResultStore& store, const store::StoredExperiment& exp,
+                           const std::vector<store::StoredCell>& cells);
+
+// "2 packages, 2 dies, 4 L3, 8 cores, 16 CPUs" from a topology_to_json object (validated with
+// topology_from_json); "unknown" for null, "unreadable: <why>" for anything else.
+std::string topology_summary(const nlohmann::json& topology);
+
+}  // namespace topolab::report
