@@ -10,33 +10,15 @@
 #include "orchestrator/report/compare_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/report/svg_sections.hpp"
+#include "orchestrator/report/svg_util.hpp"
 
 namespace topolab::report {
 namespace {
 
 std::string esc(const std::string& s) {
   std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
+  out.reserve(s.size());
+  for (char c : s) svg::append_markup_escaped(out, c);
   return out;
 }
 

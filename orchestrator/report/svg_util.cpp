@@ -5,6 +5,28 @@
 
 namespace topolab::report::svg {
 
+void append_markup_escaped(std::string& out, char c) {
+  switch (c) {
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    case '\'':
+      out += "&#39;";
+      break;
+    default:
+      out += c;
+  }
+}
+
 std::string esc(std::string_view s, std::size_t max_bytes) {
   bool cut = false;
   if (s.size() > max_bytes) {
@@ -17,26 +39,8 @@ std::string esc(std::string_view s, std::size_t max_bytes) {
   std::string out;
   out.reserve(s.size() + 8);
   for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        // Control characters are not allowed in XML text: shown as '?'.
-        out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-    }
+    // Control characters are not allowed in XML text: shown as '?'.
+    append_markup_escaped(out, (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c);
   }
   if (cut) out += "...";
   return out;

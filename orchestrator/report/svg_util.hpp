@@ -10,6 +10,8 @@ namespace topolab::report::svg {
 
 inline constexpr std::size_t kMaxLabelBytes = 120;
 
+// Appends c, escaped for HTML/XML text and attributes (the one escaping table of the report).
+void append_markup_escaped(std::string& out, char c);
 // Escaped text, at most max_bytes of the input (cut on a UTF-8 boundary, "..." appended).
 std::string esc(std::string_view s, std::size_t max_bytes = kMaxLabelBytes);
 // Fixed-point number ("12.3"); "-" for NaN or infinity.
