@@ -119,9 +119,10 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   spec.announced = &announced_;
   spec.base_template = req.base_template;
   if (req.base_template.empty()) {
-    spec.boot = BootSpec{req.image.kernel, req.image.initrd,
-                         virt::guest_cmdline(req.image.cmdline, req.verbose_console,
-                                             accel_.accel == Accelerator::kTcg, req.layout.kernel_cmdline_extra)};
+    spec.boot = BootSpec{
+        req.image.kernel, req.image.initrd,
+        virt::guest_cmdline(req.image.cmdline, req.verbose_console,
+                            accel_.accel == Accelerator::kTcg, req.layout.kernel_cmdline_extra)};
   }
   spec.minimal_devices = req.minimal_devices && req.base_template.empty();
   ChannelSpec channel;
