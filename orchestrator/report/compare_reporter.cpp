@@ -37,28 +37,6 @@ std::vector<std::tuple<std::string, std::string, std::string>> side_fields(const
   return out;
 }
 
-void print_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& table,
-                   std::size_t left_columns) {
-  std::vector<std::size_t> width(table[0].size(), 0);
-  for (const auto& row : table)
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  for (std::size_t k = 0; k < table.size(); ++k) {
-    std::string line;
-    for (std::size_t i = 0; i < table[k].size(); ++i) {
-      std::string pad(width[i] - table[k][i].size(), ' ');
-      bool left = i < left_columns || i == table[k].size() - 1;
-      line += (i ? "  " : "") + (left ? table[k][i] + pad : pad + table[k][i]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << "\n";
-    if (k == 0) {
-      std::size_t total = 0;
-      for (auto w : width) total += w + 2;
-      out << std::string(total - 2, '-') << "\n";
-    }
-  }
-}
-
 }  // namespace
 
 std::string delta_text(double pct) {

@@ -148,6 +148,28 @@ std::string format_number(double v) {
   return buf;
 }
 
+void print_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& table,
+                   std::size_t left_columns) {
+  std::vector<std::size_t> width(table[0].size(), 0);
+  for (const auto& row : table)
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    std::string line;
+    for (std::size_t i = 0; i < table[k].size(); ++i) {
+      std::string pad(width[i] - table[k][i].size(), ' ');
+      bool left = i < left_columns || i == table[k].size() - 1;
+      line += (i ? "  " : "") + (left ? table[k][i] + pad : pad + table[k][i]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+    if (k == 0) {
+      std::size_t total = 0;
+      for (auto w : width) total += w + 2;
+      out << std::string(total - 2, '-') << "\n";
+    }
+  }
+}
+
 void ConsoleReporter::report(const ReportData& data) {
   out_ << "experiment " << tt(data.experiment);
   if (!data.baseline.empty()) out_ << " (baseline " << tt(data.baseline) << ")";
@@ -159,25 +181,8 @@ void ConsoleReporter::report(const ReportData& data) {
     table.push_back({tt(r.cell), tt(r.benchmark), tt(r.unit), std::to_string(r.values.size()),
                      format_number(r.median), format_number(r.min), format_number(r.max),
                      cv_text(r), penalty_text(r), tt(status_text(r))});
-  std::vector<std::size_t> width(table[0].size(), 0);
-  for (const auto& row : table)
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  for (std::size_t k = 0; k < table.size(); ++k) {
-    std::string line;
-    for (std::size_t i = 0; i < table[k].size(); ++i) {
-      // Text columns left-aligned, numbers right-aligned.
-      bool left = i <= 2 || i == table[k].size() - 1;
-      std::string pad(width[i] - table[k][i].size(), ' ');
-      line += (i ? "  " : "") + (left ? table[k][i] + pad : pad + table[k][i]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out_ << line << "\n";
-    if (k == 0) {
-      std::size_t total = 0;
-      for (auto w : width) total += w + 2;
-      out_ << std::string(total - 2, '-') << "\n";
-    }
-  }
+  // Text columns (cell, benchmark, unit) and the status left-aligned, numbers right-aligned.
+  print_aligned(out_, table, 3);
   if (data.context) console_cell_context(out_, data);
   for (const auto& r : data.rows)
     if (!r.error.empty()) out_ << "error in " << tt(r.cell) << ": " << tt(r.error) << "\n";

@@ -51,6 +51,10 @@ Result<std::unique_ptr<Reporter>> make_reporter(std::string_view format, std::os
 
 // RFC 4180 quoting of a number or fixed word topolab wrote itself.
 std::string csv_quoted(const std::string& s);
+// Prints a table with columns padded to their widest cell and a rule under the header row: the
+// first left_columns columns and the last are left-aligned text, the others right-aligned numbers.
+void print_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& table,
+                   std::size_t left_columns);
 // Text that may come from a guest, a stored row or the experiment file: control characters made
 // visible (the CSV goes to stdout, often a terminal), formula prefixes neutralised (OWASP CSV
 // injection), then quoted.
