@@ -28,8 +28,9 @@ apt_mirror() {
   done | head -n1
   grep -hE '^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?[a-z]+://' /etc/apt/sources.list 2>/dev/null |
     grep -v security | awk '{for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) {print $i; exit}}' | head -n1
+  return 0 # no sources.list is normal on deb822 systems; pipefail must not end the script
 }
-mirror=${TOPOLAB_DEBIAN_MIRROR:-$(apt_mirror | head -n1)}
+mirror=${TOPOLAB_DEBIAN_MIRROR:-$(apt_mirror | head -n1 || true)}
 [[ -n $mirror ]] || { echo "build-test-disk: no Debian archive in /etc/apt sources; set TOPOLAB_DEBIAN_MIRROR" >&2; exit 1; }
 self=$(readlink -f "${BASH_SOURCE[0]}")
 
