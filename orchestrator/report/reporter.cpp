@@ -41,25 +41,6 @@ nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 
 // --- Context (issue 18): the same ordered fields in the table, CSV and JSON ---
 
-// Text columns of a small left-aligned table, the header underlined.
-void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& table) {
-  std::vector<std::size_t> width(table[0].size(), 0);
-  for (const auto& row : table)
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  for (std::size_t k = 0; k < table.size(); ++k) {
-    std::string line;
-    for (std::size_t i = 0; i < table[k].size(); ++i)
-      line += (i ? "  " : "") + table[k][i] + std::string(width[i] - table[k][i].size(), ' ');
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << "\n";
-    if (k == 0) {
-      std::size_t total = 0;
-      for (auto w : width) total += w + 2;
-      out << std::string(total - 2, '-') << "\n";
-    }
-  }
-}
-
 void console_context(std::ostream& out, const ReportContext& ctx) {
   if (ctx.experiment.emulated) out << "WARNING: " << kTcgWarning << "\n";
   for (const auto& [name, value] : experiment_fields(ctx.experiment))
@@ -82,7 +63,7 @@ void console_cell_context(std::ostream& out, const ReportData& data) {
   }
   if (table.size() == 1) return;
   out << "\n";
-  print_table(out, table);
+  print_aligned(out, table, table[0].size());  // every column left-aligned text
 }
 
 std::string csv_context_header(const ReportData& data) {
