@@ -11,6 +11,9 @@ PACKAGES=(
   linux-image-amd64 kmod cpio
   clang clang-format libclang-rt-14-dev ccache
   libxml2-utils
+  # libvirtd runs under tini -s (scripts/libvirtd.sh): exited QEMU processes are reaped at once
+  # instead of by this sandbox's PID 1 every ~2 s, which libvirt's destroy waited for (issue 17).
+  tini
   # Headless Chromium renders the HTML report in tests (html_render_test, and the issue-18
   # browser acceptance test in tests/integration/browser: each SVG picture must draw).
   chromium
@@ -40,12 +43,6 @@ fi
 # Nothing starts libvirtd on these machines; start it when qemu:///system is unreachable.
 if ! virsh -c qemu:///system version >/dev/null 2>&1; then
   echo "setup: starting virtlogd and libvirtd"
-  pgrep -x virtlogd >/dev/null || virtlogd -d
-  pgrep -x libvirtd >/dev/null || libvirtd -d
-  for _ in $(seq 1 50); do
-    virsh -c qemu:///system version >/dev/null 2>&1 && break
-    sleep 0.2
-  done
-  virsh -c qemu:///system version >/dev/null
+  bash "$(dirname "$0")/libvirtd.sh" start
 fi
 echo "setup: ready"
