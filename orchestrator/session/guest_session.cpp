@@ -9,6 +9,7 @@
 #include "common/file_io.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
+#include "orchestrator/session/hello_hint.hpp"
 #include "orchestrator/session/kvm_probe.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
 #include "orchestrator/virt/guest_cmdline.hpp"
@@ -171,9 +172,15 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto t_hello = Clock::now();
   if (watchdog_) watchdog_->stop();
   if (!hello) {
-    return make_error("no hello from the agent within " +
-                      std::to_string(req.hello_timeout.count()) + " ms (" + hello.error().message +
-                      "); console: " + virt::console_tail(run_dir_ / "console.log", 5));
+    auto message = "no hello from the agent within " + std::to_string(req.hello_timeout.count()) +
+                   " ms (" + hello.error().message +
+                   "); console: " + virt::console_tail(run_dir_ / "console.log", 5);
+    if (!req.base_template.empty()) {  // an own guest: say what to check (hello_hint.hpp)
+      auto base = read_file(req.base_template, 4u << 20);
+      message += "; " + own_guest_hello_hint(base ? *base : std::string(), *live, channel.name,
+                                             run_dir_ / "console.log");
+    }
+    return make_error(message);
   }
   hello_ = *hello;
   timings_["hello_ms"] = ms_between(t_started, t_hello);
@@ -220,21 +227,23 @@ Result<void> GuestSession::shutdown() {
   shut_down_ = true;
   auto t0 = Clock::now();
   std::string problems;
+  bool acked = false;
   if (agent_) {
-    if (auto r = agent_->shutdown(); !r) problems = "agent shutdown: " + r.error().message;
+    auto r = agent_->shutdown();
+    acked = r.ok();
+    if (!r) problems = "agent shutdown: " + r.error().message;
   }
   // The built-in guest has nothing to flush: its ack is the end (destroyed below). An own-disk
-  // guest powers itself off; only a guest still running after the bound is destroyed.
-  if (graceful_shutdown_) {
-    if (auto r = virt::wait_for_shutoff(domain_->get(), shutdown_timeout_); !r) {
-      problems += (problems.empty() ? "" : "; ") + r.error().message + " (destroyed)";
-    }
-  }
+  // guest powers itself off: agent, then ACPI, then destroy (guest_session_shutdown.cpp).
+  std::string by = acked ? "agent" : "destroy";
+  if (graceful_shutdown_) by = stop_gracefully(acked, problems);
   agent_.reset();
   auto removed = domain_->remove();  // destroy if still running, then undefine
   domain_.reset();
   timings_["shutdown_ms"] = ms_between(t0, Clock::now());
-  logging::debug("shutdown of {}: {} ms{}", name_, timings_["shutdown_ms"].get<long long>(),
+  timings_["shutdown_by"] = by;
+  logging::debug("shutdown of {}: {} ms, ended by {}{}", name_,
+                 timings_["shutdown_ms"].get<long long>(), by,
                  problems.empty() ? std::string() : " (" + problems + ")");
   if (!removed) return removed.error();
   if (!problems.empty()) return make_error("shutdown of " + name_ + ": " + problems);

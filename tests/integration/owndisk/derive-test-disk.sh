@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# A variant of the cached test disk (scripts/build-test-disk.sh) for the own-guest failure
+# tests, made from a raw copy: the cached base image is only read (qemu-img convert).
+#   no-agent     topolab-agent.service masked: the guest boots but never says hello
+#   no-poweroff  the agent serves without --poweroff: it acknowledges a shutdown request and
+#                leaves the guest running (a real configuration: --poweroff is optional), so
+#                only the ACPI power button (systemd-logind) powers it off
+# Usage: derive-test-disk.sh BASE.qcow2 VARIANT   prints the variant's path (raw, cached next to
+# the base as <base>-<variant>.raw; variants of older bases are deleted).
+set -euo pipefail
+base=${1:?usage: derive-test-disk.sh BASE.qcow2 VARIANT}
+variant=${2:?usage: derive-test-disk.sh BASE.qcow2 VARIANT}
+case $variant in no-agent | no-poweroff) ;; *)
+  echo "derive-test-disk: unknown variant '$variant'" >&2
+  exit 2
+  ;;
+esac
+cache=$(dirname "$base")
+stem=$(basename "$base" .qcow2)
+out="$cache/$stem-$variant.raw"
+[[ -s $out ]] && { echo "$out"; exit 0; }
+exec 9>"$cache/.lock"
+flock 9
+[[ -s $out ]] && { echo "$out"; exit 0; }
+
+work=$(mktemp -d "$cache/derive.XXXXXX")
+loop="" mounted=""
+cleanup() {
+  [[ -n $mounted ]] && umount -l "$mounted" 2>/dev/null || true
+  [[ -n $loop ]] && losetup -d "$loop" 2>/dev/null || true
+  rm -rf --one-file-system "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+qemu-img convert -O raw "$base" "$work/disk.raw"
+# The root partition starts at 1 MiB (build-test-disk.sh); its own loop device, no partition nodes.
+loop=$(losetup --find --show --offset $((1024 * 1024)) "$work/disk.raw")
+mkdir -p "$work/mnt"
+mount "$loop" "$work/mnt"
+mounted=$work/mnt
+unit=$work/mnt/etc/systemd/system/topolab-agent.service
+[[ -f $unit ]] || { echo "derive-test-disk: $base has no topolab-agent.service" >&2; exit 1; }
+case $variant in
+  no-agent)
+    rm -f "$work/mnt/etc/systemd/system/multi-user.target.wants/topolab-agent.service"
+    rm -f "$unit"
+    ln -s /dev/null "$unit"
+    ;;
+  no-poweroff)
+    sed -i 's/ --poweroff//' "$unit"
+    if grep -q -- --poweroff "$unit"; then
+      echo "derive-test-disk: --poweroff still in $unit" >&2
+      exit 1
+    fi
+    ;;
+esac
+umount "$mounted"
+mounted=""
+losetup -d "$loop"
+loop=""
+find "$cache" -maxdepth 1 -name 'debian12-*-no-*.raw' ! -name "$stem-*" -delete
+mv "$work/disk.raw" "$out"
+echo "$out"
