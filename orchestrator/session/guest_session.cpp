@@ -161,7 +161,19 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto sock = virt::find_channel_socket(*live, channel.name);
   if (!sock) return sock.error().context("live XML of " + name_);
   chmod(sock->c_str(), 0600);  // only root (topolab) talks to the agent
+  // An own guest that never answers: what to check (hello_hint.hpp), for either wait below.
+  auto no_hello = [&](const std::string& why) {
+    auto message = "no hello from the agent within " + std::to_string(req.hello_timeout.count()) +
+                   " ms (" + why + "); console: " + virt::console_tail(run_dir_ / "console.log", 5);
+    auto base = read_file(req.base_template, 4u << 20);
+    return make_error(message + "; " +
+                      own_guest_hello_hint(base ? *base : std::string(), *live, channel.name,
+                                           run_dir_ / "console.log"));
+  };
   auto agent = AgentClient::connect_unix(*sock, remaining());
+  if (!agent && !req.base_template.empty()) {
+    return no_hello("agent channel " + sock->string() + ": " + agent.error().message);
+  }
   if (!agent) return agent.error().context("agent channel " + sock->string());
   agent_ = std::move(agent).value();
   transcript_.open(run_dir_ / "agent.log");
@@ -171,16 +183,11 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto hello = agent_->wait_hello(remaining());
   auto t_hello = Clock::now();
   if (watchdog_) watchdog_->stop();
+  if (!hello && !req.base_template.empty()) return no_hello(hello.error().message);
   if (!hello) {
-    auto message = "no hello from the agent within " + std::to_string(req.hello_timeout.count()) +
-                   " ms (" + hello.error().message +
-                   "); console: " + virt::console_tail(run_dir_ / "console.log", 5);
-    if (!req.base_template.empty()) {  // an own guest: say what to check (hello_hint.hpp)
-      auto base = read_file(req.base_template, 4u << 20);
-      message += "; " + own_guest_hello_hint(base ? *base : std::string(), *live, channel.name,
-                                             run_dir_ / "console.log");
-    }
-    return make_error(message);
+    return make_error("no hello from the agent within " +
+                      std::to_string(req.hello_timeout.count()) + " ms (" + hello.error().message +
+                      "); console: " + virt::console_tail(run_dir_ / "console.log", 5));
   }
   hello_ = *hello;
   timings_["hello_ms"] = ms_between(t_started, t_hello);
