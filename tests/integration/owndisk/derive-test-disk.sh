@@ -4,7 +4,10 @@
 #   no-agent     topolab-agent.service masked: the guest boots but never says hello
 #   no-poweroff  the agent serves without --poweroff: it acknowledges a shutdown request and
 #                leaves the guest running (a real configuration: --poweroff is optional), so
-#                only the ACPI power button (systemd-logind) powers it off
+#                only the ACPI power button powers it off; dbus is installed (apt, from the
+#                archive the image came from) so that systemd-logind runs and handles the power
+#                key as on any full install (the minbase image has no dbus, hence no logind, and
+#                ignores the button)
 # Usage: derive-test-disk.sh BASE.qcow2 VARIANT   prints the variant's path (raw, cached next to
 # the base as <base>-<variant>.raw; variants of older bases are deleted).
 set -euo pipefail
@@ -24,14 +27,39 @@ flock 9
 [[ -s $out ]] && { echo "$out"; exit 0; }
 
 work=$(mktemp -d "$cache/derive.XXXXXX")
-loop="" mounted=""
+loop="" mounted="" proc=""
 cleanup() {
+  [[ -n $proc ]] && umount -l "$proc" 2>/dev/null || true
   [[ -n $mounted ]] && umount -l "$mounted" 2>/dev/null || true
   [[ -n $loop ]] && losetup -d "$loop" 2>/dev/null || true
   rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# apt-get install dbus in the image's root: its own /dev nodes (never the host's /dev, as
+# build-test-disk.sh), a private /proc, the host's resolver for the download.
+install_dbus() {
+  local root=$1 spec
+  mkdir -p "$root/dev"
+  for spec in "null c 1 3" "zero c 1 5" "random c 1 8" "urandom c 1 9"; do
+    set -- $spec
+    [[ -e $root/dev/$1 ]] || mknod -m 666 "$root/dev/$1" "$2" "$3" "$4"
+  done
+  mount -t proc proc "$root/proc"
+  proc=$root/proc
+  cp "$root/etc/resolv.conf" "$work/resolv.conf" 2>/dev/null || true
+  cp /etc/resolv.conf "$root/etc/resolv.conf"
+  LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get -qq update >&2
+  LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive chroot "$root" \
+    apt-get -qq install -y --no-install-recommends dbus >&2
+  chroot "$root" apt-get -qq clean
+  rm -f "$root/etc/resolv.conf"
+  [[ -f $work/resolv.conf ]] && cp "$work/resolv.conf" "$root/etc/resolv.conf"
+  umount "$proc"
+  proc=""
+  [[ -x $root/usr/bin/dbus-daemon ]] || { echo "derive-test-disk: dbus did not install" >&2; exit 1; }
+}
 
 qemu-img convert -O raw "$base" "$work/disk.raw"
 # The root partition starts at 1 MiB (build-test-disk.sh); its own loop device, no partition nodes.
@@ -53,6 +81,7 @@ case $variant in
       echo "derive-test-disk: --poweroff still in $unit" >&2
       exit 1
     fi
+    install_dbus "$work/mnt"
     ;;
 esac
 umount "$mounted"
