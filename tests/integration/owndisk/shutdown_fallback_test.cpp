@@ -48,6 +48,8 @@ TEST(OwnGuestShutdown, GuestIgnoringAgentAndAcpiIsDestroyedAfterTheBound) {
             std::string::npos)
       << msg;
   EXPECT_EQ(t.value("shutdown_by", ""), "destroy") << t.dump();
+  std::cout << "[figures] shutdown " << t.value("shutdown_ms", -1) << " ms, ended by "
+            << t.value("shutdown_by", "?") << "\n";
   // The agent's ack timeout (10 s) plus the ACPI bound (3 s), and not much more.
   EXPECT_GE(t.value("shutdown_ms", 0), 13000) << t.dump();
   EXPECT_LT(t.value("shutdown_ms", 0), 60000) << t.dump();
