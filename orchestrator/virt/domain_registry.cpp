@@ -35,18 +35,22 @@ void watch_signals() {
     auto names = reg.names();
     auto files = reg.files();
     auto failures = reg.interrupt_cleanup(sig);
-    std::size_t files_left = 0;
-    for (const auto& f : files) files_left += access(f.c_str(), F_OK) == 0 ? 1 : 0;
+    // Failures name their domain or file first ("NAME: why").
+    auto failed = [&](const std::string& what) {
+      return std::count_if(failures.begin(), failures.end(),
+                           [&](const std::string& f) { return f.rfind(what + ": ", 0) == 0; });
+    };
+    std::size_t domains_removed = 0, files_removed = 0;
+    for (const auto& name : names) domains_removed += failed(name) == 0 ? 1 : 0;
+    for (const auto& f : files) files_removed += failed(f.string()) == 0 ? 1 : 0;
     std::string removed_files;
-    if (!files.empty()) {
-      removed_files = " and " + std::to_string(files.size() - files_left) + " overlay file(s)";
-    }
+    if (!files.empty())
+      removed_files = " and " + std::to_string(files_removed) + " overlay file(s)";
     logging::info("interrupted by {}: removed {} domain(s){}{}",
                   sig == SIGINT    ? "SIGINT"
                   : sig == SIGTERM ? "SIGTERM"
                                    : "signal",
-                  names.size() - (failures.size() - files_left), removed_files,
-                  failures.empty() ? "" : ", failures:");
+                  domains_removed, removed_files, failures.empty() ? "" : ", failures:");
     for (const auto& f : failures) logging::warn("cleanup failed: {}", f);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
