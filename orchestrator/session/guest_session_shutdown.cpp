@@ -16,6 +16,7 @@ std::string GuestSession::stop_gracefully(bool agent_acked, std::string& problem
                    bound);
     auto waited = virt::wait_for_shutoff(dom, shutdown_timeout_);
     if (waited) return "agent";
+    logging::debug("shutdown of {}: {}", name_, waited.error().message);
     logging::warn(
         "{} did not power off within {} ms of the agent's shutdown; pressing its ACPI "
         "power button",
@@ -24,12 +25,14 @@ std::string GuestSession::stop_gracefully(bool agent_acked, std::string& problem
     logging::warn("{}: no acknowledged agent shutdown; pressing its ACPI power button", name_);
   }
   if (auto pressed = virt::press_acpi_power_button(dom); !pressed) {
-    add_problem(pressed.error().message);
-  } else if (virt::wait_for_shutoff(dom, shutdown_timeout_)) {
+    add_problem(pressed.error().message + " (destroyed)");
+  } else if (auto waited = virt::wait_for_shutoff(dom, shutdown_timeout_); waited) {
     logging::info("{} powered off after the ACPI power button", name_);
     return "acpi";
+  } else {
+    logging::debug("shutdown of {}: {}", name_, waited.error().message);
+    add_problem("still running " + bound + " ms after the ACPI power button (destroyed)");
   }
-  add_problem("still running " + bound + " ms after the ACPI power button (destroyed)");
   logging::warn("{} ignored the agent and the ACPI power button: destroying it", name_);
   return "destroy";
 }
