@@ -71,10 +71,11 @@ class Parser {
   explicit Parser(std::string origin) : origin_(std::move(origin)) {}
 
   Error at(const toml::source_region& where, const std::string& message) const {
-    return make_error(origin_ + ":" + std::to_string(where.begin.line) + ": " + message);
+    return make_error(ErrorKind::input,
+                      origin_ + ":" + std::to_string(where.begin.line) + ": " + message);
   }
   Error at_line(std::uint32_t line, const std::string& message) const {
-    return make_error(origin_ + ":" + std::to_string(line) + ": " + message);
+    return make_error(ErrorKind::input, origin_ + ":" + std::to_string(line) + ": " + message);
   }
 
   // The node as the field's typed value, after checking its TOML type (no text round trip).
