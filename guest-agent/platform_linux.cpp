@@ -148,13 +148,12 @@ long long meminfo_bytes(const std::string& text, const std::string& key) {
 }  // namespace
 
 Result<std::uint64_t> mem_available_bytes() {
-  auto text = read_file("/proc/meminfo", 1u << 20);
-  if (!text) return text.error().context("available memory unknown");
-  long long avail = meminfo_bytes(*text, "MemAvailable:");
+  TL_ASSIGN_CTX(auto text, read_file("/proc/meminfo", 1u << 20), "available memory unknown");
+  long long avail = meminfo_bytes(text, "MemAvailable:");
   if (avail >= 0) return static_cast<std::uint64_t>(avail);
   // Kernels before 3.14 have no MemAvailable: the classic estimate.
-  long long free = meminfo_bytes(*text, "MemFree:"), buffers = meminfo_bytes(*text, "Buffers:"),
-            cached = meminfo_bytes(*text, "Cached:");
+  long long free = meminfo_bytes(text, "MemFree:"), buffers = meminfo_bytes(text, "Buffers:"),
+            cached = meminfo_bytes(text, "Cached:");
   if (free < 0 || buffers < 0 || cached < 0) {
     return make_error("available memory unknown: /proc/meminfo has no MemAvailable or MemFree");
   }
@@ -168,9 +167,8 @@ Result<void> spawn_and_wait(const SpawnRequest& request) {
   ProcessSpec spec(std::move(argv));
   spec.out = spec.err = Sink::null();  // its output never reaches the console
   spec.kill_grace = std::chrono::milliseconds(0);
-  auto child = Process::spawn(spec);
-  if (!child) return child.error().context("'" + program + "' exec failed");
-  const ProcessResult& r = child->wait(request.timeout);
+  TL_ASSIGN_CTX(auto child, Process::spawn(spec), "'" + program + "' exec failed");
+  const ProcessResult& r = child.wait(request.timeout);
   if (r.timed_out) {
     return make_error("'" + program + "' did not exit within " +
                       std::to_string(request.timeout.count()) + " ms; killed");

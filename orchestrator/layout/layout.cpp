@@ -171,12 +171,10 @@ Result<void> validate_layout(const Layout& l) {
 }
 
 Result<Layout> load_layout_file(const std::filesystem::path& path) {
-  auto text = read_file(path, 1u << 20);
-  if (!text) return text.error();
-  auto layout = parse_layout(*text, path.string());
-  if (!layout) return layout.error();
-  layout->source_file = path;
-  if (layout->name.empty()) layout->name = path.stem().string();
+  TL_ASSIGN(auto text, read_file(path, 1u << 20));
+  TL_ASSIGN(auto layout, parse_layout(text, path.string()));
+  layout.source_file = path;
+  if (layout.name.empty()) layout.name = path.stem().string();
   return layout;
 }
 

@@ -332,14 +332,12 @@ Result<FieldValue> field_value_from_text(const LayoutField& f, std::string_view 
     case FieldType::kString:
       return FieldValue{std::string(text)};
     case FieldType::kInt: {
-      auto v = int_from_text(text, key);
-      if (!v) return v.error();
-      return FieldValue{*v};
+      TL_ASSIGN(auto v, int_from_text(text, key));
+      return FieldValue{v};
     }
     case FieldType::kBool: {
-      auto v = bool_from_text(text, key);
-      if (!v) return v.error();
-      return FieldValue{*v};
+      TL_ASSIGN(auto v, bool_from_text(text, key));
+      return FieldValue{v};
     }
     case FieldType::kStringList:
       // CPU lists contain ',' themselves, so one list per vCPU is separated by ';' or '/'.
@@ -360,17 +358,15 @@ Result<FieldValue> field_value_from_json(const LayoutField& f, const json& level
 Result<void> set_layout_field(Layout& l, std::string_view key, std::string_view value) {
   const LayoutField* f = find_layout_field(key);
   if (!f) return unknown_field(key);
-  auto v = field_value_from_text(*f, value);
-  if (!v) return v.error();
-  return f->set(l, *v, std::string(f->key));
+  TL_ASSIGN(auto v, field_value_from_text(*f, value));
+  return f->set(l, v, std::string(f->key));
 }
 
 Result<void> set_layout_level(Layout& l, std::string_view key, const json& level) {
   const LayoutField* f = find_layout_field(key);
   if (!f) return unknown_field(key);
-  auto v = field_value_from_json(*f, level);
-  if (!v) return v.error();
-  return f->set(l, *v, std::string(f->key));
+  TL_ASSIGN(auto v, field_value_from_json(*f, level));
+  return f->set(l, v, std::string(f->key));
 }
 
 const std::vector<std::string>& layout_field_keys() {
