@@ -62,6 +62,10 @@ install_dbus() {
 }
 
 qemu-img convert -O raw "$base" "$work/disk.raw"
+# The partition's boot block (extlinux's boot sector, bytes 0-1023; ext4 never uses them) is
+# saved first and put back after the edit: mounting through the loop device was seen to write
+# that block back as zeros (the guest then found no boot sector: no console output, no hello).
+dd if="$work/disk.raw" of="$work/bootblock" bs=1024 skip=1024 count=1 status=none
 # The root partition starts at 1 MiB (build-test-disk.sh); its own loop device, no partition nodes.
 loop=$(losetup --find --show --offset $((1024 * 1024)) "$work/disk.raw")
 mkdir -p "$work/mnt"
@@ -88,6 +92,9 @@ umount "$mounted"
 mounted=""
 losetup -d "$loop"
 loop=""
+dd if="$work/bootblock" of="$work/disk.raw" bs=1024 seek=1024 count=1 conv=notrunc status=none
+cmp -s "$work/bootblock" <(dd if="$work/disk.raw" bs=1024 skip=1024 count=1 status=none) ||
+  { echo "derive-test-disk: the boot block was not restored" >&2; exit 1; }
 find "$cache" -maxdepth 1 -name 'debian12-*-no-*.raw' ! -name "$stem-*" -delete
 mv "$work/disk.raw" "$out"
 echo "$out"
