@@ -76,9 +76,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   shutdown_timeout_ = req.shutdown_timeout;
   graceful_shutdown_ = req.graceful_shutdown || !req.base_template.empty();  // own disk: flush
   run_id_ = req.run_id.empty() ? virt::make_run_id() : req.run_id;
-  if (virt::domain_name_for("x", run_id_) != "topolab-x-" + run_id_ || run_id_.front() == '.') {
-    return make_error("run id '" + run_id_ + "': expected letters, digits, '.', '-', '_' only");
-  }
+  if (auto problem = virt::run_id_problem(run_id_); !problem.empty()) return make_error(problem);
   name_ = virt::domain_name_for(req.layout.name.empty() ? "guest" : req.layout.name, run_id_);
   auto folder = make_run_folder(req.run_dir.empty() ? kRunsRoot / run_id_ : req.run_dir);
   if (!folder) return folder.error();

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "common/safe_name.hpp"
+#include "common/terminal_text.hpp"
 #include "common/utc_time.hpp"
 
 namespace topolab::virt {
@@ -53,6 +55,13 @@ std::string make_run_id() {
   os << utc_now("%Y%m%dT%H%M%S") << '-' << std::hex << std::setw(6) << std::setfill('0')
      << (rd() & 0xffffffu);
   return os.str();
+}
+
+std::string run_id_problem(std::string_view run_id) {
+  std::string problem = name_problem(run_id);
+  if (problem.empty() && run_id.find('+') != std::string_view::npos)
+    problem = "expected letters, digits, '.', '-', '_' only";
+  return problem.empty() ? "" : "run id '" + terminal_safe(run_id.substr(0, 80)) + "': " + problem;
 }
 
 std::string domain_name_for(std::string_view layout, std::string_view run_id) {

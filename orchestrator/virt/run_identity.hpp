@@ -25,6 +25,10 @@ struct RunOwner {
 
 // A new run id: UTC time plus random hex, e.g. "20261129T210512-3fa2c1". Safe in names/paths.
 std::string make_run_id();
+// "" when `run_id` can name a domain, a run folder and an overlay file as it is (common/
+// safe_name's rule without '+'): the one check every user-given run id (boot --run-id) passes
+// before anything is named after it; otherwise "run id 'X': <why>".
+std::string run_id_problem(std::string_view run_id);
 // `topolab-<layout>-<runid>`, characters libvirt or paths dislike replaced by '_'.
 std::string domain_name_for(std::string_view layout, std::string_view run_id);
 
