@@ -67,7 +67,7 @@ class StderrSink : public spdlog::sinks::base_sink<std::mutex> {
       default:
         break;
     }
-    line += terminal_safe(std::string_view(msg.payload.data(), msg.payload.size()));
+    line += terminal_safe(bounded_text(std::string_view(msg.payload.data(), msg.payload.size())));
     line += '\n';
     write_line(STDERR_FILENO, line);
   }
