@@ -37,11 +37,8 @@ Result<std::filesystem::path> make_run_folder(const std::filesystem::path& dir) 
   for (int n = 2; std::filesystem::exists(chosen / "domain.xml"); ++n) {
     chosen = dir / ("boot-" + std::to_string(n));
   }
-  std::filesystem::create_directories(chosen, ec);
-  if (ec) return make_error("run folder " + chosen.string() + ": " + ec.message());
-  if (chmod(chosen.c_str(), 0700) != 0) {
-    return make_error("run folder " + chosen.string() + ": chmod 0700 failed");
-  }
+  // A planted symlink or another user's folder is refused, never written through or chmod'ed.
+  if (auto made = make_private_dir(chosen); !made) return made.error().context("run folder");
   return chosen;
 }
 
