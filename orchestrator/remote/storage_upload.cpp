@@ -113,6 +113,29 @@ Result<void> drop_unpaired(VolumePtr& vol, VolumePtr& marker, const std::string&
   return {};
 }
 
+// A complete volume is reused only if it can hold exactly this content (redteam wave 2): a
+// plain file of the content's size. Another size means other bytes under our content-keyed
+// name (a hand-made or damaged volume): it is deleted with its marker and uploaded afresh. A
+// volume that is not a file (a directory, a block device) is refused, never deleted.
+Result<void> check_reusable(VolumePtr& vol, VolumePtr& marker, const std::string& name,
+                            std::uint64_t bytes) {
+  virStorageVolInfo info{};
+  if (auto e = virt::failed(virStorageVolGetInfo(vol.get(), &info)))
+    return e->context("volume '" + name + "': info");
+  if (info.type != VIR_STORAGE_VOL_FILE)
+    return make_error(ErrorKind::input, "volume '" + name +
+                                            "' exists and is not a plain file: topolab does not "
+                                            "reuse or delete it (remove it by hand)");
+  if (info.capacity == bytes) return {};
+  if (auto e = virt::failed(virStorageVolDelete(marker.get(), 0)))
+    return e->context("volume '" + name + kMarkerSuffix + "': deleting a mismatched marker");
+  if (auto e = virt::failed(virStorageVolDelete(vol.get(), 0)))
+    return e->context("volume '" + name + "': deleting a volume of another size");
+  vol.reset();
+  marker.reset();
+  return {};
+}
+
 }  // namespace
 
 std::string content_volume_name(const std::string& name, const std::string& sha256) {
@@ -135,6 +158,7 @@ Result<UploadedVolume> upload_volume(virConnectPtr conn, virStoragePoolPtr pool,
   auto marker = lookup_volume(pool, out.volume + kMarkerSuffix);
   if (!marker) return marker.error();
   TL_TRY(drop_unpaired(*vol, *marker, out.volume));
+  if (*vol && *marker) TL_TRY(check_reusable(*vol, *marker, out.volume, content->size()));
   if (!*vol) {
     auto fresh = upload_fresh(conn, pool, out.volume, *content);
     if (!fresh) return fresh.error().context(local_file.string());

@@ -206,6 +206,42 @@ TEST_F(RemoteStorage, AMarkerWithoutItsVolumeIsReplaced) {
   EXPECT_EQ(download(conn_.get(), pool->get(), redo->volume), "bytes");
 }
 
+// Redteam wave 2: a volume of our content-keyed name holding other bytes (another size), with
+// its marker, is replaced, not booted; a pool of the name that is not a directory pool (here
+// `logical`, which would carve a host disk) is refused before it is started.
+TEST_F(RemoteStorage, AVolumeOfTheNameWithOtherContentIsReplaced) {
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(pool.ok()) << pool.error().message;
+  auto first = upload_volume(conn_.get(), pool->get(), "k", write_local("the real kernel"));
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  VolumePtr vol(virStorageVolLookupByName(pool->get(), first->volume.c_str()));
+  ASSERT_TRUE(vol);
+  ASSERT_EQ(virStorageVolDelete(vol.get(), 0), 0);
+  const std::string other = "<volume><name>" + first->volume +
+                            "</name><capacity unit='bytes'>3</capacity><target><format "
+                            "type='raw'/></target></volume>";
+  VolumePtr planted(virStorageVolCreateXML(pool->get(), other.c_str(), 0));
+  ASSERT_TRUE(planted) << "could not plant the volume";
+
+  auto redo = upload_volume(conn_.get(), pool->get(), "k", write_local("the real kernel"));
+  ASSERT_TRUE(redo.ok()) << redo.error().message;
+  EXPECT_TRUE(redo->uploaded);
+  EXPECT_EQ(download(conn_.get(), pool->get(), redo->volume), "the real kernel");
+}
+
+TEST_F(RemoteStorage, AnExistingPoolThatIsNotADirectoryPoolIsRefused) {
+  const std::string xml = "<pool type='logical'><name>" + spec_.name +
+                          "</name><source><name>no-such-vg</name></source><target><path>/dev/"
+                          "no-such-vg</path></target></pool>";
+  PoolPtr defined(virStoragePoolDefineXML(conn_.get(), xml.c_str(), 0));
+  ASSERT_TRUE(defined) << "could not define the logical pool";
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_FALSE(pool.ok());
+  EXPECT_NE(pool.error().message.find("exists with type 'logical'"), std::string::npos)
+      << pool.error().message;
+  EXPECT_EQ(virStoragePoolIsActive(defined.get()), 0) << "the pool was started";
+}
+
 TEST_F(RemoteStorage, APathThatCannotBeCreatedIsOneLineAndNoPool) {
   spec_.path = "/proc/" + spec_.name + "/pool";
   auto pool = ensure_topolab_pool(conn_.get(), spec_);
