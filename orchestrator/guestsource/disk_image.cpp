@@ -13,7 +13,7 @@
 #include <pugixml.hpp>
 
 #include "common/owned_fd.hpp"
-#include "orchestrator/guestsource/run_program.hpp"
+#include "common/process.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
 
 namespace topolab::guestsource {
@@ -133,14 +133,13 @@ Result<DiskImage> inspect_disk(const std::filesystem::path& path) {
   d.size_bytes = static_cast<std::uint64_t>(opened->st.st_size);
   d.mtime_s = opened->st.st_mtim.tv_sec;
   // -U: read even if a VM has it open (the in-use check below says so more clearly).
-  auto info = run_program({"qemu-img", "info", "-U", "--output=json", d.path.string()}, 30s);
+  auto info = run_process(
+      ProcessSpec::in_path({"qemu-img", "info", "-U", "--output=json", d.path.string()}, 30s));
   if (!info) return info.error().context(shown);
-  if (info->exit_code != 0) {
-    auto first = info->output.substr(0, info->output.find('\n'));
-    return make_error(shown + ": qemu-img info failed: " + first.substr(0, 300));
-  }
+  if (!info->status.success())
+    return make_error(shown + ": qemu-img info failed: " + first_line(*info));
   TL_TRY(still_the_same(*opened, shown));
-  TL_TRY(check_image_info(nlohmann::json::parse(info->output, nullptr, false), shown, d));
+  TL_TRY(check_image_info(nlohmann::json::parse(info->out, nullptr, false), shown, d));
   return d;
 }
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/guestsource/run_program.hpp"
+#include "common/process.hpp"
 
 namespace topolab::guestsource {
 namespace {
@@ -35,8 +35,8 @@ class DiskImageTest : public ::testing::Test {
   // qemu-img ARGS... (argv, no shell); the test fails when qemu-img does.
   void qemu_img(std::vector<std::string> args) {
     args.insert(args.begin(), "qemu-img");
-    auto r = run_program(args, 60s);
-    ASSERT_TRUE(r && r->exit_code == 0) << (r ? r->output : r.error().message);
+    auto r = run_process(ProcessSpec::in_path(args, 60s));
+    ASSERT_TRUE(r && r->status.success()) << (r ? r->err : r.error().message);
   }
   std::string refusal(const fs::path& p) {
     auto d = inspect_disk(p);
