@@ -14,6 +14,7 @@
 
 #include "common/owned_fd.hpp"
 #include "common/process.hpp"
+#include "common/safe_name.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
 
 namespace topolab::guestsource {
@@ -104,6 +105,10 @@ Result<OpenedDisk> open_disk(const std::filesystem::path& path, const std::strin
   std::error_code ec;
   d.path = std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(d.fd.get()), ec);
   if (ec || !d.path.is_absolute()) return make_error(shown + ": cannot name the opened file");
+  // The name goes into libvirt XML and qemu-img's argv: a control character (a newline in a
+  // name, or in a symlink's target) would need XML escapes libvirt refuses or normalizes.
+  if (has_control_chars(d.path.string()))
+    return make_error(shown + ": its real name holds a control character; rename it");
   return d;
 }
 

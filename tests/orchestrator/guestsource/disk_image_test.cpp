@@ -102,6 +102,9 @@ TEST_F(DiskImageTest, WhatIsNotADiskIsRefusedWithoutBlocking) {
   EXPECT_NE(refusal("/dev/zero").find("(character device)"), std::string::npos);
   EXPECT_NE(refusal("/proc/self/status").find("kernel pseudo file"), std::string::npos);
   EXPECT_NE(refusal("/sys/kernel/notes").find("kernel pseudo file"), std::string::npos);
+  std::ofstream(dir_ / "new\nline.img") << std::string(512, 'x');
+  fs::create_symlink(dir_ / "new\nline.img", dir_ / "plain-name.img");
+  EXPECT_NE(refusal(dir_ / "plain-name.img").find("control character"), std::string::npos);
   std::ofstream(dir_ / "empty.img").flush();
   EXPECT_NE(refusal(dir_ / "empty.img").find("empty file"), std::string::npos);
 }
