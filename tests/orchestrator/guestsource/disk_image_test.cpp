@@ -82,10 +82,12 @@ TEST_F(DiskImageTest, AnExternalDataFileIsRefused) {
   EXPECT_NE(refusal(dir_ / "df.qcow2").find("external data file"), std::string::npos);
 }
 
-// (A LUKS file is refused by its format, "luks", like any other format: the older check.)
+// Legacy AES: made at once (a LUKS key's PBKDF benchmark fails on a loaded host with "Unable to
+// get accurate CPU usage"); qemu-img reports both as "encrypted": true. A LUKS file is refused
+// by its format, "luks", like any other format (the older check).
 TEST_F(DiskImageTest, EncryptedImagesAreRefused) {
   qemu_img({"create", "-q", "-f", "qcow2", "--object", "secret,id=s0,data=x", "-o",
-            "encrypt.format=luks,encrypt.key-secret=s0", (dir_ / "enc.qcow2").string(), "1M"});
+            "encrypt.format=aes,encrypt.key-secret=s0", (dir_ / "enc.qcow2").string(), "1M"});
   EXPECT_NE(refusal(dir_ / "enc.qcow2").find("encrypted"), std::string::npos);
 }
 
