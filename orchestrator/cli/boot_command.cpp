@@ -61,6 +61,10 @@ class BootCommand : public Command {
   }
 
   int run() override {
+    // Checked before anything is read or contacted (it is used only for a remote -c).
+    if (auto p = remote::pool_spec_problem(pool_); !p.empty()) {
+      return fail("boot", make_error(ErrorKind::input, p));
+    }
     auto placed = load_placed_layout(args_, source_);
     if (!placed) return fail("boot", placed.error());
     const auto& [layout, host, plan] = *placed;
