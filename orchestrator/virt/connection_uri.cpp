@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "common/safe_name.hpp"
+#include "common/terminal_text.hpp"
 
 namespace topolab::virt {
 namespace {
@@ -49,7 +50,8 @@ std::string host_of(std::string_view authority) {
 Result<ConnectionUri> parse_connection_uri(const std::string& given) {
   ConnectionUri out;
   out.uri = given.empty() ? kDefaultConnectUri : given;
-  const std::string what = "connection URI '" + out.uri.substr(0, 200) + "'";
+  // Quoted visibly escaped: a newline or an escape sequence in the option stays one line.
+  const std::string what = "connection URI '" + terminal_safe(out.uri.substr(0, 200)) + "'";
   if (out.uri.size() > kMaxUriBytes) {
     return make_error(ErrorKind::input, what + ": longer than " + std::to_string(kMaxUriBytes));
   }
