@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "orchestrator/remote/storage_upload.hpp"
+#include "orchestrator/virt/accelerator.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 #include "tests/integration/remote/test_pool.hpp"
 
@@ -125,6 +126,20 @@ TEST_F(HostImageTest, APoolPathThatCannotBeCreatedNamesTheHostAndLeavesNoPool) {
   EXPECT_NE(msg.find("cannot create its directory"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   EXPECT_FALSE(pool_defined(conn_.get(), spec_.name));
+}
+
+// The cached KVM verdict is per host: a remote connection's key names that host, a local
+// one's is unchanged (no re-probe after an upgrade).
+TEST_F(HostImageTest, TheAcceleratorCacheKeyNamesARemoteHost) {
+  auto remote_key = virt::accel_cache_key(conn_.get());
+  ASSERT_TRUE(remote_key.ok()) << remote_key.error().message;
+  auto local = virt::open_connection("qemu:///system");
+  ASSERT_TRUE(local.ok());
+  auto local_key = virt::accel_cache_key(local->get());
+  ASSERT_TRUE(local_key.ok());
+  EXPECT_EQ(local_key->find(";host="), std::string::npos) << *local_key;
+  EXPECT_EQ(remote_key->rfind(*local_key + ";host=", 0), 0u) << *remote_key;
+  EXPECT_GT(remote_key->size(), local_key->size() + 6) << *remote_key;
 }
 
 }  // namespace
