@@ -172,6 +172,8 @@ struct FaultCase {
   int bound_s;
 };
 
+void PrintTo(const FaultCase& c, std::ostream* os) { *os << c.what; }
+
 class RemoteBootFault : public RemoteBoot, public ::testing::WithParamInterface<FaultCase> {};
 
 TEST_P(RemoteBootFault, FailsNamingTheUriAndLeavesNoDomain) {
