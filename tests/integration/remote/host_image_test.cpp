@@ -117,6 +117,27 @@ TEST_F(HostImageTest, RemoteUploadsOnceAndReplacesOnlyOurOldVersions) {
   EXPECT_TRUE(has(vols, first->image.initrd.filename().string()));
 }
 
+// The second placement in a process knows the file's hash without reading it (memo keyed by
+// inode, size, mtime, ctime); when the pool lost the volume, the bytes are read, checked
+// against that hash and sent.
+TEST_F(HostImageTest, AKnownHashStillSendsTheCheckedBytesWhenThePoolLostThem) {
+  auto first = place_image_on_host(conn_.get(), image_, spec_);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  PoolPtr pool(virStoragePoolLookupByName(conn_.get(), spec_.name.c_str()));
+  ASSERT_TRUE(pool);
+  const std::string vol = first->image.kernel.filename();
+  for (const auto& name : {vol, vol + ".complete"}) {
+    VolumePtr v(virStorageVolLookupByName(pool.get(), name.c_str()));
+    ASSERT_TRUE(v) << name;
+    ASSERT_EQ(virStorageVolDelete(v.get(), 0), 0);
+  }
+  auto again = place_image_on_host(conn_.get(), image_, spec_);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->uploaded, 1);
+  EXPECT_EQ(again->bytes_sent, 9u);  // "kernel v1"
+  EXPECT_EQ(again->image.kernel, first->image.kernel);
+}
+
 TEST_F(HostImageTest, APoolPathThatCannotBeCreatedNamesTheHostAndLeavesNoPool) {
   spec_.path = "/proc/" + spec_.name;
   auto placed = place_image_on_host(conn_.get(), image_, spec_);
