@@ -66,8 +66,13 @@ std::optional<std::string> connection_lost(virConnectPtr conn, const std::string
   if (conn == nullptr || virConnectIsAlive(conn) != 0) return std::nullopt;
   LibvirtString uri(virConnectGetURI(conn));  // kept by the client: works on a dead connection
   std::string name = uri ? uri.get() : "the libvirt host";
-  return "connection to " + name + " lost (closed, or no keepalive answer within " +
-         std::to_string(kKeepAliveIntervalS * (kKeepAliveCount + 1)) + " s): " + failure;
+  auto parsed = parse_connection_uri(name);
+  const bool keepalive = parsed && parsed->remote;  // only remote connections have one
+  return "connection to " + name + " lost (closed" +
+         (keepalive ? ", or no keepalive answer within " +
+                          std::to_string(kKeepAliveIntervalS * (kKeepAliveCount + 1)) + " s"
+                    : std::string()) +
+         "): " + failure;
 }
 
 Result<ConnectPtr> open_connection_retrying(const std::string& uri,
