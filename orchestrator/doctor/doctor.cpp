@@ -22,7 +22,6 @@ constexpr FilesystemCheck kFilesystemChecks[] = {
      "; the libvirt line says whether that host offers domain type kvm"},
     {"iommu", "/sys/kernel/iommu_groups and /sys/class/iommu"},
     {"isolation", "/proc/cmdline, /sys/devices/system/cpu/isolated and the cgroups"},
-    {"hugepages", "/sys/kernel/mm/hugepages", "; `topolab host -c URI` shows the pools"},
     {"cpufreq", "/sys/devices/system/cpu/*/cpufreq"},
     {"irq", "/proc/irq and the irqbalance process"},
     {"thp", "/sys/kernel/mm/transparent_hugepage"},
@@ -57,6 +56,10 @@ std::vector<CheckResult> run_doctor(const DoctorOptions& options) {
       results.push_back(skip(c.name, std::string("remote (") + c.reads + " of " + *uri +
                                          ": libvirt does not expose them" + c.instead + ")"));
     }
+    // Hugepages: libvirt has an API for them (capabilities + virNodeGetFreePages).
+    results.push_back(options.check_libvirt
+                          ? check_hugepages_remote(*uri, guest)
+                          : skip("hugepages", "remote (libvirt not asked: --no-libvirt)"));
     results.push_back(check_exposure(guest));
     return results;
   }
