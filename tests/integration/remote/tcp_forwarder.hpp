@@ -7,7 +7,8 @@
 //   Freeze: nothing more is forwarded, the sockets stay open (a host that stops answering;
 //           only libvirt's keepalive notices)
 // The message that triggers it is not forwarded. It triggers once; later connections (the
-// cleanup's reconnect) are forwarded untouched.
+// cleanup's reconnect) are forwarded untouched, or refused with `refuse_after` (the host is
+// gone for good).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -37,8 +38,11 @@ class TcpForwarder {
   enum class Fault { kCut, kFreeze };
   using Trigger = std::function<bool(const RpcHeader&)>;
 
-  TcpForwarder(int target_port, Fault fault, Trigger trigger)
-      : target_port_(target_port), fault_(fault), trigger_(std::move(trigger)) {
+  TcpForwarder(int target_port, Fault fault, Trigger trigger, bool refuse_after = false)
+      : target_port_(target_port),
+        fault_(fault),
+        trigger_(std::move(trigger)),
+        refuse_after_(refuse_after) {
     listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in a = loopback(0);
     socklen_t len = sizeof a;
@@ -77,6 +81,11 @@ class TcpForwarder {
 
   void accept_loop() {
     while (!stop_) {
+      if (refuse_after_ && triggered_) {  // connection refused from now on
+        close(listen_fd_);
+        listen_fd_ = -1;
+        return;
+      }
       pollfd p{listen_fd_, POLLIN, 0};
       if (poll(&p, 1, 100) <= 0) continue;
       int client = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
@@ -161,6 +170,7 @@ class TcpForwarder {
   int target_port_;
   Fault fault_;
   Trigger trigger_;
+  bool refuse_after_ = false;
   int listen_fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false}, triggered_{false};
