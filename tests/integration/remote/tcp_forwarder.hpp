@@ -90,6 +90,10 @@ class TcpForwarder {
       if (poll(&p, 1, 100) <= 0) continue;
       int client = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
       if (client < 0) continue;
+      if (refuse_after_ && triggered_) {  // arrived after the fault: the host is gone
+        close(client);
+        continue;  // the check above closes the listener
+      }
       int server = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
       sockaddr_in a = loopback(target_port_);
       if (connect(server, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
