@@ -96,8 +96,19 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
     logging::warn("{}", stale.error().message);
   }
 
+  auto t_image = Clock::now();
+  auto placed = req.placed ? Result<remote::HostImage>(*req.placed)
+                           : remote::place_image_on_host(conn_.get(), req.image, req.pool);
+  if (!placed) return placed.error();
+  remote_ = placed->remote;
+  GuestImage image = req.image;  // the cmdline stays the request's (retries extend it)
+  image.kernel = placed->image.kernel;
+  image.initrd = placed->image.initrd;
+  timings_["image_ms"] = ms_between(t_image, Clock::now());
+  if (remote_) timings_["image_bytes_sent"] = placed->bytes_sent;
+
   auto t_accel = Clock::now();
-  virt::KvmProbeOptions probe{req.image, run_dir_ / "kvm-probe", run_id_};
+  virt::KvmProbeOptions probe{image, run_dir_ / "kvm-probe", run_id_};
   auto accel = virt::choose_accelerator(
       conn_.get(), req.accel, [&] { return virt::probe_kvm(conn_.get(), probe); }, req.accel_cache);
   if (!accel) return accel.error();
@@ -115,9 +126,9 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   spec.base_template = req.base_template;
   if (req.base_template.empty()) {
     spec.boot = BootSpec{
-        req.image.kernel, req.image.initrd,
-        virt::guest_cmdline(req.image.cmdline, req.verbose_console,
-                            accel_.accel == Accelerator::kTcg, req.layout.kernel_cmdline_extra)};
+        image.kernel, image.initrd,
+        virt::guest_cmdline(image.cmdline, req.verbose_console, accel_.accel == Accelerator::kTcg,
+                            req.layout.kernel_cmdline_extra)};
   }
   spec.minimal_devices = req.minimal_devices && req.base_template.empty();
   ChannelSpec channel;
@@ -149,7 +160,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
                     std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
   };
 
-  qemu_warnings_ = qemu_log_warnings(name_);
+  if (!remote_) qemu_warnings_ = qemu_log_warnings(name_);  // libvirt's log is on that host
   auto live = virt::domain_xml(domain_->get());
   if (!live) return live.error();
   auto sock = virt::find_channel_socket(*live, channel.name);

@@ -15,34 +15,12 @@
 
 #include "orchestrator/remote/storage_pool.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
+#include "tests/integration/remote/test_pool.hpp"
 
 namespace topolab::remote {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool pool_defined(virConnectPtr conn, const std::string& name) {
-  PoolPtr p(virStoragePoolLookupByName(conn, name.c_str()));
-  return p != nullptr;
-}
-
-// Removes the test pool whatever state it is in: volumes, the running pool, its directory,
-// its definition.
-void remove_pool(virConnectPtr conn, const std::string& name) {
-  PoolPtr pool(virStoragePoolLookupByName(conn, name.c_str()));
-  if (!pool) return;
-  if (virStoragePoolIsActive(pool.get()) != 1) virStoragePoolCreate(pool.get(), 0);
-  virStorageVolPtr* vols = nullptr;
-  int n = virStoragePoolListAllVolumes(pool.get(), &vols, 0);
-  for (int i = 0; i < n; ++i) {
-    virStorageVolDelete(vols[i], 0);
-    virStorageVolFree(vols[i]);
-  }
-  free(vols);  // NOLINT: libvirt allocates with malloc
-  virStoragePoolDestroy(pool.get());
-  virStoragePoolDelete(pool.get(), 0);
-  virStoragePoolUndefine(pool.get());
-}
 
 class RemoteStorage : public ::testing::Test {
  protected:
