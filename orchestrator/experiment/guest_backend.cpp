@@ -82,20 +82,28 @@ Result<Layout> GuestBackend::configure_layout(const Layout& base, const Configur
 Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Configuration>& configs) {
   auto base = load_layout_file(e.layout_path);
   if (!base) return base.error().context(e.source_file.string() + ": layout");
+  // Read through this host's own connection (issue 16): each host plans on its own topology.
   auto host = load_host_topology({options_.connect_uri, "", ""});
   if (!host) return host.error().context("host topology");
   host_ = *host;
   const auto vcpu_limit = virt::libvirt_vcpu_limit(options_.connect_uri);
-  // Every configuration must plan before the first boot: a typo in the last level should not
-  // surface an hour into the run.
+  // Every configuration is planned before the first boot: a typo in the last level should not
+  // surface an hour into the run. A layout error is the file's and refuses the run; what the
+  // planner refuses is this host's: recorded as does-not-fit (the runner refuses the run when
+  // nothing fits anywhere).
   for (const auto& config : configs) {
     auto layout = configure_layout(*base, config);
     if (!layout) return layout.error().context(e.source_file.string() + ": " + config.label());
+    layouts_[config.key] = *layout;
     if (auto ok = virt::check_vcpu_limit(*layout, vcpu_limit); !ok) {
-      return ok.error().context(e.source_file.string() + ": " + config.label());
+      unfit_[config.key] = ok.error().message;
+      continue;
     }
     auto plan = plan_placement(*layout, host_);
-    if (!plan) return plan.error().context(e.source_file.string() + ": " + config.label());
+    if (!plan) {
+      unfit_[config.key] = plan.error().message;
+      continue;
+    }
     prepared_[config.key] = {*layout, *plan};
   }
   ImageOptions image_options;
@@ -168,8 +176,24 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
 }
 
 nlohmann::json GuestBackend::layout_identity(const Configuration& c) const {
-  auto it = prepared_.find(c.key);
-  return it == prepared_.end() ? nlohmann::json() : layout_to_json(it->second.layout);
+  auto it = layouts_.find(c.key);
+  return it == layouts_.end() ? nlohmann::json() : layout_to_json(it->second);
+}
+
+std::string GuestBackend::host() const {
+  return options_.connect_uri.empty() ? "qemu:///system" : options_.connect_uri;
+}
+
+std::string GuestBackend::does_not_fit(const Configuration& c) const {
+  auto it = unfit_.find(c.key);
+  return it == unfit_.end() ? "" : it->second;
+}
+
+// A fresh connection: a host whose libvirtd went away (or whose listener closed) refuses it.
+Result<void> GuestBackend::check_reachable() {
+  auto conn = virt::open_connection(host());
+  if (!conn) return conn.error();
+  return {};
 }
 
 nlohmann::json GuestBackend::host_topology() const { return topology_to_json(host_); }

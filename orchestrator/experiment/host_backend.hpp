@@ -18,6 +18,7 @@ class HostBackend : public Backend {
   nlohmann::json host_topology() const override { return host_topology_; }
   nlohmann::json versions() const override;
   nlohmann::json context() const override { return {{"backend", "host"}}; }
+  std::string host() const override { return "local"; }
 
  private:
   std::filesystem::path agent_;
