@@ -6,9 +6,8 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
-#include <optional>
-
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -88,8 +88,7 @@ Result<void> parse_adaptive(const Ctx& c, const toml::node& n, Experiment& e) {
 // hosts = ["qemu:///system", ...]: each URI checked, no duplicates, at most kMaxHosts.
 Result<void> parse_hosts(const Ctx& c, const toml::node& n, Experiment& e) {
   auto arr = n.as_array();
-  if (!arr || arr->empty())
-    return c.at(n, "'hosts': expected a non-empty array of libvirt URIs");
+  if (!arr || arr->empty()) return c.at(n, "'hosts': expected a non-empty array of libvirt URIs");
   if (arr->size() > kMaxHosts)
     return c.at(n, "'hosts': " + std::to_string(arr->size()) + " hosts, more than the limit " +
                        std::to_string(kMaxHosts));

@@ -22,8 +22,8 @@ Result<void> HostRun::load_cells(store::ResultStore& s, std::int64_t experiment_
   for (const auto& config : d_.configs)
     if (auto why = backend_.does_not_fit(config); !why.empty()) unfit_[config.key] = why;
   for (const auto& c : d_.cells) {
-    store::CellRecord rec{c.key,     c.config_key, c.factors_json(),
-                          c.label(), c.index,      d_.layouts.at(c.config_key),
+    store::CellRecord rec{c.key,        c.config_key, c.factors_json(),
+                          c.label(),    c.index,      d_.layouts.at(c.config_key),
                           summary_.host};
     auto id = s.upsert_cell(experiment_id, rec);
     if (!id) return id.error();
@@ -95,8 +95,8 @@ Result<void> HostRun::run() {
         summary_.cells_done += static_cast<int>(config.cells.size());
         continue;
       }
-      TL_TRY(fail_configuration(config, "not run: host " + summary_.host +
-                                            " became unreachable (" + summary_.unreachable + ")"));
+      TL_TRY(fail_configuration(config, "not run: host " + summary_.host + " became unreachable (" +
+                                            summary_.unreachable + ")"));
       continue;
     }
     TL_TRY(run_configuration(config));
@@ -126,9 +126,9 @@ Result<void> HostRun::run_configuration(const Configuration& config) {
   const nlohmann::json mismatches = t.mismatches();
   const bool mismatch = mismatches.is_array() && !mismatches.empty();
   lane_.boot_done(config.label(), ms_since(t0), mismatch);
-  store::BootRecord boot{exp_id_,    config.key,  seed,         t.intended(), t.seen(),
-                         mismatches, t.timings(), t.versions(), t.context(),  summary_.host,
-                         started};
+  store::BootRecord boot{exp_id_,     config.key,    seed,        t.intended(),
+                         t.seen(),    mismatches,    t.timings(), t.versions(),
+                         t.context(), summary_.host, started};
   auto boot_id = store_.with([&](store::ResultStore& s) -> Result<std::int64_t> {
     auto id = s.add_boot(boot);
     if (!id) return id.error();

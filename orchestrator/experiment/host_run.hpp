@@ -85,7 +85,7 @@ class HostRun {
   SharedStore& store_;
   Progress::Lane lane_;
   std::int64_t exp_id_ = 0;
-  std::vector<CellState> state_;  // by cell index
+  std::vector<CellState> state_;              // by cell index
   std::map<std::string, std::string> unfit_;  // configuration key -> the planner's reason
   HostSummary summary_;
 };

@@ -18,7 +18,7 @@ bool only(std::string_view s, std::string_view extra) {
 
 // libvirt's remote transports (virt-uri(7)); an unknown one is a typo, refused here rather
 // than by a connection attempt minutes into a run.
-constexpr std::array<std::string_view, 7> kTransports = {"unix", "ssh",  "libssh", "libssh2",
+constexpr std::array<std::string_view, 7> kTransports = {"unix", "ssh", "libssh", "libssh2",
                                                          "tcp",  "tls", "ext"};
 
 std::string scheme_problem(std::string_view scheme) {
@@ -39,8 +39,9 @@ std::string scheme_problem(std::string_view scheme) {
 
 std::string shown_uri(std::string_view uri, std::size_t index) {
   // A refused URI is echoed only when it is short printable text (it goes to a terminal).
-  const bool printable = uri.size() <= kMaxHostUriBytes &&
-                         std::all_of(uri.begin(), uri.end(), [](char c) { return c > ' ' && c < 127; });
+  const bool printable =
+      uri.size() <= kMaxHostUriBytes &&
+      std::all_of(uri.begin(), uri.end(), [](char c) { return c > ' ' && c < 127; });
   return printable ? "'" + std::string(uri) + "'" : "#" + std::to_string(index + 1);
 }
 

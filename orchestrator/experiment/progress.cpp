@@ -124,8 +124,7 @@ void Progress::boot_done(int lane, const std::string& label, double ms, bool mis
   log(lane, "boot " + label + buf + (mismatch ? " (topology MISMATCH: measured, flagged)" : ""));
 }
 
-void Progress::run_start(int lane, const std::string& cell, const std::string& benchmark,
-                         int rep) {
+void Progress::run_start(int lane, const std::string& cell, const std::string& benchmark, int rep) {
   std::lock_guard lock(mu_);
   current(lane) = cell + " " + benchmark + " #" + std::to_string(rep);
   draw();
@@ -144,8 +143,8 @@ void Progress::run_done(int lane, const std::string& cell, const std::string& be
                   " " + benchmark + " #" + std::to_string(rep) + buf);
 }
 
-void Progress::run_failed(int lane, const std::string& cell, const std::string& benchmark,
-                          int rep, const std::string& error) {
+void Progress::run_failed(int lane, const std::string& cell, const std::string& benchmark, int rep,
+                          const std::string& error) {
   std::lock_guard lock(mu_);
   ++runs_done_;
   log(lane, "FAILED " + cell + " " + benchmark + " #" + std::to_string(rep) + ": " + error);

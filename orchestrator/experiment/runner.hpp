@@ -37,8 +37,8 @@ struct RunSummary {
   int cells = 0, cells_done = 0, cells_failed = 0, cells_mismatch = 0, cells_does_not_fit = 0;
   int boots = 0;
   int runs_executed = 0, runs_skipped = 0, runs_failed = 0, runs_adaptive = 0;
-  double wall_ms = 0;       // whole run() call
-  double benchmark_ms = 0;  // sum of the benchmark runs' durations (host clock)
+  double wall_ms = 0;              // whole run() call
+  double benchmark_ms = 0;         // sum of the benchmark runs' durations (host clock)
   std::vector<HostSummary> hosts;  // one per host, in the experiment's order
   nlohmann::json to_json() const;
 };

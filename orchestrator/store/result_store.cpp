@@ -206,9 +206,12 @@ Result<bool> ResultStore::has_column(const char* table, const char* column) {
 
 // Inside open()'s transaction: brings a schema-1 store to schema 2, refuses a newer one.
 Result<void> ResultStore::migrate() {
-  Stmt v(db_, "SELECT value FROM meta WHERE key='schema_version'");
-  if (!v.prepared() || v.step() != SQLITE_ROW) return db_error("read the schema version");
-  const std::string version = v.text(0);
+  std::string version;
+  {  // finalized before the cells rebuild: DROP TABLE fails while a statement reads
+    Stmt v(db_, "SELECT value FROM meta WHERE key='schema_version'");
+    if (!v.prepared() || v.step() != SQLITE_ROW) return db_error("read the schema version");
+    version = v.text(0);
+  }
   if (!known_schema(version))
     return make_error("store " + path_.string() + ": schema version '" + version +
                       "' is not one this topolab knows (1 to " + std::to_string(kSchemaVersion) +
@@ -270,10 +273,13 @@ Result<void> ResultStore::migrate_cells_host() {
   if (!has) return has.error();
   if (*has) return {};
   TL_TRY(exec(kCellsV4));
-  Stmt q(db_, "SELECT id, context, spec FROM experiments");
-  if (!q.prepared()) return db_error("read experiments to migrate");
   std::vector<std::pair<std::int64_t, std::string>> hosts;
-  while (q.step() == SQLITE_ROW) hosts.emplace_back(q.i64(0), recorded_host(q.json(1), q.json(2)));
+  {
+    Stmt q(db_, "SELECT id, context, spec FROM experiments");
+    if (!q.prepared()) return db_error("read experiments to migrate");
+    while (q.step() == SQLITE_ROW)
+      hosts.emplace_back(q.i64(0), recorded_host(q.json(1), q.json(2)));
+  }
   for (const auto& [id, host] : hosts) {
     for (const char* sql : {"UPDATE cells SET host=?2 WHERE experiment_id=?1",
                             "UPDATE boots SET host=?2 WHERE experiment_id=?1",
@@ -464,7 +470,7 @@ Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
     c.id = q.i64(0);
     // layout: NULL in schema-1 stores reads as null, like "no guest" (the report's placement
     // pictures say so).
-    c.cell = {q.text(1), q.text(2),  q.json(3),   q.text(4), static_cast<int>(q.i64(5)),
+    c.cell = {q.text(1),  q.text(2), q.json(3), q.text(4), static_cast<int>(q.i64(5)),
               q.json(10), q.text(11)};
     c.status = q.text(6);
     c.error = q.text(7);

@@ -35,11 +35,11 @@ struct CellRecord {
 // changed under the same name (a different benchmark, parameter or layout).
 struct StoredRunIdentity {
   std::string cell_key, cell_label;
-  std::string host;  // the cell's host (schema 4)
   std::optional<nlohmann::json> layout;  // nullopt: not recorded (a schema-1 store)
   int benchmark_index = 0;
   std::string benchmark;
   nlohmann::json params;  // the parameters the benchmark ran with (factor levels applied)
+  std::string host;       // the cell's host (schema 4)
 };
 
 struct BootRecord {
