@@ -11,6 +11,7 @@
 // the URI (both runs then pass the hosts with --connect).
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -185,6 +186,48 @@ TEST_F(MultiHostRun, TwoHostsInParallelOneStoreReportsPerHostAndDoesNotFit) {
   EXPECT_EQ(again["runs_executed"], 0);
   EXPECT_EQ(again["runs_skipped"], 8);
   EXPECT_EQ(again["cells_does_not_fit"], 2);
+}
+
+// SIGINT while both hosts have a guest up: every domain the run defined is destroyed on its own
+// connection (the domain registry records each domain's connection), none is left on either
+// URI, and a rerun completes only what is missing.
+TEST_F(MultiHostRun, SigintCleansUpOnEveryHostAndTheRerunCompletesTheRest) {
+  const std::string db = (dir_ / "int.db").string();
+  std::vector<std::string> args = run_args(db);
+  args.insert(args.begin(), TOPOLAB_CLI);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int o = open((dir_ / "int.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int e = open((dir_ / "int.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(o, 1);
+    dup2(e, 2);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  // Both workers have booted a guest once both hosts said "ready" at least once.
+  bool both = false;
+  for (int i = 0; i < 1800 && !both; ++i) {
+    usleep(100 * 1000);
+    const std::string err = slurp(dir_ / "int.err");
+    both = err.find(std::string(kLocal) + ": boot ") != std::string::npos &&
+           err.find(tcp_uri() + ": boot ") != std::string::npos &&
+           our_domains().find("topolab-two-groups-") != std::string::npos;
+    if (waitpid(pid, nullptr, WNOHANG) == pid) FAIL() << "run ended early: " << err;
+  }
+  ASSERT_TRUE(both) << slurp(dir_ / "int.err");
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) || WEXITSTATUS(status) != 0) << "an interrupted run is not ok";
+  EXPECT_TRUE(our_domains().empty()) << "left after SIGINT: " << our_domains();
+  int rc = 0;
+  auto rest = topolab(run_args(db), "rest", &rc);
+  ASSERT_EQ(rc, 0) << slurp(dir_ / "rest.err");
+  EXPECT_EQ(rest["runs_executed"].get<int>() + rest["runs_skipped"].get<int>(), 8) << rest.dump(2);
+  EXPECT_EQ(rest["cells_done"], 4);
 }
 
 }  // namespace
