@@ -26,16 +26,22 @@ Result<void> prepare_hosts(Design& d, const std::vector<HostSlot>& slots) {
   // The resolved layout does not depend on the host: the first host's is every host's.
   for (const auto& config : d.configs)
     d.layouts[config.key] = slots.front().backend->layout_identity(config);
-  // Nothing fits anywhere: a design error, refused before the first boot as before issue 16
-  // (with one host and one configuration: the planner's error, as it always was).
+  // One host: what the planner refuses is a design error, refused before the first boot as it
+  // always was ("an experiment level that cannot boot"). Several hosts: the host is a factor and
+  // a refusal is that host's result (does-not-fit); only a design that fits nowhere is refused.
+  if (slots.size() == 1) {
+    for (const auto& config : d.configs)
+      if (auto why = slots.front().backend->does_not_fit(config); !why.empty())
+        return make_error(d.e.source_file.string() + ": " + config.label() + ": " + why);
+    return {};
+  }
   for (const auto& config : d.configs)
     for (const auto& slot : slots)
       if (slot.backend->does_not_fit(config).empty()) return {};
   const Configuration& c = d.configs.front();
-  std::string msg = d.e.source_file.string() + ": " + c.label() + ": ";
-  if (slots.size() > 1) msg += "no configuration fits any host; on " + slots.front().host + ": ";
-  return make_error(msg + slots.front().backend->does_not_fit(c));
-  return {};
+  return make_error(d.e.source_file.string() + ": " + c.label() +
+                    ": no configuration fits any host; on " + slots.front().host + ": " +
+                    slots.front().backend->does_not_fit(c));
 }
 
 // The experiment row: the first host's topology and versions as before; with several hosts
