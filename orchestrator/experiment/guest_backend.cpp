@@ -2,6 +2,7 @@
 
 #include "host/topology_json.hpp"
 #include "orchestrator/experiment/guest_table.hpp"
+#include "orchestrator/experiment/hosts.hpp"
 #include "orchestrator/guestsource/disk_guest.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/layout/layout_fields.hpp"
@@ -181,7 +182,7 @@ nlohmann::json GuestBackend::layout_identity(const Configuration& c) const {
 }
 
 std::string GuestBackend::host() const {
-  return options_.connect_uri.empty() ? "qemu:///system" : options_.connect_uri;
+  return options_.connect_uri.empty() ? kDefaultHost : options_.connect_uri;
 }
 
 std::string GuestBackend::does_not_fit(const Configuration& c) const {
