@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "common/cpu_list.hpp"
 #include "orchestrator/store/result_store.hpp"
@@ -152,9 +153,9 @@ namespace {
 // single-host store reports exactly as before.
 std::vector<std::string> store_hosts(const std::vector<store::StoredCell>& cells) {
   std::vector<std::string> hosts;
+  std::set<std::string> seen;  // a crafted store may give every cell its own host: no n^2
   for (const auto& c : cells)
-    if (std::find(hosts.begin(), hosts.end(), c.cell.host) == hosts.end())
-      hosts.push_back(c.cell.host);
+    if (seen.insert(c.cell.host).second) hosts.push_back(c.cell.host);
   if (hosts.size() < 2) hosts.clear();
   return hosts;
 }
