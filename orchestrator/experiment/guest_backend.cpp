@@ -112,10 +112,9 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
   if (!image) return image.error().context("guest image");
   image_ = *image;
   // Leftovers of a killed earlier run (their owner process is gone) are removed first, on this
-  // host's own connection (each host's backend does it for its host). The guest image is put
-  // on a remote host right after this, through the same connection (remoteboot's
-  // place_image_on_host in orchestrator/remote/, once it is in main); until then the local
-  // paths are used, which works where every URI sees this machine's disk (qemu+tcp://127.0.0.1).
+  // host's own connection (each host's backend does it for its host). The guest image reaches a
+  // remote host at each boot (GuestSession: remote::place_image_on_host through the same URI,
+  // uploading only what the host's pool lacks).
   auto conn =
       virt::open_connection(options_.connect_uri.empty() ? "qemu:///system" : options_.connect_uri);
   if (!conn) return conn.error();

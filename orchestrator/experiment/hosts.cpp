@@ -1,7 +1,8 @@
 #include "orchestrator/experiment/hosts.hpp"
 
 #include <algorithm>
-#include <array>
+
+#include "orchestrator/virt/connection_uri.hpp"
 
 namespace topolab::experiment {
 namespace {
@@ -14,25 +15,6 @@ bool only(std::string_view s, std::string_view extra) {
   return std::all_of(s.begin(), s.end(), [&](char c) {
     return is_alnum(c) || extra.find(c) != std::string_view::npos;
   });
-}
-
-// libvirt's remote transports (virt-uri(7)); an unknown one is a typo, refused here rather
-// than by a connection attempt minutes into a run.
-constexpr std::array<std::string_view, 7> kTransports = {"unix", "ssh", "libssh", "libssh2",
-                                                         "tcp",  "tls", "ext"};
-
-std::string scheme_problem(std::string_view scheme) {
-  const auto plus = scheme.find('+');
-  const std::string_view driver = scheme.substr(0, plus);
-  if (driver != "qemu")
-    return "driver '" + std::string(driver) +
-           "' is not one topolab boots guests with: expected qemu or qemu+TRANSPORT";
-  if (plus == std::string_view::npos) return "";
-  const std::string_view transport = scheme.substr(plus + 1);
-  if (std::find(kTransports.begin(), kTransports.end(), transport) == kTransports.end())
-    return "transport '" + std::string(transport) +
-           "' is not a libvirt transport: expected unix, ssh, libssh, libssh2, tcp, tls or ext";
-  return "";
 }
 
 }  // namespace
@@ -52,11 +34,20 @@ std::string host_uri_problem(std::string_view uri) {
   if (!only(uri, "+:/@.-_[]%?=&,~"))
     return "holds a character that is not part of a libvirt URI (spaces, quotes and control "
            "characters are refused)";
+  // The driver, the transport and the scheme's shape: the one URI parser every connection
+  // goes through (virt/connection_uri.hpp), so a host the file accepts is one topolab can open.
+  auto parsed = virt::parse_connection_uri(std::string(uri));
+  if (!parsed) {
+    // Its line starts "connection URI 'U': "; the caller names the URI (and FILE:LINE) already.
+    const std::string& m = parsed.error().message;
+    const auto cut =
+        m.rfind("': ", m.find("unknown ") == std::string::npos ? m.size() : m.find("unknown "));
+    return cut == std::string::npos ? m : m.substr(cut + 3);
+  }
+  if (parsed->driver != "qemu")
+    return "driver '" + parsed->driver +
+           "': an experiment boots QEMU guests (expected qemu or qemu+TRANSPORT)";
   const auto sep = uri.find("://");
-  if (sep == std::string_view::npos || sep == 0)
-    return "expected DRIVER[+TRANSPORT]://[USER@][HOST][:PORT]/system, e.g. qemu:///system or "
-           "qemu+ssh://root@box/system";
-  if (auto p = scheme_problem(uri.substr(0, sep)); !p.empty()) return p;
   std::string_view rest = uri.substr(sep + 3);
   const auto query = rest.find('?');
   if (query != std::string_view::npos) {

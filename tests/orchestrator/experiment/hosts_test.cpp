@@ -34,6 +34,7 @@ TEST(HostUri, RefusesWhatLibvirtWouldNotAcceptWithTheReason) {
   EXPECT_THAT(host_uri_problem("qemu+tpc://box/system"), HasSubstr("transport 'tpc'"));
   EXPECT_THAT(host_uri_problem("qemu://box"), HasSubstr("missing the path"));
   EXPECT_THAT(host_uri_problem("qemu:///systen"), HasSubstr("/system or /session"));
+  EXPECT_THAT(host_uri_problem("test:///default"), HasSubstr("an experiment boots QEMU guests"));
   EXPECT_THAT(host_uri_problem("box.lab"), HasSubstr("expected DRIVER"));
   EXPECT_THAT(host_uri_problem("qemu+ssh://a b/system"), HasSubstr("not part of a libvirt URI"));
   EXPECT_THAT(host_uri_problem("qemu+ssh://x\x1b[2J/system"), HasSubstr("not part"));
@@ -51,7 +52,7 @@ TEST(Hosts, TheFileListIsCheckedWithFileAndLine) {
 
   auto typo = parse(R"(hosts = ["qemu:///system", "qemo:///system"])");
   ASSERT_FALSE(typo.ok());
-  EXPECT_THAT(typo.error().message, HasSubstr("h.toml:3: 'hosts' 'qemo:///system': driver"));
+  EXPECT_THAT(typo.error().message, HasSubstr("h.toml:3: 'hosts' 'qemo:///system': unknown driver 'qemo'"));
   auto twice = parse(R"(hosts = ["qemu:///system", "qemu:///system"])");
   ASSERT_FALSE(twice.ok());
   EXPECT_THAT(twice.error().message, HasSubstr("h.toml:3: 'hosts' 'qemu:///system': given twice"));
@@ -75,7 +76,7 @@ TEST(Hosts, ConnectReplacesTheFileAndIsCheckedTheSameWay) {
   o.hosts = {"qemu:///system", "qemu:///system"};
   EXPECT_THAT(parse("", o).error().message, HasSubstr("--connect 'qemu:///system': given twice"));
   o.hosts = {"xen:///system"};
-  EXPECT_THAT(parse("", o).error().message, HasSubstr("--connect 'xen:///system': driver"));
+  EXPECT_THAT(parse("", o).error().message, HasSubstr("--connect 'xen:///system': unknown driver 'xen'"));
 }
 
 TEST(Hosts, BackendHostRunsOnThisMachineOnly) {

@@ -114,7 +114,7 @@ TEST_F(SchemaMigrationTest, OpeningForWritingMigratesAndMarksLayoutsNotRecorded)
   EXPECT_EQ((*ids)[0].benchmark, "sqrt");
   EXPECT_EQ((*ids)[0].params, nlohmann::json({{"n", 1000}}));
   // New cells record theirs; "null" (no guest) is not "not recorded".
-  CellRecord c{"{}", "{}", nlohmann::json::object(), "(default)", 1, nullptr};
+  CellRecord c{"{}", "{}", nlohmann::json::object(), "(default)", 1, nullptr, "local"};
   auto id = (*s)->upsert_cell(1, c);
   ASSERT_TRUE(id.ok()) << id.error().message;
   RunRecord r;
