@@ -6,9 +6,9 @@
 // and HTML, a second run that runs nothing, and a configuration that does not fit (host CPUs
 // 0-7 on a 2-CPU host) reported does-not-fit with the planner's reason. No topolab- domain of
 // this test is left on either URI.
-// The TCP listener must be up: in CI the remote fixture of this folder starts it (remoteboot);
-// on a machine without it the test is skipped with the reason. TOPOLAB_IT_TCP_URI overrides
-// the URI (both runs then pass the hosts with --connect).
+// The TCP listener must be up: under ctest the libvirt_tcp fixture of this folder starts it
+// (tests/CMakeLists.txt); run by hand without it, the test is skipped with the reason. Another
+// port (TOPOLAB_TEST_LIBVIRT_TCP_PORT) makes both runs pass the hosts with --connect.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -33,9 +33,13 @@ const std::string kExperiment =
 constexpr const char* kLocal = "qemu:///system";
 constexpr const char* kFileTcp = "qemu+tcp://127.0.0.1:16509/system";
 
+// The listener's port as the libvirt_tcp ctest fixture of this folder was told
+// (TOPOLAB_TEST_LIBVIRT_TCP_PORT), else the file's 16509.
 std::string tcp_uri() {
-  const char* env = std::getenv("TOPOLAB_IT_TCP_URI");
-  return env && *env ? env : kFileTcp;
+  const char* port = std::getenv("TOPOLAB_TEST_LIBVIRT_TCP_PORT");
+  if (!port || !*port || std::string(port).find_first_not_of("0123456789") != std::string::npos)
+    return kFileTcp;
+  return std::string("qemu+tcp://127.0.0.1:") + port + "/system";
 }
 
 std::string slurp(const fs::path& p) {
