@@ -125,16 +125,16 @@ TEST(Overrides, RepetitionsAreAppliedBeforeTheRunLimit) {
   for (int b = 0; b < 10; ++b) text += "[[benchmark]]\nname = \"b" + std::to_string(b) + "\"\n";
   auto file = parse(text);
   ASSERT_TRUE(file.ok()) << file.error().message;
-  auto big = parse(text, Overrides{1000, std::nullopt});
+  auto big = parse(text, Overrides{1000, std::nullopt, {}});
   ASSERT_FALSE(big.ok());
   EXPECT_THAT(big.error().message,
               HasSubstr("10000000 runs (1000 cells × 10 benchmarks × 1000 repetitions (with "
                         "--repetitions))"));
-  auto fits = parse(text, Overrides{100, 42});
+  auto fits = parse(text, Overrides{100, 42, {}});
   ASSERT_TRUE(fits.ok()) << fits.error().message;
   EXPECT_EQ(fits->repetitions, 100);
   EXPECT_EQ(fits->seed, 42u);
-  auto bad = parse(text, Overrides{0, std::nullopt});
+  auto bad = parse(text, Overrides{0, std::nullopt, {}});
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.error().message, HasSubstr("--repetitions 0"));
 }
@@ -143,7 +143,7 @@ TEST(Overrides, RepetitionsRaiseTheAdaptiveMaximumBeforeItIsChecked) {
   std::string text =
       "name = \"o\"\nbackend = \"host\"\nrepetitions = 2\n[[benchmark]]\nname = "
       "\"b\"\n[adaptive]\nmax_repetitions = 3\n";
-  auto e = parse(text, Overrides{5, std::nullopt});
+  auto e = parse(text, Overrides{5, std::nullopt, {}});
   ASSERT_TRUE(e.ok()) << e.error().message;
   EXPECT_EQ(e->adaptive->max_repetitions, 5);
 }
