@@ -91,7 +91,7 @@ TEST(BootWatchdog, HungGuestIsRetriedOnceThenFailsWithItsConsoleTail) {
   EXPECT_NE(msg.find("console: "), std::string::npos) << msg;
   EXPECT_NE(msg.find("test fault hang-boot: no hello, silent from here"), std::string::npos) << msg;
 
-  // Within its bound: the watchdog fired 4 s after the console's last write (100 ms polls;
+  // Within its bound: the watchdog fired 4 s after the console's last write (inotify wake-up;
   // destroy + undefine on a loaded host add a few seconds), long before the hello timeout.
   EXPECT_GE(since_last_console, 3.8);
   EXPECT_LE(since_last_console, 4.0 + 15.0);
