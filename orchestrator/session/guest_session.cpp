@@ -25,11 +25,6 @@ long long ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration_cast<milliseconds>(b - a).count();
 }
 
-// The built-in guest's own power-off after its shutdown ack: ~30 ms on a quiet host (the floor
-// benchmark's figure), but 0.3-1.4 s at load average 20 (16 TCG vCPUs stopped one by one);
-// beyond this bound it is destroyed (+200 ms), so a loaded host pays at most ~0.5 s.
-constexpr milliseconds kSelfPowerOff{300};
-
 // sun_path holds 108 bytes; longer run folders fall back to a socket path libvirt chooses.
 constexpr std::size_t kMaxSocketPath = 100;
 
@@ -231,19 +226,11 @@ Result<void> GuestSession::shutdown() {
   if (agent_) {
     if (auto r = agent_->shutdown(); !r) problems = "agent shutdown: " + r.error().message;
   }
-  // An own-disk guest powers itself off (flushing); only one still running after the bound is
-  // destroyed. The built-in guest has nothing to flush, but its agent (init) powers it off right
-  // after the ack too, and waiting for that lifecycle event (~30 ms) is faster than
-  // virDomainDestroy, which sleeps 200 ms after its SIGTERM before it looks again (libvirt's
-  // virProcessKillPainfully); one not off within kSelfPowerOff is destroyed below.
+  // The built-in guest has nothing to flush: its ack is the end (destroyed below). An own-disk
+  // guest powers itself off; only a guest still running after the bound is destroyed.
   if (graceful_shutdown_) {
     if (auto r = virt::wait_for_shutoff(domain_->get(), shutdown_timeout_); !r) {
       problems += (problems.empty() ? "" : "; ") + r.error().message + " (destroyed)";
-    }
-  } else if (problems.empty()) {
-    if (auto r = virt::wait_for_shutoff(domain_->get(), std::min(shutdown_timeout_, kSelfPowerOff));
-        !r) {
-      logging::debug("{} (destroyed)", r.error().message);
     }
   }
   agent_.reset();
