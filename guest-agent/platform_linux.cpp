@@ -19,6 +19,7 @@
 
 #include "common/file_io.hpp"
 #include "common/owned_fd.hpp"
+#include "common/process.hpp"
 #include "guest-agent/os.hpp"
 #include "guest-agent/platform.hpp"
 #include "host/topology_json.hpp"
@@ -83,14 +84,11 @@ class LinuxPlatform : public Platform {
       // Only reached when reboot() failed; init must never exit (the kernel would panic).
       for (;;) ::pause();
     }
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      const char* argv[] = {"poweroff", nullptr};
-      ::execv("/sbin/poweroff", const_cast<char**>(argv));
-      ::execv("/usr/sbin/poweroff", const_cast<char**>(argv));
-      _exit(127);
+    for (const char* program : {"/sbin/poweroff", "/usr/sbin/poweroff"}) {
+      ProcessSpec spec({program});
+      spec.out = spec.err = Sink::inherit();
+      if (run_process(spec)) return;  // started (and ended): the system is going down
     }
-    if (pid > 0) ::waitpid(pid, nullptr, 0);
   }
 
  private:
@@ -147,50 +145,15 @@ long long meminfo_bytes(const std::string& text, const std::string& key) {
   return -1;
 }
 
-// Waits for the child; true when it ended (status set), false when timeout passed first.
-bool wait_child(pid_t pid, std::chrono::milliseconds timeout, int& status) {
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + timeout;
-#ifdef SYS_pidfd_open
-  // pidfd (Linux >= 5.3): sleep in poll until the child exits, no polling loop.
-  OwnedFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  if (pidfd) {
-    for (;;) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      pollfd p{pidfd.get(), POLLIN, 0};
-      int rc = ::poll(&p, 1, static_cast<int>(std::max<long long>(left.count(), 0)));
-      if (rc > 0) break;
-      if (rc == 0) return false;
-      if (errno != EINTR) break;  // fall back to waitpid below
-    }
-    pidfd.reset();
-  }
-#endif
-  // Older kernels: WNOHANG with a short, growing sleep.
-  auto nap = std::chrono::microseconds(50);
-  for (;;) {
-    pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) return true;
-    if (r < 0 && errno != EINTR) {
-      status = -1;
-      return true;
-    }
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(nap);
-    nap = std::min(nap * 2, std::chrono::microseconds(5000));
-  }
-}
-
 }  // namespace
 
 Result<std::uint64_t> mem_available_bytes() {
-  auto text = read_file("/proc/meminfo", 1u << 20);
-  if (!text) return text.error().context("available memory unknown");
-  long long avail = meminfo_bytes(*text, "MemAvailable:");
+  TL_ASSIGN_CTX(auto text, read_file("/proc/meminfo", 1u << 20), "available memory unknown");
+  long long avail = meminfo_bytes(text, "MemAvailable:");
   if (avail >= 0) return static_cast<std::uint64_t>(avail);
   // Kernels before 3.14 have no MemAvailable: the classic estimate.
-  long long free = meminfo_bytes(*text, "MemFree:"), buffers = meminfo_bytes(*text, "Buffers:"),
-            cached = meminfo_bytes(*text, "Cached:");
+  long long free = meminfo_bytes(text, "MemFree:"), buffers = meminfo_bytes(text, "Buffers:"),
+            cached = meminfo_bytes(text, "Cached:");
   if (free < 0 || buffers < 0 || cached < 0) {
     return make_error("available memory unknown: /proc/meminfo has no MemAvailable or MemFree");
   }
@@ -199,44 +162,18 @@ Result<std::uint64_t> mem_available_bytes() {
 
 Result<void> spawn_and_wait(const SpawnRequest& request) {
   const std::string program = request.program.empty() ? "/proc/self/exe" : request.program;
-  // Everything the child needs is prepared before fork: the child of a threaded process may
-  // only call async-signal-safe functions until exec.
-  std::vector<std::string> args_copy = request.args;
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(program.c_str()));
-  for (auto& a : args_copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  OwnedFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
-  if (!devnull) return make_error(std::string("open /dev/null: ") + std::strerror(errno));
-  pid_t pid = ::fork();
-  if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    for (int fd = 0; fd <= 2; ++fd) {
-      if (::dup2(devnull.get(), fd) < 0) _exit(126);
-    }
-    // dup2 onto itself kept FD_CLOEXEC
-    if (devnull.get() <= 2) ::fcntl(devnull.get(), F_SETFD, 0);
-    ::execv(program.c_str(), argv.data());
-    _exit(127);
-  }
-  devnull.reset();
-  int status = 0;
-  if (!wait_child(pid, request.timeout, status)) {
-    ::kill(pid, SIGKILL);
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+  std::vector<std::string> argv{program};
+  argv.insert(argv.end(), request.args.begin(), request.args.end());
+  ProcessSpec spec(std::move(argv));
+  spec.out = spec.err = Sink::null();  // its output never reaches the console
+  spec.kill_grace = std::chrono::milliseconds(0);
+  TL_ASSIGN_CTX(auto child, Process::spawn(spec), "'" + program + "' exec failed");
+  const ProcessResult& r = child.wait(request.timeout);
+  if (r.timed_out) {
     return make_error("'" + program + "' did not exit within " +
                       std::to_string(request.timeout.count()) + " ms; killed");
   }
-  if (status == -1) return make_error(std::string("waitpid: ") + std::strerror(errno));
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::string how =
-        WIFEXITED(status)     ? "exited with status " + std::to_string(WEXITSTATUS(status))
-        : WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
-                              : "ended with wait status " + std::to_string(status);
-    const bool exec_failed = WIFEXITED(status) && WEXITSTATUS(status) == 127;
-    return make_error("'" + program + "' " + how + (exec_failed ? " (exec failed)" : ""));
-  }
+  if (!r.status.success()) return make_error("'" + program + "' " + r.status.describe());
   return {};
 }
 

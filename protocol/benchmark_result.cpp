@@ -119,16 +119,14 @@ Result<void> check_pairs(const json& pairs) {
     for (const char* k : {"a", "b"}) {
       const json* id = member(p, k);
       if (id == nullptr) continue;
-      auto cpu = cpu_id(*id, where + "." + k);
-      if (!cpu) return cpu.error();
-      ids.insert(*cpu);
+      TL_ASSIGN(auto cpu, cpu_id(*id, where + "." + k));
+      ids.insert(cpu);
       if (ids.size() > kMaxC2cCpus)
         return make_error("field 'details.pairs': names more than " + std::to_string(kMaxC2cCpus) +
                           " distinct CPUs (the limit)");
     }
     for (const char* k : {"ns", "median_ns", "min_ns"}) {
-      auto n = optional_number(p, k, where + "." + k);
-      if (!n) return n.error();
+      TL_TRY(optional_number(p, k, where + "." + k));
     }
   }
   return {};
@@ -156,8 +154,7 @@ Result<void> check_cpus(const json& cpus) {
   if (cpus.is_array()) {
     if (cpus.size() > kMaxC2cCpus) return bad("details.cpus", "at most 1024 CPU ids", &cpus);
     for (std::size_t i = 0; i < cpus.size(); ++i) {
-      auto id = cpu_id(cpus[i], "details.cpus[" + std::to_string(i) + "]");
-      if (!id) return id.error();
+      TL_TRY(cpu_id(cpus[i], "details.cpus[" + std::to_string(i) + "]"));
     }
     return {};
   }
@@ -202,9 +199,7 @@ Result<ResultSummary> check_summary(const json& obj) {
   std::optional<double>* fields[] = {&out.min, &out.median, &out.mean, &out.max, &out.cv};
   const char* names[] = {"min", "median", "mean", "max", "cv"};
   for (int i = 0; i < 5; ++i) {
-    auto v = optional_number(*s, names[i], std::string("summary.") + names[i]);
-    if (!v) return v.error();
-    *fields[i] = *v;
+    TL_ASSIGN(*fields[i], optional_number(*s, names[i], std::string("summary.") + names[i]));
   }
   return out;
 }
@@ -245,30 +240,16 @@ namespace {
 Result<BenchmarkResult> validate_fields(const json& result) {
   if (!result.is_object()) return make_error("expected an object, got " + describe(result));
   BenchmarkResult r;
-  auto benchmark = bounded_string(result, "benchmark", kMaxNameBytes);
-  if (!benchmark) return benchmark.error();
-  r.benchmark = *benchmark;
-  auto metric = bounded_string(result, "metric", kMaxNameBytes);
-  if (!metric) return metric.error();
-  r.metric = *metric;
-  auto unit = bounded_string(result, "unit", kMaxUnitBytes);
-  if (!unit) return unit.error();
-  r.unit = *unit;
+  TL_ASSIGN(r.benchmark, bounded_string(result, "benchmark", kMaxNameBytes));
+  TL_ASSIGN(r.metric, bounded_string(result, "metric", kMaxNameBytes));
+  TL_ASSIGN(r.unit, bounded_string(result, "unit", kMaxUnitBytes));
   const json* lib = member(result, "lower_is_better");
   if (lib == nullptr || !lib->is_boolean()) return bad("lower_is_better", "true or false", lib);
   r.lower_is_better = lib->get<bool>();
-  auto samples = check_samples(result);
-  if (!samples) return samples.error();
-  r.samples = std::move(*samples);
-  auto summary = check_summary(result);
-  if (!summary) return summary.error();
-  r.summary = *summary;
-  auto params = free_object(result, "params", false);
-  if (!params) return params.error();
-  r.params = std::move(*params);
-  auto env = free_object(result, "environment", false);
-  if (!env) return env.error();
-  r.environment = std::move(*env);
+  TL_ASSIGN(r.samples, check_samples(result));
+  TL_ASSIGN(r.summary, check_summary(result));
+  TL_ASSIGN(r.params, free_object(result, "params", false));
+  TL_ASSIGN(r.environment, free_object(result, "environment", false));
   if (const json* d = member(result, "details")) {
     TL_TRY(check_details(*d));
     r.details = *d;
@@ -279,8 +260,7 @@ Result<BenchmarkResult> validate_fields(const json& result) {
 }  // namespace
 
 Result<BenchmarkResult> validate_result(const json& result) {
-  auto r = validate_fields(result);
-  if (!r) return r.error().context("guest result");
+  TL_ASSIGN_CTX(auto r, validate_fields(result), "guest result");
   return r;
 }
 

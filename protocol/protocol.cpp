@@ -266,18 +266,10 @@ Result<Hello> parse_hello(const Message& m) {
                       std::to_string(kProtocolVersion) + ")");
   }
   // Every hello field is bounded and typed here, the one place the host reads a hello.
-  auto agent_version = string_field(m, "agent_version", kMaxNameBytes);
-  if (!agent_version) return agent_version.error();
-  h.agent_version = *agent_version;
-  auto uptime = uint_field(m, "uptime_ms");
-  if (!uptime) return uptime.error();
-  h.uptime_ms = *uptime;
-  auto kernel = string_field(m, "kernel", kMaxTextBytes);
-  if (!kernel) return kernel.error();
-  h.kernel = *kernel;
-  auto cpu_model = string_field(m, "cpu_model", kMaxTextBytes);
-  if (!cpu_model) return cpu_model.error();
-  h.cpu_model = *cpu_model;
+  TL_ASSIGN(h.agent_version, string_field(m, "agent_version", kMaxNameBytes));
+  TL_ASSIGN(h.uptime_ms, uint_field(m, "uptime_ms"));
+  TL_ASSIGN(h.kernel, string_field(m, "kernel", kMaxTextBytes));
+  TL_ASSIGN(h.cpu_model, string_field(m, "cpu_model", kMaxTextBytes));
   const json* topo = find_field(m.body, "topology");
   if (topo == nullptr || !(topo->is_object() || topo->is_null())) {
     return field_error(m, "topology", "an object (or null)", topo);
@@ -287,21 +279,15 @@ Result<Hello> parse_hello(const Message& m) {
   }
   h.topology = *topo;
   if (const json* err = find_field(m.body, "topology_error"); err && !err->is_null()) {
-    auto text = string_field(m, "topology_error", kMaxTextBytes);
-    if (!text) return text.error();
-    h.topology_error = *text;
+    TL_ASSIGN(h.topology_error, string_field(m, "topology_error", kMaxTextBytes));
   }
   return h;
 }
 
 Result<RunRequest> parse_run(const Message& m) {
   RunRequest r;
-  auto id = require_id(m);
-  if (!id) return id.error();
-  r.id = *id;
-  auto bench = string_field(m, "benchmark");
-  if (!bench) return bench.error();
-  r.benchmark = *bench;
+  TL_ASSIGN(r.id, require_id(m));
+  TL_ASSIGN(r.benchmark, string_field(m, "benchmark"));
   if (r.benchmark.empty()) return make_error("'run' message: field 'benchmark' is empty");
   const json* params = find_field(m.body, "params");
   if (params != nullptr && !params->is_null()) {
@@ -312,8 +298,7 @@ Result<RunRequest> parse_run(const Message& m) {
 }
 
 Result<BenchmarkResult> parse_result(const Message& m) {
-  auto id = require_id(m);
-  if (!id) return id.error();
+  TL_TRY(require_id(m));
   const json* result = find_field(m.body, "result");
   if (result == nullptr || !result->is_object())
     return field_error(m, "result", "an object", result);
@@ -339,9 +324,8 @@ Result<std::vector<VcpuMapping>> parse_placement(const Message& m) {
     if (hc == e.end() || !hc->is_string()) {
       return make_error(where + ".host_cpus must be a CPU list string such as \"8\" or \"8-9\"");
     }
-    auto cpus = CpuList::parse(hc->get<std::string>());
-    if (!cpus) return cpus.error().context(where + ".host_cpus");
-    out.push_back({v->get<int>(), *cpus});
+    TL_ASSIGN_CTX(auto cpus, CpuList::parse(hc->get<std::string>()), where + ".host_cpus");
+    out.push_back({v->get<int>(), cpus});
   }
   return out;
 }

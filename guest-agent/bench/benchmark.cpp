@@ -58,21 +58,18 @@ ParamSpec repeats_param(int default_repeats, int max_repeats) {
 }
 
 Result<ThreadPlan> plan_threads(const Params& p, const HostTopology* topo) {
-  auto cpus = resolve_cpus(p.cpus("cpus"));
-  if (!cpus) return cpus.error();
-  auto mode = parse_pin_mode(p.string("pin"));
-  if (!mode) return mode.error();
+  TL_ASSIGN(auto cpus, resolve_cpus(p.cpus("cpus")));
+  TL_ASSIGN(auto mode, parse_pin_mode(p.string("pin")));
   int threads = static_cast<int>(p.integer("threads"));
-  if (threads == 0) threads = static_cast<int>(cpus->size());
-  auto selected = select_cpus(*mode, threads, *cpus, topo);
-  if (!selected) return selected.error();
+  if (threads == 0) threads = static_cast<int>(cpus.size());
+  TL_ASSIGN(auto selected, select_cpus(mode, threads, cpus, topo));
   ThreadPlan plan;
-  plan.mode = *mode;
-  plan.cpus = *selected;
-  if (*mode == PinMode::kNone) {
-    plan.used = *cpus;
+  plan.mode = mode;
+  plan.cpus = selected;
+  if (mode == PinMode::kNone) {
+    plan.used = cpus;
   } else {
-    plan.used = CpuList::from_vector(*selected);
+    plan.used = CpuList::from_vector(selected);
   }
   return plan;
 }
@@ -131,12 +128,11 @@ Result<nlohmann::json> run_benchmark(const std::string& name, const nlohmann::js
     for (const auto& n : benchmark_names()) known += (known.empty() ? "" : ", ") + n;
     return make_error("unknown benchmark '" + name + "' (known: " + known + ")");
   }
-  auto p = validate_params(params, def->params, name);
-  if (!p) return p.error();
+  TL_ASSIGN(auto p, validate_params(params, def->params, name));
   HostTopology local;
   const HostTopology* topo = context_topology(ctx, local);
   auto steal_before = read_steal_ticks();
-  auto out = def->run(*p, topo);
+  auto out = def->run(p, topo);
   auto steal_after = read_steal_ticks();
   if (!out) return out.error().context(name);
   nlohmann::json env{{"cpus", out->cpus.to_string()},
@@ -146,7 +142,7 @@ Result<nlohmann::json> run_benchmark(const std::string& name, const nlohmann::js
   if (steal_before) env["steal_before"] = *steal_before;
   if (steal_after) env["steal_after"] = *steal_after;
   return nlohmann::json{{"benchmark", name},
-                        {"params", p->json()},
+                        {"params", p.json()},
                         {"metric", out->metric},
                         {"unit", out->unit},
                         {"lower_is_better", out->lower_is_better},

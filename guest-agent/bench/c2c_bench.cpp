@@ -74,20 +74,19 @@ Result<std::vector<double>> measure_pair(int a, int b, bool cas, std::int64_t it
 }
 
 Result<BenchOutput> run_c2c(const Params& p, const HostTopology* topo) {
-  auto cpus = resolve_cpus(p.cpus("cpus"));
-  if (!cpus) return cpus.error();
-  if (cpus->size() < 2) {
-    return make_error("c2c-latency needs at least two CPUs, have " + cpus->to_string());
+  TL_ASSIGN(auto cpus, resolve_cpus(p.cpus("cpus")));
+  if (cpus.size() < 2) {
+    return make_error("c2c-latency needs at least two CPUs, have " + cpus.to_string());
   }
   // Counted before the list is built: 8192 CPUs would be 33 million pairs.
-  const std::size_t n = cpus->size();
+  const std::size_t n = cpus.size();
   const std::size_t planned = p.string("pairs") == "first" ? n - 1 : n * (n - 1) / 2;
   if (planned > kMaxPairs) {
     return make_error("c2c-latency: " + std::to_string(planned) + " CPU pairs, more than " +
                       std::to_string(kMaxPairs) + "; name fewer cpus or use pairs=first");
   }
   std::vector<std::pair<int, int>> pairs;
-  const auto& ids = cpus->ids();
+  const auto& ids = cpus.ids();
   for (std::size_t i = 0; i < ids.size(); ++i) {
     for (std::size_t j = i + 1; j < ids.size(); ++j) {
       if (p.string("pairs") == "first" && i != 0) continue;
@@ -99,7 +98,7 @@ Result<BenchOutput> run_c2c(const Params& p, const HostTopology* topo) {
                     static_cast<double>(pairs.size()) * static_cast<double>(iterations * repeats),
                     2e9));
   const bool cas = p.string("mode") == "cas";
-  BenchOutput out{"one_way_latency", "ns", true, {}, {}, *cpus, 2};
+  BenchOutput out{"one_way_latency", "ns", true, {}, {}, cpus, 2};
   nlohmann::json rows = nlohmann::json::array();
   std::map<std::string, std::vector<double>> class_medians, class_mins;
   for (auto [a, b] : pairs) {

@@ -62,8 +62,7 @@ void run_kernel(int k, double* a, double* b, double* c, std::size_t lo, std::siz
 }
 
 Result<BenchOutput> run_mem_bandwidth(const Params& p, const HostTopology* topo) {
-  auto plan = plan_threads(p, topo);
-  if (!plan) return plan.error();
+  TL_ASSIGN(auto plan, plan_threads(p, topo));
   std::int64_t kib = p.integer("array_kib") > 0 ? p.integer("array_kib") : auto_array_kib(topo);
   TL_TRY(check_memory("mem-bandwidth (3 arrays of " + std::to_string(kib) + " KiB)",
                       3.0 * static_cast<double>(kib) * 1024.0));
@@ -71,18 +70,17 @@ Result<BenchOutput> run_mem_bandwidth(const Params& p, const HostTopology* topo)
   Array arrays[3];
   for (auto& arr : arrays) {
     arr.bytes = n * sizeof(double);
-    auto m = agent::os::map_memory(arr.bytes);
-    if (!m) return m.error().context("mem-bandwidth");
-    arr.data = static_cast<double*>(*m);
+    TL_ASSIGN_CTX(auto m, agent::os::map_memory(arr.bytes), "mem-bandwidth");
+    arr.data = static_cast<double*>(m);
   }
   double *a = arrays[0].data, *b = arrays[1].data, *c = arrays[2].data;
-  const int threads = static_cast<int>(plan->cpus.size());
+  const int threads = static_cast<int>(plan.cpus.size());
   const std::int64_t repeats = p.integer("repeats");
   // times[repeat][kernel][thread] = {start, end}
   std::vector<std::uint64_t> start(static_cast<std::size_t>(repeats * 4 * threads)),
       end(start.size());
   SpinBarrier barrier(threads);
-  auto ran = run_threads(plan->cpus, [&](int t) -> Result<void> {
+  auto ran = run_threads(plan.cpus, [&](int t) -> Result<void> {
     std::size_t lo = n * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads);
     std::size_t hi = n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(threads);
     for (std::size_t i = lo; i < hi; ++i) {  // first touch by the thread that uses the slice
@@ -102,7 +100,7 @@ Result<BenchOutput> run_mem_bandwidth(const Params& p, const HostTopology* topo)
     return {};
   });
   if (!ran) return ran.error();
-  BenchOutput out{"triad_bandwidth", "GB/s", false, {}, {}, plan->used, threads};
+  BenchOutput out{"triad_bandwidth", "GB/s", false, {}, {}, plan.used, threads};
   nlohmann::json kernels = nlohmann::json::object();
   nlohmann::json per_thread = nlohmann::json::array();
   std::vector<std::vector<double>> thread_triad(static_cast<std::size_t>(threads));
@@ -130,7 +128,7 @@ Result<BenchOutput> run_mem_bandwidth(const Params& p, const HostTopology* topo)
   for (int t = 0; t < threads; ++t) {
     Summary sm = summarize(thread_triad[t]);
     per_thread.push_back({{"thread", t},
-                          {"cpu", plan->cpus[t]},
+                          {"cpu", plan.cpus[t]},
                           {"triad_best_gbs", sm.max},
                           {"triad_median_gbs", sm.median}});
   }

@@ -37,9 +37,7 @@ struct Mapping {  // anonymous memory, unmapped on scope exit
 
 // Builds the cycle in `m` (allocating and touching every page first).
 Result<void> build_chase(Mapping& m, std::size_t bytes, std::uint64_t seed) {
-  auto mapped = agent::os::map_memory(bytes);
-  if (!mapped) return mapped.error();
-  m.addr = *mapped;
+  TL_ASSIGN(m.addr, agent::os::map_memory(bytes));
   m.bytes = bytes;
   std::memset(m.addr, 0, bytes);
   auto n = static_cast<std::uint32_t>(bytes / kNodeBytes);

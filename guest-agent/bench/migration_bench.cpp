@@ -31,9 +31,7 @@ struct PairSize {
 Result<PairSize> measure(int a, int b, std::size_t bytes, std::int64_t repeats) {
   PairSize out;
   auto ran = run_threads({a}, [&](int) -> Result<void> {
-    auto mapped = agent::os::map_memory(bytes);
-    if (!mapped) return mapped.error();
-    void* m = *mapped;
+    TL_ASSIGN(void* m, agent::os::map_memory(bytes));
     auto* words = static_cast<std::uint64_t*>(m);
     std::memset(m, 1, bytes);
     Result<void> status;
@@ -55,13 +53,12 @@ Result<PairSize> measure(int a, int b, std::size_t bytes, std::int64_t repeats) 
 }
 
 Result<BenchOutput> run_migration(const Params& p, const HostTopology* topo) {
-  auto cpus = resolve_cpus(p.cpus("cpus"));
-  if (!cpus) return cpus.error();
-  if (cpus->size() < 2) {
-    return make_error("migration needs at least two CPUs, have " + cpus->to_string());
+  TL_ASSIGN(auto cpus, resolve_cpus(p.cpus("cpus")));
+  if (cpus.size() < 2) {
+    return make_error("migration needs at least two CPUs, have " + cpus.to_string());
   }
   // Counted before the list is built: 8192 CPUs would be 67 million pairs.
-  const std::size_t n = cpus->size();
+  const std::size_t n = cpus.size();
   const std::size_t planned = p.string("pairs") == "first" ? n - 1 : n * (n - 1) / 2;
   if (planned > kMaxPairs) {
     return make_error("migration: " + std::to_string(planned) + " CPU pairs, more than " +
@@ -71,7 +68,7 @@ Result<BenchOutput> run_migration(const Params& p, const HostTopology* topo) {
   for (std::int64_t kib : p.integers("sizes_kib")) largest_kib = std::max(largest_kib, kib);
   TL_TRY(check_memory("migration", static_cast<double>(largest_kib) * 1024.0));
   std::vector<std::pair<int, int>> pairs;
-  const auto& ids = cpus->ids();
+  const auto& ids = cpus.ids();
   for (std::size_t i = 0; i < ids.size(); ++i) {
     for (std::size_t j = 0; j < ids.size(); ++j) {
       if (i == j || (p.string("pairs") == "first" && i != 0)) continue;
@@ -87,14 +84,13 @@ Result<BenchOutput> run_migration(const Params& p, const HostTopology* topo) {
   for (auto kib : p.integers("sizes_kib")) kib_total += static_cast<double>(kib);
   TL_TRY(check_work("pairs x KiB x repeats",
                     static_cast<double>(pairs.size()) * kib_total * p.integer("repeats"), 1e9));
-  BenchOutput out{"migration_penalty", "%", true, {}, {}, *cpus, 1};
+  BenchOutput out{"migration_penalty", "%", true, {}, {}, cpus, 1};
   nlohmann::json rows = nlohmann::json::array();
   std::map<std::string, std::map<std::int64_t, std::vector<double>>> by_class;
   for (auto [a, b] : pairs) {
     for (std::int64_t kib : p.integers("sizes_kib")) {
-      auto m = measure(a, b, static_cast<std::size_t>(kib) * 1024, p.integer("repeats"));
-      if (!m) return m.error();
-      double stay = median_of(m->stay_ns), move = median_of(m->move_ns);
+      TL_ASSIGN(auto m, measure(a, b, static_cast<std::size_t>(kib) * 1024, p.integer("repeats")));
+      double stay = median_of(m.stay_ns), move = median_of(m.move_ns);
       double penalty = stay > 0 ? (move - stay) / stay * 100.0 : 0.0;
       std::string cls = pair_class(topo, a, b);
       by_class[cls][kib].push_back(penalty);
@@ -106,7 +102,7 @@ Result<BenchOutput> run_migration(const Params& p, const HostTopology* topo) {
                       {"stay_ns", stay},
                       {"move_ns", move},
                       {"penalty_pct", penalty},
-                      {"ran_on_b", m->cpu_after_move == b}});
+                      {"ran_on_b", m.cpu_after_move == b}});
     }
   }
   nlohmann::json classes = nlohmann::json::array();

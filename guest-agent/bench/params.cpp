@@ -37,9 +37,8 @@ Result<nlohmann::json> check_cpu_list(const nlohmann::json& v, const ParamSpec& 
                                       const std::string& where) {
   CpuList list;
   if (v.is_string()) {
-    auto parsed = CpuList::parse(v.get<std::string>());
-    if (!parsed) return parsed.error().context(where + ": parameter '" + s.name + "'");
-    list = *parsed;
+    TL_ASSIGN_CTX(list, CpuList::parse(v.get<std::string>()),
+                  where + ": parameter '" + s.name + "'");
   } else if (v.is_number_integer()) {
     if (v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > kMaxCpuId) {
       return make_error(where + ": parameter '" + s.name + "': CPU id " + excerpt(v) +
@@ -118,9 +117,8 @@ Result<nlohmann::json> check_value(const nlohmann::json& v, const ParamSpec& s,
       }
       nlohmann::json out = nlohmann::json::array();
       for (const auto& e : list) {
-        auto item = check_int(e, s, where);
-        if (!item) return item.error();
-        out.push_back(*item);
+        TL_ASSIGN(auto item, check_int(e, s, where));
+        out.push_back(item);
       }
       return out;
     }
@@ -169,9 +167,7 @@ Result<Params> validate_params(const nlohmann::json& given, const std::vector<Pa
   for (const auto& s : specs) {
     bool present = given.is_object() && given.contains(s.name);
     const nlohmann::json& v = present ? given.at(s.name) : s.default_value;
-    auto checked = check_value(v, s, where);
-    if (!checked) return checked.error();
-    effective[s.name] = *checked;
+    TL_ASSIGN(effective[s.name], check_value(v, s, where));
   }
   return Params(std::move(effective));
 }

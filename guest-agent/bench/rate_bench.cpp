@@ -20,11 +20,10 @@ Result<void> fault_loop(const Params& p, std::int64_t iterations) {
   const auto page = agent::os::page_size();
   const auto pages = static_cast<std::size_t>(p.integer("pages_per_map"));
   for (std::int64_t i = 0; i < iterations; ++i) {
-    auto m = agent::os::map_memory(pages * page);
-    if (!m) return m.error();
-    auto* bytes = static_cast<volatile char*>(*m);
+    TL_ASSIGN(auto m, agent::os::map_memory(pages * page));
+    auto* bytes = static_cast<volatile char*>(m);
     for (std::size_t k = 0; k < pages; ++k) bytes[k * page] = 1;
-    agent::os::unmap_memory(*m, pages * page);
+    agent::os::unmap_memory(m, pages * page);
   }
   return {};
 }
@@ -33,20 +32,19 @@ Result<void> fault_loop(const Params& p, std::int64_t iterations) {
 // start), where one op counts `ops_per_iteration`.
 Result<BenchOutput> run_rate(const Params& p, const HostTopology* topo, OpsFn op,
                              double ops_per_iteration, const char* metric, const char* unit) {
-  auto plan = plan_threads(p, topo);
-  if (!plan) return plan.error();
-  const int threads = static_cast<int>(plan->cpus.size());
+  TL_ASSIGN(auto plan, plan_threads(p, topo));
+  const int threads = static_cast<int>(plan.cpus.size());
   const std::int64_t iterations = p.integer("iterations");
   TL_TRY(check_work(std::string(metric) + " ops x threads x repeats",
                     ops_per_iteration * static_cast<double>(iterations) * threads *
                         static_cast<double>(p.integer("repeats")),
                     5e9));
-  BenchOutput out{metric, unit, false, {}, {}, plan->used, threads};
+  BenchOutput out{metric, unit, false, {}, {}, plan.used, threads};
   nlohmann::json runs = nlohmann::json::array();
   for (std::int64_t r = 0; r < p.integer("repeats"); ++r) {
     SpinBarrier barrier(threads);
     std::vector<std::uint64_t> start(threads), end(threads);
-    auto ran = run_threads(plan->cpus, [&](int t) -> Result<void> {
+    auto ran = run_threads(plan.cpus, [&](int t) -> Result<void> {
       barrier.arrive_and_wait();
       start[t] = now_ns();
       auto done = op(p, iterations);
@@ -74,10 +72,9 @@ Result<BenchOutput> run_syscall_rate(const Params& p, const HostTopology* topo) 
 
 Result<BenchOutput> run_fault_rate(const Params& p, const HostTopology* topo) {
   // Every thread holds one mapping at a time; 4 KiB pages (x86-64).
-  auto threads = plan_threads(p, topo);
-  if (!threads) return threads.error();
+  TL_ASSIGN(auto threads, plan_threads(p, topo));
   TL_TRY(check_memory("fault-rate (threads x pages_per_map x 4 KiB)",
-                      static_cast<double>(threads->cpus.size()) *
+                      static_cast<double>(threads.cpus.size()) *
                           static_cast<double>(p.integer("pages_per_map")) * 4096.0));
   return run_rate(p, topo, fault_loop, static_cast<double>(p.integer("pages_per_map")),
                   "fault_rate", "faults/s");

@@ -19,9 +19,8 @@ const std::vector<std::string> kAllowedPrograms = {"", "/bin/true", "/usr/bin/tr
 constexpr double kChildBytes = 8.0 * 1024 * 1024;
 
 Result<BenchOutput> run_spawn(const Params& p, const HostTopology* topo) {
-  auto plan = plan_threads(p, topo);
-  if (!plan) return plan.error();
-  const int loops = static_cast<int>(plan->cpus.size());
+  TL_ASSIGN(auto plan, plan_threads(p, topo));
+  const int loops = static_cast<int>(plan.cpus.size());
   const std::int64_t iterations = p.integer("iterations");
   TL_TRY(check_work("iterations x loops x repeats",
                     static_cast<double>(iterations * loops * p.integer("repeats")), 1e6));
@@ -31,12 +30,12 @@ Result<BenchOutput> run_spawn(const Params& p, const HostTopology* topo) {
   request.program = p.string("program");
   request.args = {"run", "true"};
   request.timeout = std::chrono::milliseconds(p.integer("child_timeout_ms"));
-  BenchOutput out{"spawn_rate", "spawns/s", false, {}, {}, plan->used, loops};
+  BenchOutput out{"spawn_rate", "spawns/s", false, {}, {}, plan.used, loops};
   nlohmann::json runs = nlohmann::json::array();
   for (std::int64_t r = 0; r < p.integer("repeats"); ++r) {
     SpinBarrier barrier(loops);
     std::vector<std::uint64_t> start(loops), end(loops);
-    auto ran = run_threads(plan->cpus, [&](int t) -> Result<void> {
+    auto ran = run_threads(plan.cpus, [&](int t) -> Result<void> {
       barrier.arrive_and_wait();
       start[t] = now_ns();
       Result<void> status;
@@ -55,8 +54,8 @@ Result<BenchOutput> run_spawn(const Params& p, const HostTopology* topo) {
     runs.push_back({{"seconds", elapsed}, {"loop_seconds", loop_seconds}});
   }
   out.details = {{"program", request.program.empty() ? "self" : request.program},
-                 {"locked", plan->mode != PinMode::kNone},
-                 {"loop_cpus", plan->cpus},
+                 {"locked", plan.mode != PinMode::kNone},
+                 {"loop_cpus", plan.cpus},
                  {"runs", runs}};
   return out;
 }

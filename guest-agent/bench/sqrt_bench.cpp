@@ -51,19 +51,18 @@ std::uint64_t isqrt_sum_reference(std::uint64_t n) {
 namespace {
 
 Result<BenchOutput> run_sqrt(const Params& p, const HostTopology* topo) {
-  auto plan = plan_threads(p, topo);
-  if (!plan) return plan.error();
+  TL_ASSIGN(auto plan, plan_threads(p, topo));
   const auto n = static_cast<std::uint64_t>(p.integer("n"));
   TL_TRY(check_work("n x repeats", static_cast<double>(n) * p.integer("repeats"), 2e10));
-  const int threads = static_cast<int>(plan->cpus.size());
-  BenchOutput out{"time", "s", true, {}, {}, plan->used, threads};
+  const int threads = static_cast<int>(plan.cpus.size());
+  BenchOutput out{"time", "s", true, {}, {}, plan.used, threads};
   nlohmann::json runs = nlohmann::json::array();
   std::uint64_t checksum = 0;
   for (std::int64_t rep = 0; rep < p.integer("repeats"); ++rep) {
     SpinBarrier barrier(threads);
     std::vector<std::uint64_t> start(threads), end(threads);
     std::vector<SqrtWork> work(threads);
-    auto ran = run_threads(plan->cpus, [&](int t) -> Result<void> {
+    auto ran = run_threads(plan.cpus, [&](int t) -> Result<void> {
       auto ut = static_cast<std::uint64_t>(t), ucount = static_cast<std::uint64_t>(threads);
       std::uint64_t first = n * ut / ucount + 1, last = n * (ut + 1) / ucount;
       barrier.arrive_and_wait();

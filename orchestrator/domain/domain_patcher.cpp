@@ -120,21 +120,20 @@ struct Edit {
 // other byte of the original is kept.
 Result<std::string> splice_sections(const std::string& original, pugi::xml_node domain,
                                     const std::vector<std::string>& names) {
-  auto scan = scan_top_level(original);
-  if (!scan) return scan.error();
+  TL_ASSIGN(auto scan, scan_top_level(original));
   std::string indent = "  ";
-  if (!scan->children.empty()) {
-    auto b = scan->children.front().begin;
+  if (!scan.children.empty()) {
+    auto b = scan.children.front().begin;
     auto ls = line_start(original, b);
     if (original.find_first_not_of(" \t", ls) == b) indent = original.substr(ls, b - ls);
   }
   std::vector<Edit> edits;
   for (const auto& name : names) {
     auto node = domain.child(name.c_str());
-    auto old = std::find_if(scan->children.begin(), scan->children.end(),
+    auto old = std::find_if(scan.children.begin(), scan.children.end(),
                             [&](const Span& sp) { return sp.name == name; });
     std::string text = node ? serialize(node, indent) : "";
-    if (old != scan->children.end()) {
+    if (old != scan.children.end()) {
       if (node) {
         // The original line keeps its indentation and newline; splice the element only.
         text = text.substr(indent.size());
@@ -147,11 +146,11 @@ Result<std::string> splice_sections(const std::string& original, pugi::xml_node 
       }
     } else if (node) {
       // Insert before the first existing element that libvirt orders after this one.
-      std::size_t at = line_start(original, scan->root_close);
+      std::size_t at = line_start(original, scan.root_close);
       for (auto sib = node.next_sibling(); sib; sib = sib.next_sibling()) {
-        auto found = std::find_if(scan->children.begin(), scan->children.end(),
+        auto found = std::find_if(scan.children.begin(), scan.children.end(),
                                   [&](const Span& sp) { return sp.name == sib.name(); });
-        if (found != scan->children.end()) {
+        if (found != scan.children.end()) {
           at = line_start(original, found->begin);
           break;
         }
@@ -181,9 +180,8 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
   auto domain = doc.child("domain");
   if (!domain) return make_error("domain XML: expected a <domain> root element");
   const Accelerator accel = accelerator_of_domain_type(domain.attribute("type").as_string());
-  auto announced = announced_for(spec, accel);
-  if (!announced) return announced.error();
-  if (!announced->cells.empty()) {
+  TL_ASSIGN(auto announced, announced_for(spec, accel));
+  if (!announced.cells.empty()) {
     // The cells split the domain's own memory: libvirt sets <memory> to their sum.
     if (domain.child("maxMemory")) {
       return make_error(
@@ -191,12 +189,11 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
           "rewritten without knowing its DIMMs (expected a domain without memory hot-plug, or a "
           "layout that does not expose numa)");
     }
-    auto mem = domain::domain_memory_kib(domain);
-    if (!mem) return mem.error().context("apply");
-    TL_TRY(split_cell_memory(*announced, *spec.layout, *mem));
+    TL_ASSIGN_CTX(auto mem, domain::domain_memory_kib(domain), "apply");
+    TL_TRY(split_cell_memory(announced, *spec.layout, mem));
   }
   const auto opts = domain::sections_asked_by(*spec.layout);
-  TL_TRY(domain::write_cpu_sections(domain, *spec.layout, *announced, opts));
+  TL_TRY(domain::write_cpu_sections(domain, *spec.layout, announced, opts));
 
   std::vector<std::string> names = {"vcpu", "vcpus", "cputune", "numatune", "cpu"};
   if (opts.memory_backing) names.push_back("memoryBacking");

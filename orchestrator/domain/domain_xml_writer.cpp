@@ -217,10 +217,9 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
   }
   if (spec.name.empty()) return make_error("domain XML: a domain name is required");
   const auto base = spec.base_template.empty() ? default_base_template() : spec.base_template;
-  auto text = read_file(base, 4u << 20);
-  if (!text) return text.error();
+  TL_ASSIGN(auto text, read_file(base, 4u << 20));
   pugi::xml_document doc;
-  auto parsed = doc.load_buffer(text->data(), text->size());
+  auto parsed = doc.load_buffer(text.data(), text.size());
   if (!parsed) {
     return make_error(base.string() + ": offset " + std::to_string(parsed.offset) +
                       ": invalid XML: " + parsed.description());
@@ -230,13 +229,12 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
                       std::to_string(domain::kMaxXmlDepth) + " elements; refusing it");
   auto domain = doc.child("domain");
   if (!domain) return make_error(base.string() + ": expected a <domain> root element");
-  auto announced = announced_for(spec, spec.accel);
-  if (!announced) return announced.error();
-  set_attr(domain, "type", libvirt_domain_type(announced->accel));
+  TL_ASSIGN(auto announced, announced_for(spec, spec.accel));
+  set_attr(domain, "type", libvirt_domain_type(announced.accel));
   set_child_text(domain, "name", spec.name);
   if (auto uuid = domain.child("uuid")) domain.remove_child(uuid);
   write_memory(domain, *spec.layout);
-  TL_TRY(domain::write_cpu_sections(domain, *spec.layout, *announced,
+  TL_TRY(domain::write_cpu_sections(domain, *spec.layout, announced,
                                     domain::sections_asked_by(*spec.layout)));
   write_boot(domain, spec);
   if (spec.layout->hyperv) write_hyperv(domain);

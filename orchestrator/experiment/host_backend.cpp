@@ -1,15 +1,14 @@
 #include "orchestrator/experiment/host_backend.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <thread>
+#include <optional>
 
+#include "common/owned_fd.hpp"
+#include "common/process.hpp"
 #include "host/sysfs_reader.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/agent/agent_client.hpp"
@@ -31,21 +30,14 @@ class HostTarget : public Target {
     const std::string sock = (t->dir_ / "agent.sock").string();
     const std::string bin = agent.string();
     auto t0 = std::chrono::steady_clock::now();
-    pid_t pid = fork();
-    if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
-    if (pid == 0) {
-      // The agent must not outlive a killed runner.
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      // Its banner and diagnostics go to a log file, not into the progress display.
-      int null_fd = open("/dev/null", O_RDWR);
-      int log_fd = open((t->dir_ / "agent.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      if (null_fd >= 0) dup2(null_fd, 0), dup2(null_fd, 1);
-      if (log_fd >= 0) dup2(log_fd, 2);
-      const char* argv[] = {bin.c_str(), "--unix", sock.c_str(), nullptr};
-      execv(bin.c_str(), const_cast<char* const*>(argv));
-      _exit(127);
-    }
-    t->pid_ = pid;
+    // Its banner and diagnostics go to a log file, not into the progress display.
+    OwnedFd log(
+        open((t->dir_ / "agent.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    ProcessSpec spec({bin, "--unix", sock});
+    spec.out = Sink::null();
+    spec.err = log ? Sink::to_fd(log.get()) : Sink::null();
+    spec.die_with_parent = true;  // the agent must not outlive a killed runner
+    TL_ASSIGN(t->agent_, Process::spawn(spec));
     auto client = AgentClient::connect_unix(sock, 10s);
     if (!client) return client.error().context("host agent " + bin);
     t->client_ = std::move(*client);
@@ -60,10 +52,7 @@ class HostTarget : public Target {
 
   ~HostTarget() override {
     client_.reset();
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
+    agent_.reset();  // stops the agent's process group and reaps it
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
@@ -75,12 +64,7 @@ class HostTarget : public Target {
   Result<void> ping() override { return client_->ping(5s); }
   Result<void> shutdown() override {
     auto r = client_->shutdown();
-    for (int i = 0; i < 50 && pid_ > 0; ++i) {
-      if (waitpid(pid_, nullptr, WNOHANG) == pid_)
-        pid_ = -1;
-      else
-        std::this_thread::sleep_for(20ms);
-    }
+    if (agent_) agent_->wait_for(1s);
     return r;
   }
   nlohmann::json intended() const override { return nullptr; }
@@ -96,7 +80,7 @@ class HostTarget : public Target {
  private:
   HostTarget() = default;
   std::filesystem::path dir_;
-  pid_t pid_ = -1;
+  std::optional<Process> agent_;
   std::unique_ptr<AgentClient> client_;
   protocol::Hello hello_;
   nlohmann::json timings_;

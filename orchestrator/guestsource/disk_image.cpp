@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 
-#include "orchestrator/guestsource/run_program.hpp"
+#include "common/process.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
 
 namespace topolab::guestsource {
@@ -66,13 +66,12 @@ Result<DiskImage> inspect_disk(const std::filesystem::path& path) {
   d.size_bytes = static_cast<std::uint64_t>(st.st_size);
   d.mtime_s = st.st_mtim.tv_sec;
   // -U: read even if a VM has it open (the in-use check below says so more clearly).
-  auto info = run_program({"qemu-img", "info", "-U", "--output=json", d.path.string()}, 30s);
+  auto info = run_process(
+      ProcessSpec::in_path({"qemu-img", "info", "-U", "--output=json", d.path.string()}, 30s));
   if (!info) return info.error().context(shown);
-  if (info->exit_code != 0) {
-    auto first = info->output.substr(0, info->output.find('\n'));
-    return make_error(shown + ": qemu-img info failed: " + first.substr(0, 300));
-  }
-  auto j = nlohmann::json::parse(info->output, nullptr, false);
+  if (!info->status.success())
+    return make_error(shown + ": qemu-img info failed: " + first_line(*info));
+  auto j = nlohmann::json::parse(info->out, nullptr, false);
   if (!j.is_object() || !j.contains("format") || !j["format"].is_string())
     return make_error(shown + ": qemu-img info printed no format");
   d.format = j["format"].get<std::string>();

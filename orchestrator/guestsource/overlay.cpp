@@ -5,7 +5,7 @@
 
 #include <charconv>
 
-#include "orchestrator/guestsource/run_program.hpp"
+#include "common/process.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 
 namespace topolab::guestsource {
@@ -43,14 +43,13 @@ Result<OwnedFile> create_overlay(const DiskImage& backing, const std::string& ru
   chmod(dir.c_str(), 0711);
   auto path = dir / overlay_file_name(run_id, index);
   OwnedFile overlay(path);  // from here on, every failure deletes whatever qemu-img left
-  auto r = run_program({"qemu-img", "create", "-q", "-f", "qcow2", "-b", backing.path.string(),
-                        "-F", backing.format, path.string()},
-                       60s);
+  auto r =
+      run_process(ProcessSpec::in_path({"qemu-img", "create", "-q", "-f", "qcow2", "-b",
+                                        backing.path.string(), "-F", backing.format, path.string()},
+                                       60s));
   if (!r) return r.error().context("qemu-img create " + path.string());
-  if (r->exit_code != 0) {
-    return make_error("qemu-img create " + path.string() +
-                      " failed: " + r->output.substr(0, r->output.find('\n')).substr(0, 300));
-  }
+  if (!r->status.success())
+    return make_error("qemu-img create " + path.string() + " failed: " + first_line(*r));
   return overlay;
 }
 

@@ -1,18 +1,12 @@
 #include "orchestrator/image/module_resolver.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "common/file_io.hpp"
 #include "common/owned_fd.hpp"
+#include "common/process.hpp"
 
 namespace topolab::image {
 
@@ -23,6 +17,8 @@ namespace {
 // Real modules.dep files are under 1 MiB; real dependency chains under 20 modules deep.
 constexpr std::size_t kMaxModulesDepBytes = 16u << 20;
 constexpr std::size_t kMaxModuleDepth = 256;
+// A module decompresses in well under a second; a stuck decompressor must not hang the build.
+constexpr std::chrono::seconds kDecompressTimeout{120};
 
 std::string module_name(std::string_view path) {
   auto slash = path.rfind('/');
@@ -144,50 +140,6 @@ Result<std::vector<ModuleFile>> resolve_modules(const fs::path& modules_dir,
   return order;
 }
 
-// Runs argv (no shell) and returns its stdout, bounded by max_bytes.
-Result<std::string> capture_output(const std::vector<std::string>& argv, std::size_t max_bytes,
-                                   int stdin_fd) {
-  int pipefd[2];
-  if (::pipe2(pipefd, O_CLOEXEC) != 0) return make_error(std::string("pipe: ") + strerror(errno));
-  OwnedFd read_end(pipefd[0]), write_end(pipefd[1]);
-  pid_t pid = ::fork();
-  if (pid < 0) return make_error(std::string("fork: ") + strerror(errno));
-  if (pid == 0) {
-    ::dup2(write_end.get(), 1);
-    if (stdin_fd >= 0) ::dup2(stdin_fd, 0);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    _exit(127);
-  }
-  write_end.reset();  // else the read below never sees EOF
-  std::string out;
-  char buf[65536];
-  bool too_big = false;
-  for (;;) {
-    ssize_t n = ::read(read_end.get(), buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
-      too_big = true;
-      break;
-    }
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  read_end.reset();
-  int status = 0;
-  if (too_big) ::kill(pid, SIGKILL);
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (too_big) return make_error(argv[0] + ": output larger than " + std::to_string(max_bytes));
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return make_error(argv[0] + " " + argv.back() + " failed (exit status " +
-                      std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
-  }
-  return out;
-}
-
 Result<std::string> read_module_bytes(const fs::path& path) {
   const std::string p = path.string();
   constexpr std::size_t kMax = 64u << 20;
@@ -205,7 +157,10 @@ Result<std::string> read_module_bytes(const fs::path& path) {
   // The decompressor reads the file we opened (and checked to be regular) on its stdin: a FIFO
   // named as a module must not block it.
   TL_ASSIGN(auto fd, open_regular_file(path));
-  TL_ASSIGN_CTX(auto out, capture_output({tool, "-dcq"}, kMax, fd.get()), p);
+  ProcessSpec spec = ProcessSpec::in_path({tool, "-dcq"}, kDecompressTimeout);
+  spec.stdin_fd = fd.get();
+  spec.max_output = kMax;
+  TL_ASSIGN_CTX(auto out, run_for_output(spec), p);
   return out;
 }
 

@@ -18,11 +18,8 @@ struct ModuleFile {
 Result<std::vector<ModuleFile>> resolve_modules(const std::filesystem::path& modules_dir,
                                                 const std::vector<std::string>& wanted);
 
-// The uncompressed module bytes; .xz is decompressed with the xz program (fork/exec, no shell).
+// The uncompressed module bytes; .xz is decompressed with the xz program (common/process.hpp: no
+// shell).
 Result<std::string> read_module_bytes(const std::filesystem::path& path);
-// Runs argv (fork/exec, PATH lookup, no shell) and returns its stdout, at most max_bytes; the
-// child reads `stdin_fd` when one is given.
-Result<std::string> capture_output(const std::vector<std::string>& argv, std::size_t max_bytes,
-                                   int stdin_fd = -1);
 
 }  // namespace topolab::image

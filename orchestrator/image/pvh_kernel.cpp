@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "common/file_io.hpp"
+#include "common/process.hpp"
 #include "orchestrator/image/elf_probe.hpp"
-#include "orchestrator/image/module_resolver.hpp"
 
 namespace topolab::image {
 namespace {
@@ -34,6 +34,8 @@ const std::vector<Payload>& payloads() {
 }
 
 constexpr std::size_t kMaxVmlinux = 512u << 20;
+// A kernel unpacks in seconds; a stuck or bombed decompressor is stopped.
+constexpr std::chrono::seconds kUnpackTimeout{120};
 constexpr int kMaxCandidates = 4;  // a magic can occur by chance before the real payload
 
 // Writes the payload into the mkstemp file through the descriptor mkstemp returned: reopening
@@ -62,7 +64,9 @@ Result<std::string> unpack(const Payload& p, std::string_view data) {
   } else {
     auto argv = p.unpack;
     argv.push_back(scratch.string());
-    out = capture_output(argv, kMaxVmlinux);
+    ProcessSpec spec = ProcessSpec::in_path(argv, kUnpackTimeout);
+    spec.max_output = kMaxVmlinux;
+    out = run_for_output(spec);
   }
   std::error_code ec;
   std::filesystem::remove(scratch, ec);

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "common/file_io.hpp"
-#include "orchestrator/image/module_resolver.hpp"
+#include "common/process.hpp"
 #include "orchestrator/install/install_paths.hpp"
 
 namespace topolab::image {
@@ -112,9 +112,10 @@ Result<WindowsIso> write_iso(const fs::path& out_dir, const fs::path& stage,
   }
   const fs::path tmp = stage / kIsoName;
   // -J: Joliet names as Windows shows them; -r: sane permissions; no shell, argv only.
-  TL_TRY_CTX(capture_output({"xorriso", "-as", "mkisofs", "-quiet", "-V", "TOPOLAB_AGENT", "-J",
-                             "-r", "-o", tmp.string(), content.string()},
-                            1u << 20),
+  TL_TRY_CTX(run_for_output(
+                 ProcessSpec::in_path({"xorriso", "-as", "mkisofs", "-quiet", "-V", "TOPOLAB_AGENT",
+                                       "-J", "-r", "-o", tmp.string(), content.string()},
+                                      std::chrono::minutes(2))),
              "xorriso (apt-get install xorriso)");
   iso.iso = out_dir / kIsoName;
   std::error_code ec;

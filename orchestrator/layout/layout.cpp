@@ -37,7 +37,8 @@ Result<Exposure> parse_exposure(std::string_view text) {
   if (t == "sockets") return Exposure::kSockets;
   if (t == "dies") return Exposure::kDies;
   if (t == "numa") return Exposure::kNuma;
-  return make_error("expected one of flat, sockets, dies, numa, got '" + std::string(text) + "'");
+  return make_error(ErrorKind::input,
+                    "expected one of flat, sockets, dies, numa, got '" + std::string(text) + "'");
 }
 
 std::string to_string(PlacementPolicy p) {
@@ -64,8 +65,9 @@ Result<PlacementPolicy> parse_policy(std::string_view text) {
   if (t == "scatter") return PlacementPolicy::kScatter;
   if (t == "unpinned") return PlacementPolicy::kUnpinned;
   if (t == "explicit") return PlacementPolicy::kExplicit;
-  return make_error("expected one of l3-aligned, compact, scatter, unpinned, explicit, got '" +
-                    std::string(text) + "'");
+  return make_error(ErrorKind::input,
+                    "expected one of l3-aligned, compact, scatter, unpinned, explicit, got '" +
+                        std::string(text) + "'");
 }
 
 Result<std::uint64_t> parse_hugepage_size(std::string_view text) {
@@ -73,7 +75,8 @@ Result<std::uint64_t> parse_hugepage_size(std::string_view text) {
   if (t.empty() || t == "none" || t == "no" || t == "off") return std::uint64_t{0};
   if (t == "1g" || t == "1gib" || t == "1048576k") return std::uint64_t{1048576};
   if (t == "2m" || t == "2mib" || t == "2048k") return std::uint64_t{2048};
-  return make_error("expected a hugepage size \"1G\" or \"2M\", got '" + std::string(text) + "'");
+  return make_error(ErrorKind::input,
+                    "expected a hugepage size \"1G\" or \"2M\", got '" + std::string(text) + "'");
 }
 
 std::string hugepage_size_to_string(std::uint64_t kib) {
@@ -96,10 +99,10 @@ Result<std::string> parse_pci_address(std::string_view text) {
     ok = slot <= 0x1f;
   }
   if (!ok) {
-    return make_error(
-        "expected a PCI address like \"0000:01:00.0\" (domain:bus:slot.function), "
-        "got '" +
-        std::string(text) + "'");
+    return make_error(ErrorKind::input,
+                      "expected a PCI address like \"0000:01:00.0\" (domain:bus:slot.function), "
+                      "got '" +
+                          std::string(text) + "'");
   }
   return t;
 }
@@ -109,37 +112,42 @@ Result<void> validate_layout(const Layout& l) {
   TL_TRY(check_count(l.cores_per_group, "guest.cores_per_group", kMaxGroupsOrCores));
   TL_TRY(check_count(l.threads_per_core, "guest.threads_per_core", kMaxThreadsPerCore));
   if (static_cast<long long>(l.l3_groups) * l.cores_per_group * l.threads_per_core > 16384) {
-    return make_error("guest: " + std::to_string(l.l3_groups) + " groups x " +
-                      std::to_string(l.cores_per_group) + " cores x " +
-                      std::to_string(l.threads_per_core) +
-                      " threads exceeds 16384 vCPUs (expected a smaller product)");
+    return make_error(ErrorKind::input,
+                      "guest: " + std::to_string(l.l3_groups) + " groups x " +
+                          std::to_string(l.cores_per_group) + " cores x " +
+                          std::to_string(l.threads_per_core) +
+                          " threads exceeds 16384 vCPUs (expected a smaller product)");
   }
   if (l.memory_mib < 1 || l.memory_mib > (std::uint64_t{1} << 32)) {
-    return make_error("guest.memory_mib: expected a size from 1 to 4294967296 MiB, got " +
-                      std::to_string(l.memory_mib));
+    return make_error(ErrorKind::input,
+                      "guest.memory_mib: expected a size from 1 to 4294967296 MiB, got " +
+                          std::to_string(l.memory_mib));
   }
   if (l.iothreads < 0 || l.iothreads > 64) {
-    return make_error("guest.iothreads: expected 0 to 64, got " + std::to_string(l.iothreads));
+    return make_error(ErrorKind::input,
+                      "guest.iothreads: expected 0 to 64, got " + std::to_string(l.iothreads));
   }
   if (l.host_cpus && l.host_cpus->empty()) {
-    return make_error("placement.host_cpus: expected a non-empty CPU list");
+    return make_error(ErrorKind::input, "placement.host_cpus: expected a non-empty CPU list");
   }
   if (l.host_cpus && l.housekeeping_cpus && l.host_cpus->intersects(*l.housekeeping_cpus)) {
-    return make_error("placement: host_cpus " + l.host_cpus->to_string() +
-                      " and housekeeping_cpus " + l.housekeeping_cpus->to_string() +
-                      " overlap on " + l.host_cpus->intersected(*l.housekeeping_cpus).to_string() +
-                      " (expected disjoint CPU sets)");
+    return make_error(ErrorKind::input,
+                      "placement: host_cpus " + l.host_cpus->to_string() +
+                          " and housekeeping_cpus " + l.housekeeping_cpus->to_string() +
+                          " overlap on " +
+                          l.host_cpus->intersected(*l.housekeeping_cpus).to_string() +
+                          " (expected disjoint CPU sets)");
   }
   if (l.policy == PlacementPolicy::kExplicit) {
     if (static_cast<int>(l.explicit_cpus.size()) != l.vcpu_count()) {
-      return make_error("placement.explicit: expected one CPU list per vCPU (" +
-                        std::to_string(l.vcpu_count()) + "), got " +
-                        std::to_string(l.explicit_cpus.size()));
+      return make_error(ErrorKind::input, "placement.explicit: expected one CPU list per vCPU (" +
+                                              std::to_string(l.vcpu_count()) + "), got " +
+                                              std::to_string(l.explicit_cpus.size()));
     }
     for (std::size_t i = 0; i < l.explicit_cpus.size(); ++i) {
       if (l.explicit_cpus[i].empty()) {
-        return make_error("placement.explicit[" + std::to_string(i) +
-                          "]: expected a non-empty CPU list");
+        return make_error(ErrorKind::input, "placement.explicit[" + std::to_string(i) +
+                                                "]: expected a non-empty CPU list");
       }
     }
   }
@@ -147,14 +155,15 @@ Result<void> validate_layout(const Layout& l) {
     // locked without hugepages is valid libvirt (<locked/>); nothing to check
   }
   if (l.hugepage_kib != 0 && l.memory_mib * 1024 % l.hugepage_kib != 0) {
-    return make_error("guest.memory_mib: " + std::to_string(l.memory_mib) +
-                      " MiB is not a multiple of the hugepage size " +
-                      hugepage_size_to_string(l.hugepage_kib));
+    return make_error(ErrorKind::input, "guest.memory_mib: " + std::to_string(l.memory_mib) +
+                                            " MiB is not a multiple of the hugepage size " +
+                                            hugepage_size_to_string(l.hugepage_kib));
   }
   for (std::size_t i = 0; i < l.hostdevs.size(); ++i) {
     for (std::size_t j = i + 1; j < l.hostdevs.size(); ++j) {
       if (l.hostdevs[i].pci_address == l.hostdevs[j].pci_address) {
-        return make_error("hostdev: " + l.hostdevs[i].pci_address + " listed twice");
+        return make_error(ErrorKind::input,
+                          "hostdev: " + l.hostdevs[i].pci_address + " listed twice");
       }
     }
   }
@@ -162,12 +171,10 @@ Result<void> validate_layout(const Layout& l) {
 }
 
 Result<Layout> load_layout_file(const std::filesystem::path& path) {
-  auto text = read_file(path, 1u << 20);
-  if (!text) return text.error();
-  auto layout = parse_layout(*text, path.string());
-  if (!layout) return layout.error();
-  layout->source_file = path;
-  if (layout->name.empty()) layout->name = path.stem().string();
+  TL_ASSIGN(auto text, read_file(path, 1u << 20));
+  TL_ASSIGN(auto layout, parse_layout(text, path.string()));
+  layout.source_file = path;
+  if (layout.name.empty()) layout.name = path.stem().string();
   return layout;
 }
 

@@ -9,6 +9,7 @@
 namespace topolab {
 namespace {
 
+using layout_text::as_input;
 using layout_text::lower;
 using layout_text::trim;
 using nlohmann::json;
@@ -26,8 +27,9 @@ Result<void> check_feature_name(const std::string& f, const std::string& key) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
   });
   if (!ok) {
-    return make_error(key + ": expected CPU feature names (letters, digits, - _ .), got '" + f +
-                      "'");
+    return make_error(
+        ErrorKind::input,
+        key + ": expected CPU feature names (letters, digits, - _ .), got '" + f + "'");
   }
   return {};
 }
@@ -46,16 +48,17 @@ Result<void> set_features(std::vector<std::string>& field, const FieldValue& v,
 Result<void> set_cpus(std::optional<CpuList>& field, const FieldValue& v, const std::string& key) {
   const auto& text = std::get<std::string>(v);
   if (trim(text).empty()) {
-    return make_error(key +
-                      ": empty CPU list (expected a list such as 2-7, or 'none' to lift the "
-                      "restriction)");
+    return make_error(ErrorKind::input,
+                      key +
+                          ": empty CPU list (expected a list such as 2-7, or 'none' to lift the "
+                          "restriction)");
   }
   if (lower(trim(text)) == "none") {
     field.reset();
     return {};
   }
   auto cpus = CpuList::parse(text);
-  if (!cpus) return cpus.error().context(key);
+  if (!cpus) return as_input(cpus.error().context(key));
   field = std::move(*cpus);
   return {};
 }
@@ -65,12 +68,13 @@ Result<void> set_cpus(std::optional<CpuList>& field, const FieldValue& v, const 
 Result<void> set_explicit(Layout& l, const FieldValue& v, const std::string& key) {
   const auto& items = std::get<std::vector<std::string>>(v);
   if (items.size() > static_cast<std::size_t>(kMaxCpuIds))
-    return make_error(key + ": more than " + std::to_string(kMaxCpuIds) + " lists");
+    return make_error(ErrorKind::input,
+                      key + ": more than " + std::to_string(kMaxCpuIds) + " lists");
   std::vector<CpuList> lists;
   CpuIdBudget budget;
   for (const auto& item : items) {
     auto cpus = CpuList::parse(item, &budget);
-    if (!cpus) return cpus.error().context(key);
+    if (!cpus) return as_input(cpus.error().context(key));
     lists.push_back(std::move(*cpus));
   }
   l.explicit_cpus = std::move(lists);
@@ -87,21 +91,24 @@ const std::string& str(const FieldValue& v) { return std::get<std::string>(v); }
 
 Result<void> set_name(Layout& l, const FieldValue& v, const std::string& key) {
   if (auto problem = name_problem(str(v)); !problem.empty())
-    return make_error(key + ": " + problem);
+    return make_error(ErrorKind::input, key + ": " + problem);
   l.name = str(v);
   return {};
 }
 
 Result<void> set_memory(Layout& l, const FieldValue& v, const std::string& key) {
   auto n = std::get<std::int64_t>(v);
-  if (n < 1) return make_error(key + ": expected a positive size in MiB, got " + std::to_string(n));
+  if (n < 1)
+    return make_error(ErrorKind::input,
+                      key + ": expected a positive size in MiB, got " + std::to_string(n));
   l.memory_mib = static_cast<std::uint64_t>(n);
   return {};
 }
 
 Result<void> set_iothreads(Layout& l, const FieldValue& v, const std::string& key) {
   auto n = std::get<std::int64_t>(v);
-  if (n < 0 || n > 64) return make_error(key + ": expected 0 to 64, got " + std::to_string(n));
+  if (n < 0 || n > 64)
+    return make_error(ErrorKind::input, key + ": expected 0 to 64, got " + std::to_string(n));
   l.iothreads = static_cast<int>(n);
   return {};
 }
@@ -109,7 +116,8 @@ Result<void> set_iothreads(Layout& l, const FieldValue& v, const std::string& ke
 // A newline or other control character ended up raw inside <cmdline> (redteam).
 Result<void> set_cmdline(Layout& l, const FieldValue& v, const std::string& key) {
   if (has_control_chars(str(v)))
-    return make_error(key + ": expected one line of kernel parameters, got a control character");
+    return make_error(ErrorKind::input,
+                      key + ": expected one line of kernel parameters, got a control character");
   l.kernel_cmdline_extra = str(v);
   return {};
 }
@@ -124,7 +132,7 @@ Result<void> set_cpu_model(Layout& l, const FieldValue& v, const std::string& ke
 // Stores a value parsed by a function whose errors do not name the key yet.
 template <typename T>
 Result<void> store(Result<T> parsed, T& field, const std::string& key) {
-  if (!parsed) return parsed.error().context(key);
+  if (!parsed) return as_input(parsed.error().context(key));
   field = std::move(*parsed);
   return {};
 }
@@ -230,7 +238,8 @@ Result<std::int64_t> int_from_text(std::string_view text, const std::string& key
   auto t = trim(text);
   auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (t.empty() || ec != std::errc() || p != t.data() + t.size())
-    return make_error(key + ": expected an integer, got '" + std::string(text) + "'");
+    return make_error(ErrorKind::input,
+                      key + ": expected an integer, got '" + std::string(text) + "'");
   return v;
 }
 
@@ -238,7 +247,8 @@ Result<bool> bool_from_text(std::string_view text, const std::string& key) {
   auto t = lower(trim(text));
   if (t == "true" || t == "yes" || t == "1" || t == "on") return true;
   if (t == "false" || t == "no" || t == "0" || t == "off") return false;
-  return make_error(key + ": expected true or false, got '" + std::string(text) + "'");
+  return make_error(ErrorKind::input,
+                    key + ": expected true or false, got '" + std::string(text) + "'");
 }
 
 // Splits at any of `separators`, dropping empty items; stops one past the largest list any
@@ -262,8 +272,8 @@ std::vector<std::string> split_items(std::string_view text, std::string_view sep
 Error unknown_field(std::string_view key) {
   std::string known;
   for (const auto& f : layout_fields()) known += (known.empty() ? "" : ", ") + std::string(f.key);
-  return make_error("unknown layout field '" + std::string(key) + "' (expected one of " + known +
-                    ")");
+  return make_error(ErrorKind::input, "unknown layout field '" + std::string(key) +
+                                          "' (expected one of " + known + ")");
 }
 
 }  // namespace
@@ -280,8 +290,8 @@ std::string_view LayoutField::name() const {
 
 Result<void> check_count(std::int64_t v, std::string_view key, int max) {
   if (v < 1 || v > max) {
-    return make_error(std::string(key) + ": expected an integer from 1 to " + std::to_string(max) +
-                      ", got " + std::to_string(v));
+    return make_error(ErrorKind::input, std::string(key) + ": expected an integer from 1 to " +
+                                            std::to_string(max) + ", got " + std::to_string(v));
   }
   return {};
 }
@@ -322,20 +332,18 @@ Result<FieldValue> field_value_from_text(const LayoutField& f, std::string_view 
     case FieldType::kString:
       return FieldValue{std::string(text)};
     case FieldType::kInt: {
-      auto v = int_from_text(text, key);
-      if (!v) return v.error();
-      return FieldValue{*v};
+      TL_ASSIGN(auto v, int_from_text(text, key));
+      return FieldValue{v};
     }
     case FieldType::kBool: {
-      auto v = bool_from_text(text, key);
-      if (!v) return v.error();
-      return FieldValue{*v};
+      TL_ASSIGN(auto v, bool_from_text(text, key));
+      return FieldValue{v};
     }
     case FieldType::kStringList:
       // CPU lists contain ',' themselves, so one list per vCPU is separated by ';' or '/'.
       return FieldValue{split_items(text, key == "placement.explicit" ? ";/" : ", \t")};
   }
-  return make_error(key + ": unknown field type");
+  return make_error(ErrorKind::input, key + ": unknown field type");
 }
 
 Result<FieldValue> field_value_from_json(const LayoutField& f, const json& level) {
@@ -350,17 +358,15 @@ Result<FieldValue> field_value_from_json(const LayoutField& f, const json& level
 Result<void> set_layout_field(Layout& l, std::string_view key, std::string_view value) {
   const LayoutField* f = find_layout_field(key);
   if (!f) return unknown_field(key);
-  auto v = field_value_from_text(*f, value);
-  if (!v) return v.error();
-  return f->set(l, *v, std::string(f->key));
+  TL_ASSIGN(auto v, field_value_from_text(*f, value));
+  return f->set(l, v, std::string(f->key));
 }
 
 Result<void> set_layout_level(Layout& l, std::string_view key, const json& level) {
   const LayoutField* f = find_layout_field(key);
   if (!f) return unknown_field(key);
-  auto v = field_value_from_json(*f, level);
-  if (!v) return v.error();
-  return f->set(l, *v, std::string(f->key));
+  TL_ASSIGN(auto v, field_value_from_json(*f, level));
+  return f->set(l, v, std::string(f->key));
 }
 
 const std::vector<std::string>& layout_field_keys() {

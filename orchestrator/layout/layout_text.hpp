@@ -5,7 +5,16 @@
 #include <string>
 #include <string_view>
 
+#include "common/result.hpp"
+
 namespace topolab::layout_text {
+
+// A layout value that a lower parser (CpuList) refused is refused input, whatever kind that
+// parser gave it (exit code 1 either way; callers may branch on the kind).
+inline Error as_input(Error e) {
+  e.kind = ErrorKind::input;
+  return e;
+}
 
 inline std::string lower(std::string_view s) {
   std::string out(s);

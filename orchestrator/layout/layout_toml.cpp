@@ -71,10 +71,11 @@ class Parser {
   explicit Parser(std::string origin) : origin_(std::move(origin)) {}
 
   Error at(const toml::source_region& where, const std::string& message) const {
-    return make_error(origin_ + ":" + std::to_string(where.begin.line) + ": " + message);
+    return make_error(ErrorKind::input,
+                      origin_ + ":" + std::to_string(where.begin.line) + ": " + message);
   }
   Error at_line(std::uint32_t line, const std::string& message) const {
-    return make_error(origin_ + ":" + std::to_string(line) + ": " + message);
+    return make_error(ErrorKind::input, origin_ + ":" + std::to_string(line) + ": " + message);
   }
 
   // The node as the field's typed value, after checking its TOML type (no text round trip).
@@ -111,9 +112,8 @@ class Parser {
   }
 
   Result<void> set(const toml::node& v, const LayoutField& f, Layout& layout) const {
-    auto value = typed_value(v, f);
-    if (!value) return value.error();
-    auto set = f.set(layout, *value, std::string(f.key));
+    TL_ASSIGN(auto value, typed_value(v, f));
+    auto set = f.set(layout, value, std::string(f.key));
     if (!set) return at(v.source(), set.error().message);  // file:line for a refused value
     return {};
   }
@@ -173,9 +173,7 @@ class Parser {
   }
 
   Result<Layout> parse(std::string_view text) {
-    auto parsed = parse_toml(text, origin_);
-    if (!parsed) return parsed.error();
-    const toml::table& root = *parsed;
+    TL_ASSIGN(const toml::table& root, parse_toml(text, origin_));
     Layout layout;
     layout.name.clear();
     std::map<std::string, std::uint32_t> section_lines;

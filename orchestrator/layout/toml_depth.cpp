@@ -193,9 +193,11 @@ class DepthScanner {
 Result<void> check_toml_depth(std::string_view text, const std::string& origin, int max_depth) {
   const int line = DepthScanner(text, max_depth).scan();
   if (line == 0) return {};
-  return make_error(origin + ":" + std::to_string(line) + ": TOML nested deeper than " +
-                    std::to_string(max_depth) +
-                    " levels (tables, dotted keys, arrays, inline tables); refusing to parse it");
+  return make_error(
+      ErrorKind::input,
+      origin + ":" + std::to_string(line) + ": TOML nested deeper than " +
+          std::to_string(max_depth) +
+          " levels (tables, dotted keys, arrays, inline tables); refusing to parse it");
 }
 
 Result<toml::table> parse_toml(std::string_view text, const std::string& origin) {
@@ -203,9 +205,9 @@ Result<toml::table> parse_toml(std::string_view text, const std::string& origin)
   try {
     return toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
-    return make_error(origin + ":" + std::to_string(e.source().begin.line) + ":" +
-                      std::to_string(e.source().begin.column) +
-                      ": TOML syntax error: " + std::string(e.description()));
+    return make_error(ErrorKind::input, origin + ":" + std::to_string(e.source().begin.line) + ":" +
+                                            std::to_string(e.source().begin.column) +
+                                            ": TOML syntax error: " + std::string(e.description()));
   }
 }
 

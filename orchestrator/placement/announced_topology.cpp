@@ -55,9 +55,9 @@ AnnouncedVcpu announce_vcpu(const Layout& l, const GuestTopology& t, const Expos
 
 Result<void> split_cell_memory(AnnouncedTopology& a, const Layout& l, std::uint64_t total_kib) {
   if (a.cells.empty()) return {};
-  auto sizes = cell_sizes_kib(l, a.cells.size(), total_kib);
-  if (!sizes) return sizes.error().context("layout '" + l.name + "'");
-  for (std::size_t i = 0; i < a.cells.size(); ++i) a.cells[i].memory_kib = (*sizes)[i];
+  TL_ASSIGN_CTX(auto sizes, cell_sizes_kib(l, a.cells.size(), total_kib),
+                "layout '" + l.name + "'");
+  for (std::size_t i = 0; i < a.cells.size(); ++i) a.cells[i].memory_kib = sizes[i];
   return {};
 }
 

@@ -125,30 +125,29 @@ Result<PlacementPlan> plan_once(const Layout& l, const HostTopology& host) {
                       " threads = " + std::to_string(topo.vcpus()) +
                       " differs from the vCPU count " + std::to_string(l.vcpu_count()));
   }
-  auto usable = placement::usable_host(l, host);
-  if (!usable) return usable.error();
+  TL_ASSIGN(auto usable, placement::usable_host(l, host));
   Result<PlacementPlan> plan = make_error("unknown policy");
   switch (l.policy) {
     case PlacementPolicy::kL3Aligned:
-      plan = placement::plan_l3_aligned(l, host, *usable);
+      plan = placement::plan_l3_aligned(l, host, usable);
       break;
     case PlacementPolicy::kCompact:
-      plan = placement::plan_compact_or_scatter(l, host, *usable, false);
+      plan = placement::plan_compact_or_scatter(l, host, usable, false);
       break;
     case PlacementPolicy::kScatter:
-      plan = placement::plan_compact_or_scatter(l, host, *usable, true);
+      plan = placement::plan_compact_or_scatter(l, host, usable, true);
       break;
     case PlacementPolicy::kUnpinned:
-      plan = placement::plan_unpinned(l, *usable);
+      plan = placement::plan_unpinned(l, usable);
       break;
     case PlacementPolicy::kExplicit:
-      plan = placement::plan_explicit(l, host, *usable);
+      plan = placement::plan_explicit(l, host, usable);
       break;
   }
   if (!plan) return plan.error();
   plan->topology = topo;
-  plan->warnings.insert(plan->warnings.begin(), usable->warnings.begin(), usable->warnings.end());
-  place_emulator(l, host, *usable, *plan);
+  plan->warnings.insert(plan->warnings.begin(), usable.warnings.begin(), usable.warnings.end());
+  place_emulator(l, host, usable, *plan);
   TL_TRY(place_memory(l, host, *plan));
   if (plan->pinned && l.threads_per_core == 1 && host.has_smt()) {
     CpuList idle;

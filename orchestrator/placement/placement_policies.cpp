@@ -175,9 +175,8 @@ Result<PlacementPlan> plan_l3_aligned(const Layout& l, const HostTopology& host,
   TL_TRY(check_threads(l, host, u));
   auto by_l3 = cores_by_l3(eligible_cores(l, u));
   by_l3.erase(-1);
-  auto fitting = fitting_domains(l, u, by_l3);
-  if (!fitting) return fitting.error();
-  const std::vector<int> chosen = choose_domains(l, host, *fitting, by_l3);
+  TL_ASSIGN(auto fitting, fitting_domains(l, u, by_l3));
+  const std::vector<int> chosen = choose_domains(l, host, fitting, by_l3);
   PlacementPlan plan;
   std::vector<CoreAssignment> cores;
   for (int g = 0; g < l.l3_groups; ++g) {

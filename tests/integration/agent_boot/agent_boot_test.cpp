@@ -1,21 +1,22 @@
-// Boots the built-in image with qemu-system-x86_64 -accel tcg (fork/exec, no shell, no libvirt)
+// Boots the built-in image with qemu-system-x86_64 -accel tcg (common/process.hpp, no libvirt)
 // and talks to the agent over the real virtio-serial channel: hello with the guest-seen
 // topology (2 packages, 4 CPUs), ping, shutdown -> QEMU exits. QEMU is killed on every path.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "common/file_io.hpp"
+#include "common/owned_fd.hpp"
+#include "common/process.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/agent/agent_client.hpp"
 #include "orchestrator/image/guest_image.hpp"
@@ -29,48 +30,32 @@ using Clock = std::chrono::steady_clock;
 
 class QemuProcess {
  public:
-  ~QemuProcess() { kill(); }
   bool start(const std::vector<std::string>& args, const fs::path& output) {
-    pid_ = ::fork();
-    if (pid_ < 0) return false;
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // even if the test process dies, QEMU goes too
-      int in = ::open("/dev/null", O_RDONLY);
-      int out = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(in, 0);
-      ::dup2(out, 1);
-      ::dup2(out, 2);
-      std::vector<char*> argv;
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      ::execvp(argv[0], argv.data());
-      _exit(127);
-    }
+    OwnedFd out(::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!out) return false;
+    ProcessSpec spec(args);
+    spec.search_path = true;
+    spec.out = spec.err = Sink::to_fd(out.get());
+    spec.die_with_parent = true;  // even if the test process dies, QEMU goes too
+    spec.kill_grace = 0ms;
+    auto p = Process::spawn(spec);
+    if (!p) return false;
+    proc_.emplace(std::move(*p));
     return true;
   }
   // Exit status within timeout, or -1 if still running.
   int wait_exit(std::chrono::milliseconds timeout) {
-    const auto deadline = Clock::now() + timeout;
-    while (pid_ > 0 && Clock::now() < deadline) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(50ms);
-    }
-    return -1;
+    if (!proc_) return -1;
+    auto status = proc_->wait_for(timeout);
+    if (!status) return -1;
+    proc_.reset();
+    return status->shell_status();
   }
-  void kill() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-  bool running() const { return pid_ > 0; }
+  void kill() { proc_.reset(); }  // stops and reaps it
+  bool running() const { return proc_.has_value(); }
 
  private:
-  pid_t pid_ = -1;
+  std::optional<Process> proc_;
 };
 
 class AgentBoot : public ::testing::Test {

@@ -4,16 +4,18 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 
+#include "common/owned_fd.hpp"
+#include "common/process.hpp"
 #include "orchestrator/store/result_store.hpp"
 
 namespace topolab {
@@ -26,28 +28,21 @@ const std::string kExperiment =
     std::string(TOPOLAB_TESTS_DIR) + "/integration/experiment/data/two-exposures.toml";
 
 struct Child {
-  pid_t pid = -1;
+  std::optional<Process> proc;
   fs::path out, err;
 };
 
 // Starts `topolab args...` with stdout/stderr to files (no shell).
 Child spawn(const std::vector<std::string>& args, const fs::path& dir, const std::string& tag) {
-  Child c{-1, dir / (tag + ".out"), dir / (tag + ".err")};
-  std::vector<std::string> argv_s = {TOPOLAB_CLI};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  pid_t pid = fork();
-  if (pid == 0) {
-    int o = open(c.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int e = open(c.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(o, 1);
-    dup2(e, 2);
-    std::vector<char*> argv;
-    for (auto& s : argv_s) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  c.pid = pid;
+  Child c{std::nullopt, dir / (tag + ".out"), dir / (tag + ".err")};
+  ProcessSpec spec({TOPOLAB_CLI});
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  OwnedFd o(open(c.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  OwnedFd e(open(c.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  spec.out = Sink::to_fd(o.get());
+  spec.err = Sink::to_fd(e.get());
+  auto p = Process::spawn(spec);
+  if (p) c.proc.emplace(std::move(*p));
   return c;
 }
 
@@ -58,10 +53,8 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-int wait_exit(const Child& c) {
-  int status = 0;
-  waitpid(c.pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+int wait_exit(Child& c) {
+  return c.proc ? c.proc->wait(std::chrono::minutes(14)).status.shell_status() : -1;
 }
 
 int count_runs(const fs::path& db) {
@@ -81,19 +74,11 @@ int count_runs(const fs::path& db) {
 
 // `virsh list --all --name`, filtered to this test's domains (topolab-two-groups-*): other
 // helpers may run their own topolab- guests at the same time.
-std::vector<std::string> topolab_domains(const fs::path& dir) {
-  fs::path out = dir / "virsh.out";
-  pid_t pid = fork();
-  if (pid == 0) {
-    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(o, 1);
-    execlp("virsh", "virsh", "-c", "qemu:///system", "list", "--all", "--name", nullptr);
-    _exit(127);
-  }
-  int st = 0;
-  waitpid(pid, &st, 0);
+std::vector<std::string> topolab_domains() {
+  auto virsh = run_process(
+      ProcessSpec::in_path({"virsh", "-c", "qemu:///system", "list", "--all", "--name"}, 60s));
   std::vector<std::string> names;
-  std::istringstream in(slurp(out));
+  std::istringstream in(virsh ? virsh->out : "");
   for (std::string line; std::getline(in, line);)
     if (line.rfind("topolab-two-groups-", 0) == 0) names.push_back(line);  // ours only
   return names;
@@ -164,23 +149,24 @@ TEST_F(ExperimentRun, TwoBootsThenResumeDoesNothing) {
   Child table = spawn({"report", db.string()}, dir_, "table");
   ASSERT_EQ(wait_exit(table), 0);
   EXPECT_NE(slurp(table.out).find("baseline"), std::string::npos) << slurp(table.out);
-  EXPECT_TRUE(topolab_domains(dir_).empty());
+  EXPECT_TRUE(topolab_domains().empty());
 }
 
 TEST_F(ExperimentRun, KilledRunResumesWithOnlyTheMissingRuns) {
   fs::path db = dir_ / "killed.db";
   Child c = spawn({"run", kExperiment, "--store", db.string(), "--accel", "tcg", "--json"}, dir_,
                   "killed");
+  ASSERT_TRUE(c.proc);
   // Wait for some (not all) results, then SIGKILL: no cleanup code runs in the runner.
   int stored = 0;
   for (int i = 0; i < 3000 && stored < 2; ++i) {
     std::this_thread::sleep_for(200ms);
     if (fs::exists(db)) stored = std::max(0, count_runs(db));
-    if (waitpid(c.pid, nullptr, WNOHANG) == c.pid) FAIL() << slurp(c.err);
+    if (c.proc->wait_for(0ms)) FAIL() << slurp(c.err);
   }
   ASSERT_GE(stored, 2);
-  kill(c.pid, SIGKILL);
-  waitpid(c.pid, nullptr, 0);
+  kill(c.proc->pid(), SIGKILL);
+  c.proc->wait(60s);
   int before = count_runs(db);
   ASSERT_LT(before, 6) << "the run finished before it could be killed";
 
@@ -191,8 +177,7 @@ TEST_F(ExperimentRun, KilledRunResumesWithOnlyTheMissingRuns) {
   EXPECT_EQ(resumed["runs_skipped"], before);
   EXPECT_EQ(resumed["runs_executed"], 6 - before);
   EXPECT_EQ(count_runs(db), 6);
-  EXPECT_TRUE(topolab_domains(dir_).empty())
-      << "leftover domains of the killed run were not cleaned";
+  EXPECT_TRUE(topolab_domains().empty()) << "leftover domains of the killed run were not cleaned";
 }
 
 }  // namespace

@@ -4,13 +4,13 @@
 // untouched (same XML). Domains are defined, never started: no boot needed.
 #include <gtest/gtest.h>
 #include <libvirt/libvirt.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "common/process.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
@@ -26,9 +26,10 @@ std::string minimal_domain(const std::string& name, const std::string& metadata)
 
 // A PID that existed and is gone now: a child that exited and was reaped.
 long dead_pid() {
-  pid_t pid = fork();
-  if (pid == 0) _exit(0);
-  waitpid(pid, nullptr, 0);
+  auto child = Process::spawn(ProcessSpec({"/bin/true"}));
+  if (!child) return 0x7ffffffe;  // no such PID either
+  const pid_t pid = child->pid();
+  child->wait(std::chrono::seconds(10));
   return pid;
 }
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <pugixml.hpp>
 
-#include "orchestrator/guestsource/run_program.hpp"
+#include "common/process.hpp"
 
 namespace topolab::guestsource {
 namespace {
@@ -24,9 +24,9 @@ class DiskGuestTest : public ::testing::Test {
     char tmpl[] = "/tmp/topolab-diskguest-XXXXXX";
     dir_ = mkdtemp(tmpl);
     for (const char* n : {"a.qcow2", "b.qcow2"}) {
-      auto r =
-          run_program({"qemu-img", "create", "-q", "-f", "qcow2", (dir_ / n).string(), "8M"}, 30s);
-      ASSERT_TRUE(r && r->exit_code == 0);
+      auto r = run_process(ProcessSpec::in_path(
+          {"qemu-img", "create", "-q", "-f", "qcow2", (dir_ / n).string(), "8M"}, 30s));
+      ASSERT_TRUE(r && r->status.code == 0);
     }
   }
   void TearDown() override { fs::remove_all(dir_); }

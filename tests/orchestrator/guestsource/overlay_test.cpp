@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "orchestrator/guestsource/run_program.hpp"
+#include "common/process.hpp"
 
 namespace topolab::guestsource {
 namespace {
@@ -26,8 +26,9 @@ class OverlayTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   DiskImage make_disk(const std::string& format) {
     auto path = dir_ / ("user." + format);
-    auto r = run_program({"qemu-img", "create", "-q", "-f", format, path.string(), "8M"}, 30s);
-    EXPECT_TRUE(r && r->exit_code == 0);
+    auto r = run_process(
+        ProcessSpec::in_path({"qemu-img", "create", "-q", "-f", format, path.string(), "8M"}, 30s));
+    EXPECT_TRUE(r && r->status.code == 0);
     auto d = inspect_disk(path);
     EXPECT_TRUE(d) << (d ? "" : d.error().message);
     return d ? *d : DiskImage{};
@@ -44,12 +45,13 @@ TEST_F(OverlayTest, BacksOntoTheUserImageAndIsDeletedWithItsOwner) {
     ASSERT_TRUE(ov) << ov.error().message;
     path = ov->path();
     ASSERT_TRUE(fs::exists(path));
-    auto info = run_program({"qemu-img", "info", "--output=json", path.string()}, 30s);
-    ASSERT_TRUE(info && info->exit_code == 0);
-    EXPECT_NE(info->output.find("\"backing-filename\": \"" + disk.path.string() + "\""),
+    auto info = run_process(
+        ProcessSpec::in_path({"qemu-img", "info", "--output=json", path.string()}, 30s));
+    ASSERT_TRUE(info && info->status.code == 0);
+    EXPECT_NE(info->out.find("\"backing-filename\": \"" + disk.path.string() + "\""),
               std::string::npos)
-        << info->output;
-    EXPECT_NE(info->output.find("\"backing-filename-format\": \"raw\""), std::string::npos);
+        << info->out;
+    EXPECT_NE(info->out.find("\"backing-filename-format\": \"raw\""), std::string::npos);
   }
   EXPECT_FALSE(fs::exists(path)) << "the overlay outlived its owner";
 }
@@ -72,9 +74,10 @@ TEST_F(OverlayTest, StaleCleanupRemovesOnlyDeadOwners) {
 
 TEST_F(OverlayTest, InspectRefusesWhatItCannotOverlay) {
   auto vdi = dir_ / "d.vdi";
-  ASSERT_EQ(
-      run_program({"qemu-img", "create", "-q", "-f", "vdi", vdi.string(), "8M"}, 30s)->exit_code,
-      0);
+  ASSERT_EQ(run_process(ProcessSpec::in_path(
+                            {"qemu-img", "create", "-q", "-f", "vdi", vdi.string(), "8M"}, 30s))
+                ->status.code,
+            0);
   auto r = inspect_disk(vdi);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("format 'vdi' cannot be overlaid"), std::string::npos)
@@ -84,21 +87,6 @@ TEST_F(OverlayTest, InspectRefusesWhatItCannotOverlay) {
   ASSERT_FALSE(e);
   EXPECT_NE(e.error().message.find("empty file"), std::string::npos);
   EXPECT_EQ(make_disk("qcow2").format, "qcow2");
-}
-
-TEST(RunProgram, BoundsTimeAndReportsExitCodes) {
-  auto slow = run_program({"sleep", "5"}, 200ms);
-  ASSERT_FALSE(slow);
-  EXPECT_NE(slow.error().message.find("did not finish"), std::string::npos);
-  auto fail = run_program({"false"}, 5s);
-  ASSERT_TRUE(fail);
-  EXPECT_EQ(fail->exit_code, 1);
-  auto missing = run_program({"/nonexistent/tool"}, 5s);
-  EXPECT_FALSE(missing && missing->exit_code == 0);
-  // Arguments are argv entries, never shell words.
-  auto echo = run_program({"echo", "a;b $(x)"}, 5s);
-  ASSERT_TRUE(echo);
-  EXPECT_EQ(echo->output, "a;b $(x)\n");
 }
 
 }  // namespace
