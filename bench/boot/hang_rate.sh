@@ -2,8 +2,9 @@
 # Hang-rate benchmark (issue 17): boots one layout N times under TCG with `topolab boot --json`
 # and counts the boots whose first attempt hung (the boot watchdog destroyed it and booted it
 # again: timings.boot_attempts > 1) and the boots that failed (cells lost). Every retried boot's
-# hung console stays in its run folder as console.attempt-N.log; the last console line of each
-# is printed, so where guests hang can be read off the summary.
+# hung console stays in its run folder as console.attempt-N.log, with every vCPU's registers at
+# that moment as vcpus.attempt-N.log; the last console line of each and which vCPUs were not
+# halted are printed, so where guests hang can be read off the summary.
 #
 # -x OPTIONS (repeatable) adds an arm: those boots append OPTIONS to the guest kernel command
 # line (--set guest.kernel_cmdline_extra=OPTIONS). Arms take turns boot by boot (base, x1, x2,
@@ -81,4 +82,6 @@ PY
 for f in /var/lib/topolab/runs/"$tag"-*/console.attempt-*.log; do
   [[ -e "$f" ]] || continue
   echo "  $f: $(tail -n 1 "$f" | tr -cd '[:print:]' | cut -c1-120)"
+  regs="${f/console./vcpus.}"  # QEMU's registers of every vCPU when the watchdog fired
+  [[ -e "$regs" ]] && echo "    $(head -n 1 "$regs" | tr -cd '[:print:]' | cut -c1-300)"
 done

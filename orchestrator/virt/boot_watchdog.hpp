@@ -26,6 +26,10 @@ std::chrono::milliseconds derived_watchdog_bound(int vcpus, bool kvm);
 // progress, and what tells why a failed boot stopped (kept in the run folder).
 std::string verbose_cmdline(const std::string& cmdline);
 
+// One line of guest or QEMU text made safe for errors and JSON: bytes outside printable ASCII
+// become '?', a trailing '\r' goes, at most 200 characters (then "...").
+std::string printable_line(std::string line);
+
 // The last `lines` lines of a console log joined by " / " (each cut at 200 characters, bytes
 // outside printable ASCII shown as '?'), to say why a guest never said hello; "(console log
 // empty)" when there is nothing.
