@@ -2,6 +2,7 @@
 
 #include <libvirt/libvirt.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "common/file_io.hpp"
@@ -58,22 +59,34 @@ std::vector<VcpuRegisters> parse_vcpu_registers(const std::string& text) {
   return out;
 }
 
+// Grouped by where they were: the idle loop's RIP is shared by every idle vCPU, so the vCPU
+// that stands apart is the one to look at. (QEMU's HLT flag is not enough: a vCPU woken by the
+// monitor's own request shows HLT=0 at the idle loop's RIP.)
 std::string summarize_vcpus(const std::vector<VcpuRegisters>& vcpus) {
   if (vcpus.empty()) return "no vCPU registers read";
-  std::size_t halted = 0;
-  std::string running;
+  struct Group {
+    std::string where, cpus;
+    std::size_t count = 0, halted = 0;
+  };
+  std::vector<Group> groups;
   for (const auto& v : vcpus) {
-    if (v.halted) {
-      ++halted;
-      continue;
+    const std::string where =
+        "RIP=" + (v.rip.empty() ? std::string("?") : v.rip) + " CPL=" + std::to_string(v.cpl);
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const Group& x) { return x.where == where; });
+    if (g == groups.end()) {
+      if (groups.size() >= 8) continue;  // one short line: the first 8 places
+      g = groups.insert(groups.end(), Group{where, "", 0, 0});
     }
-    if (running.size() < 600) {
-      running += (running.empty() ? "" : ", ") + std::string("#") + std::to_string(v.cpu) +
-                 " RIP=" + (v.rip.empty() ? "?" : v.rip) + " CPL=" + std::to_string(v.cpl);
-    }
+    ++g->count;
+    g->halted += v.halted ? 1 : 0;
+    if (g->cpus.size() < 60) g->cpus += (g->cpus.empty() ? "#" : ",#") + std::to_string(v.cpu);
   }
-  std::string s = std::to_string(vcpus.size()) + " vCPUs: " + std::to_string(halted) + " halted";
-  if (!running.empty()) s += "; not halted: " + running;
+  std::string s = std::to_string(vcpus.size()) + " vCPUs";
+  for (const auto& g : groups) {
+    s += "; " + g.where + " on " + std::to_string(g.count) + " (" + g.cpus +
+         (g.cpus.size() >= 60 ? ",..." : "") + "; " + std::to_string(g.halted) + " halted)";
+  }
   return s;
 }
 

@@ -25,7 +25,8 @@ struct VcpuRegisters {
 // parts are skipped, at most 1024 vCPUs.
 std::vector<VcpuRegisters> parse_vcpu_registers(const std::string& text);
 
-// "16 vCPUs: 15 halted; not halted: #3 RIP=ffffffff81a592eb CPL=0", or why none was read.
+// Grouped by place: "16 vCPUs; RIP=ffffffff81a592eb CPL=0 on 15 (#1,#2,...; 15 halted);
+// RIP=ffffffff8112a0c4 CPL=0 on 1 (#0; 0 halted)", at most 8 places; or why none was read.
 std::string summarize_vcpus(const std::vector<VcpuRegisters>& vcpus);
 
 // Asks QEMU for every vCPU's registers (10 s bound) and writes `summary\n\nraw text` to `out`;

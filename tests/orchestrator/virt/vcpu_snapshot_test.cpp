@@ -26,7 +26,18 @@ TEST(VcpuSnapshot, ParsesEachVcpusRipPrivilegeAndHaltState) {
   EXPECT_EQ(v[1].cpu, 1);
   EXPECT_EQ(v[1].rip, "ffffffff8112a0c4");
   EXPECT_FALSE(v[1].halted);
-  EXPECT_EQ(summarize_vcpus(v), "2 vCPUs: 1 halted; not halted: #1 RIP=ffffffff8112a0c4 CPL=0");
+  EXPECT_EQ(summarize_vcpus(v),
+            "2 vCPUs; RIP=ffffffff81a592eb CPL=0 on 1 (#0; 1 halted); RIP=ffffffff8112a0c4 CPL=0 "
+            "on 1 (#1; 0 halted)");
+  // Idle vCPUs share the idle loop's RIP: one group, the odd one out stands apart.
+  std::string sixteen;
+  for (int i = 0; i < 16; ++i) {
+    sixteen += "CPU#" + std::to_string(i) +
+               "\nRIP=" + (i == 3 ? "ffffffff8112a0c4" : "ffffffff81a592eb") + " CPL=0 HLT=1\n";
+  }
+  EXPECT_EQ(summarize_vcpus(parse_vcpu_registers(sixteen)),
+            "16 vCPUs; RIP=ffffffff81a592eb CPL=0 on 15 (#0,#1,#2,#4,#5,#6,#7,#8,#9,#10,#11,#12,"
+            "#13,#14,#15; 15 halted); RIP=ffffffff8112a0c4 CPL=0 on 1 (#3; 1 halted)");
 }
 
 TEST(VcpuSnapshot, HostileOrEmptyTextGivesWhatCanBeRead) {
@@ -46,6 +57,12 @@ TEST(VcpuSnapshot, HostileOrEmptyTextGivesWhatCanBeRead) {
   auto capped = parse_vcpu_registers(many);
   EXPECT_EQ(capped.size(), 1024u);
   EXPECT_LT(summarize_vcpus(capped).size(), 800u) << "the summary stays one short line";
+  std::string scattered;  // every vCPU somewhere else: 8 places shown, all counted
+  for (int i = 0; i < 40; ++i)
+    scattered += "CPU#" + std::to_string(i) + "\nRIP=" + std::to_string(i + 10) + "\n";
+  const auto line = summarize_vcpus(parse_vcpu_registers(scattered));
+  EXPECT_EQ(line.rfind("40 vCPUs; ", 0), 0u) << line;
+  EXPECT_LT(line.size(), 800u);
 }
 
 }  // namespace
