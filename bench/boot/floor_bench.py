@@ -20,6 +20,10 @@ Usage (root, libvirt's qemu:///system running):
   bench/boot/floor_bench.py --topolab build/orchestrator/topolab --rounds 5 \
       ryzen-1700x --policy unpinned --expose dies
 Arguments after the layout go to `topolab boot` unchanged. --json FILE writes every round.
+--baseline BIN adds a third side, another topolab binary (e.g. main's, before a change), so a
+change is measured side by side in the same rounds. Besides hello/shutdown/total it reports the
+guest's uptime at hello (from the agent's hello) and hello minus that ("pre_kernel": QEMU and
+libvirt start, firmware, kernel loading), which tells start overhead from a slower guest.
 """
 import argparse
 import glob
@@ -117,6 +121,17 @@ def enter_cgroup(path):
             f.write(str(os.getpid()))
 
 
+def hello_uptime_ms(buf):
+    """The guest's uptime_ms from the agent's hello line in `buf` (None when unreadable)."""
+    for line in buf.split(b"\n"):
+        if b'"type":"hello"' in line:
+            try:
+                return int(json.loads(line.decode("utf-8", "replace"))["uptime_ms"])
+            except (ValueError, KeyError, TypeError):
+                return None
+    return None
+
+
 def run_floor(argv_template, log_dir, cgroup):
     workdir = tempfile.mkdtemp(prefix="topolab-floor-")
     argv, sock_path = standalone(argv_template, workdir)
@@ -149,6 +164,9 @@ def run_floor(argv_template, log_dir, cgroup):
                 raise RuntimeError("agent closed the channel before hello")
             buf += chunk
         t_hello = now()
+        uptime = hello_uptime_ms(buf)
+        if uptime is not None:
+            res["uptime_at_hello"] = uptime / 1000.0
         t_sd = now()
         sock.sendall(b'{"type":"shutdown","id":1}\n')
         rc = proc.wait(timeout=60)
@@ -166,7 +184,7 @@ def run_floor(argv_template, log_dir, cgroup):
     return res
 
 
-def run_topolab(cmd_prefix, run_id):
+def run_topolab(cmd_prefix, run_id, side="topolab"):
     run_dir = os.path.join(RUNS_ROOT, run_id)
     t0 = now()
     proc = subprocess.Popen(cmd_prefix + ["--run-id", run_id], stdout=subprocess.PIPE,
@@ -183,15 +201,18 @@ def run_topolab(cmd_prefix, run_id):
         time.sleep(POLL_S)
     t_end = now()
     out, err = proc.communicate()
-    res = {"side": "topolab", "run_id": run_id, "ok": proc.returncode == 0, "total": t_end - t0}
+    res = {"side": side, "run_id": run_id, "ok": proc.returncode == 0, "total": t_end - t0}
     if t_hello is not None:
         res["hello"] = t_hello - t0
     if t_sd is not None:
         res["shutdown"] = t_end - t_sd
     try:
         res["timings"] = json.loads(out)["timings"]
-    except (ValueError, KeyError):
+    except (ValueError, KeyError, TypeError):
         res["error"] = err.strip()[-500:]
+    uptime = res.get("timings", {}).get("guest_uptime_at_hello_ms")
+    if isinstance(uptime, int):
+        res["uptime_at_hello"] = uptime / 1000.0
     return res
 
 
@@ -205,9 +226,18 @@ def loadavg():
         return " ".join(f.read().split()[:3])
 
 
+def pre_kernel(rows):
+    """hello minus the guest's uptime at hello: QEMU/libvirt start, firmware, kernel loading."""
+    for r in rows:
+        if "hello" in r and "uptime_at_hello" in r:
+            r["pre_kernel"] = r["hello"] - r["uptime_at_hello"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--topolab", default="build/orchestrator/topolab")
+    ap.add_argument("--baseline", help="a second topolab binary (e.g. before a change), run as a "
+                    "third side in the same interleaved rounds")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--json", help="write every round and the summary to this file")
     ap.add_argument("layout")
@@ -216,9 +246,12 @@ def main():
     if not 1 <= a.rounds <= 100:
         ap.error("--rounds: 1..100")
     tag = time.strftime("%Y%m%dT%H%M%S")
-    cmd = [a.topolab, "boot", a.layout, "--accel", "tcg", "--json"] + a.boot_args
+    tail = [a.layout, "--accel", "tcg", "--json"] + a.boot_args
+    cmds = {"topolab": [a.topolab, "boot"] + tail}
+    if a.baseline:
+        cmds["baseline"] = [a.baseline, "boot"] + tail
 
-    prep = run_topolab(cmd, "floorprep-" + tag)
+    prep = run_topolab(cmds["topolab"], "floorprep-" + tag)
     logs = glob.glob(os.path.join(QEMU_LOG_DIR, "topolab-*-floorprep-%s.log" % tag))
     if not prep["ok"] or not logs:
         sys.exit("floor_bench: the preparing topolab boot failed: %s" % prep.get("error", "?"))
@@ -229,35 +262,49 @@ def main():
           "(none: this shell's)"), file=sys.stderr)
     print("floor command: " + shlex.join(standalone(template, "DIR")[0]), file=sys.stderr)
 
+    sides = ["floor"] + list(cmds)
     rows = []
     for r in range(a.rounds):
-        order = ["floor", "topolab"] if r % 2 == 0 else ["topolab", "floor"]
+        # Each side goes first, middle and last equally often over the rounds.
+        order = sides[r % len(sides):] + sides[:r % len(sides)]
+        if r % 2:
+            order.reverse()
         for side in order:
             if side == "floor":
                 res = run_floor(template, log_dir, cgroup)
             else:
-                res = run_topolab(cmd, "floor-%s-%d" % (tag, r))
+                res = run_topolab(cmds[side], "floor-%s-%s-%d" % (tag, side[0], r), side)
             res["round"] = r + 1
             res["load"] = loadavg()
             rows.append(res)
-            print("round %d %-7s %s hello %.2f s, shutdown %.2f s, total %.2f s (load %s)%s" %
+            print("round %d %-8s %s hello %.2f s (guest uptime %.2f s), shutdown %.2f s, "
+                  "total %.2f s (load %s)%s" %
                   (r + 1, side, "ok  " if res["ok"] else "FAIL", res.get("hello", float("nan")),
-                   res.get("shutdown", float("nan")), res["total"] if "total" in res else
-                   float("nan"), res["load"], "" if res["ok"] else " " + res.get("error", "")),
-                  file=sys.stderr)
+                   res.get("uptime_at_hello", float("nan")), res.get("shutdown", float("nan")),
+                   res.get("total", float("nan")), res["load"],
+                   "" if res["ok"] else " " + res.get("error", "")), file=sys.stderr)
+    pre_kernel(rows)
 
-    fl = [x for x in rows if x["side"] == "floor"]
-    tl = [x for x in rows if x["side"] == "topolab"]
+    by_side = {side: [x for x in rows if x["side"] == side] for side in sides}
     summary = {"layout": a.layout, "boot_args": a.boot_args, "rounds": a.rounds,
-               "load_end": loadavg(), "failed": {"floor": sum(not x["ok"] for x in fl),
-                                                 "topolab": sum(not x["ok"] for x in tl)}}
-    print("%-9s %9s %9s %7s" % ("median s", "floor", "topolab", "ratio"))
-    for key in ("hello", "shutdown", "total"):
-        f, t = median(fl, key), median(tl, key)
-        summary[key] = {"floor": f, "topolab": t, "ratio": t / f if f else float("nan")}
-        print("%-9s %9.2f %9.2f %7.2f" % (key, f, t, summary[key]["ratio"]))
-    print("failed boots: floor %d, topolab %d; load average at end %s" %
-          (summary["failed"]["floor"], summary["failed"]["topolab"], summary["load_end"]))
+               "load_end": loadavg(),
+               "failed": {side: sum(not x["ok"] for x in by_side[side]) for side in sides}}
+    head = "%-16s %9s %9s %7s" % ("median s", "floor", "topolab", "ratio")
+    if a.baseline:
+        head += " %9s %7s" % ("baseline", "ratio")
+    print(head)
+    for key in ("hello", "uptime_at_hello", "pre_kernel", "shutdown", "total"):
+        f = median(by_side["floor"], key)
+        summary[key] = {}
+        line = "%-16s %9.2f" % (key, f)
+        for side in cmds:
+            t = median(by_side[side], key)
+            ratio = t / f if f else float("nan")
+            summary[key].update({"floor": f, side: t, side + "_ratio": ratio})
+            line += " %9.2f %7.2f" % (t, ratio)
+        print(line)
+    print("failed boots: %s; load average at end %s" %
+          (", ".join("%s %d" % kv for kv in summary["failed"].items()), summary["load_end"]))
     if cgroup:
         try:
             os.rmdir(cgroup)

@@ -78,9 +78,9 @@ AgentClient::~AgentClient() {
 }
 
 Result<std::unique_ptr<AgentClient>> AgentClient::connect_unix(const std::filesystem::path& socket,
-                                                               milliseconds timeout) {
+                                                               milliseconds timeout, Sync sync) {
   return connect_with([&] { return try_connect(socket); }, "agent socket " + socket.string(),
-                      timeout);
+                      timeout, sync);
 }
 
 Result<std::unique_ptr<AgentClient>> AgentClient::connect_tcp_loopback(std::uint16_t port,
@@ -92,7 +92,7 @@ Result<std::unique_ptr<AgentClient>> AgentClient::connect_tcp_loopback(std::uint
 
 Result<std::unique_ptr<AgentClient>> AgentClient::connect_with(const std::function<int()>& attempt,
                                                                const std::string& what,
-                                                               milliseconds timeout) {
+                                                               milliseconds timeout, Sync sync) {
   const auto deadline = Clock::now() + timeout;
   int fd = -1;
   int last_errno = 0;
@@ -111,6 +111,7 @@ Result<std::unique_ptr<AgentClient>> AgentClient::connect_with(const std::functi
     std::this_thread::sleep_for(milliseconds(50));
   }
   std::unique_ptr<AgentClient> client(new AgentClient(OwnedFd(fd)));
+  if (sync == Sync::kHelloFirst) return client;
   TL_TRY_CTX(client->resync(std::chrono::duration_cast<milliseconds>(
                  std::max(deadline - Clock::now(), Clock::duration(milliseconds(1))))),
              what);

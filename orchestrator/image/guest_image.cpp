@@ -11,6 +11,7 @@
 #include "common/file_io.hpp"
 #include "orchestrator/image/cpio.hpp"
 #include "orchestrator/image/elf_probe.hpp"
+#include "orchestrator/image/input_stamp.hpp"
 #include "orchestrator/image/module_resolver.hpp"
 #include "orchestrator/image/pvh_kernel.hpp"
 #include "orchestrator/install/install_paths.hpp"
@@ -142,6 +143,53 @@ bool reuse_cached(const fs::path& manifest, const fs::path& out, std::uint64_t i
   return true;
 }
 
+// Where the stamp of these input paths lives: one per (kernel, agent, modules folder), beside
+// the image folders (its name is not 16 hex digits: pruning leaves it alone).
+fs::path stamp_path(const fs::path& out_root, const fs::path& kernel, const fs::path& agent,
+                    const fs::path& modules_dir, const std::string& cmdline) {
+  Fnv1a64 key;
+  key.add(std::to_string(kImageFormat));
+  key.add(cmdline);
+  key.add(kernel.string());
+  key.add(agent.string());
+  key.add(modules_dir.string());
+  return out_root / ("inputs-" + key.hex() + ".json");
+}
+
+// The cached image named by an unchanged stamp (image::input_stamp), without reading an input.
+bool reuse_by_stamp(const fs::path& stamp_file, const fs::path& out_root, GuestImage& img) {
+  auto stamp = image::read_stamp(stamp_file);
+  if (!stamp) return false;
+  auto hash = image::unchanged_hash(*stamp);
+  if (!hash) return false;
+  const fs::path out = out_root / *hash;
+  auto text = read_file(out / "image.json", 1u << 20);
+  if (!text) return false;
+  auto m = nlohmann::json::parse(*text, nullptr, false);
+  if (!m.is_object() || m["content_hash"] != *hash || !m["initrd_bytes"].is_number_unsigned() ||
+      !m["modules"].is_array()) {
+    return false;
+  }
+  GuestImage found = img;
+  found.initrd = out / "initrd.cpio";
+  found.initrd_bytes = m["initrd_bytes"].get<std::uint64_t>();
+  found.content_hash = *hash;
+  for (const auto& name : m["modules"]) {
+    if (!name.is_string()) return false;
+    found.modules.push_back(name.get<std::string>());
+  }
+  if (!reuse_cached(out / "image.json", out, found.initrd_bytes, found)) return false;
+  found.inputs_unchanged = true;
+  img = std::move(found);
+  return true;
+}
+
+std::vector<fs::path> existing(std::vector<fs::path> files) {
+  std::error_code ec;
+  std::erase_if(files, [&](const fs::path& f) { return !fs::exists(f, ec); });
+  return files;
+}
+
 }  // namespace
 
 Result<GuestImage> build_guest_image(const ImageOptions& opts) {
@@ -166,6 +214,15 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
   // cannot be /init, so its real-guest tests point at the release agent.
   fs::path agent = opts.agent_binary.empty() ? install_paths().agent : opts.agent_binary;
 
+  const fs::path out_root = opts.output_dir.empty() ? fs::path(kDefaultImageDir) : opts.output_dir;
+  const fs::path stamp_file = stamp_path(out_root, kernel, agent, modules_dir, img.cmdline);
+  if (reuse_by_stamp(stamp_file, out_root, img)) return img;
+  // Stat'ed before they are read: a file that changes while it is read leaves no stamp.
+  image::InputStamp stamp;
+  stamp.files =
+      existing({kernel, agent, modules_dir / "modules.dep", modules_dir / "modules.builtin"});
+  TL_ASSIGN(stamp.stat, image::stat_lines(stamp.files));
+
   TL_ASSIGN_CTX(auto kernel_bytes, read_file(kernel, 256u << 20), "kernel");
   TL_ASSIGN_CTX(auto agent_bytes, read_file(agent, 256u << 20), "agent binary");
   if (agent_bytes.size() < 4 || agent_bytes.compare(0, 4,
@@ -180,6 +237,9 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
                       interp + "); the guest image needs a static agent (a release build's)");
   }
   TL_ASSIGN(auto modules, image::resolve_modules(modules_dir, required_guest_modules()));
+  std::vector<fs::path> module_files;
+  for (const auto& m : modules) module_files.push_back(m.path);
+  TL_ASSIGN(auto module_stat, image::stat_lines(module_files));
 
   image::CpioWriter cpio;
   for (const char* d : {"dev", "proc", "sys", "run", "tmp", "lib", kModulesDirInImage}) {
@@ -207,11 +267,23 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
   img.content_hash = hash.hex();
   img.initrd_bytes = archive.size();
 
-  const fs::path out_root = opts.output_dir.empty() ? fs::path(kDefaultImageDir) : opts.output_dir;
   const fs::path out = out_root / img.content_hash;
   img.initrd = out / "initrd.cpio";
   const fs::path manifest = out / "image.json";
-  if (reuse_cached(manifest, out, archive.size(), img)) return img;  // identical inputs
+  stamp.files.insert(stamp.files.end(), module_files.begin(), module_files.end());
+  stamp.stat += module_stat;
+  stamp.content_hash = img.content_hash;
+  // The stamp is written only when no input changed while it was read (else: built again next
+  // time), and is only an optimisation: failing to write it fails nothing.
+  auto remember = [&] {
+    if (auto now = image::stat_lines(stamp.files); now && *now == stamp.stat) {
+      (void)image::write_stamp(stamp_file, stamp);
+    }
+  };
+  if (reuse_cached(manifest, out, archive.size(), img)) {  // identical inputs
+    remember();
+    return img;
+  }
 
   std::string boot_kernel;
   if (auto elf = image::extract_pvh_vmlinux(kernel_bytes); elf) {
@@ -242,6 +314,7 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
   TL_TRY(write_file_atomic(manifest, m.dump(2) + "\n", 0644));
   img.rebuilt = true;
   img.pruned = prune_old_images(out_root, out);
+  remember();
   return img;
 }
 

@@ -21,6 +21,8 @@ struct GuestImage {
   std::uint64_t initrd_bytes = 0;
   std::string content_hash;  // of all inputs (agent, modules, kernel, cmdline)
   bool rebuilt = false;      // false: an identical image was already in output_dir
+  // True: found through the inputs' stamp (image/input_stamp.hpp), no input file read.
+  bool inputs_unchanged = false;
   // "pvh": `kernel` is the uncompressed vmlinux, entered through its PVH note (pvh_kernel.hpp);
   // "bzimage": the kernel as installed. pvh_fallback says why PVH was not used.
   std::string boot_protocol;

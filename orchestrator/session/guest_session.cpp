@@ -176,7 +176,10 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
                       own_guest_hello_hint(base ? *base : std::string(), *live, channel.name,
                                            run_dir_ / "console.log"));
   };
-  auto agent = AgentClient::connect_unix(*sock, remaining());
+  // The built-in guest's agent is this tree's: its own hello is the first line (no sync).
+  auto agent = AgentClient::connect_unix(
+      *sock, remaining(),
+      req.base_template.empty() ? AgentClient::Sync::kHelloFirst : AgentClient::Sync::kResync);
   if (!agent && !req.base_template.empty()) {
     return no_hello("agent channel " + sock->string() + ": " + agent.error().message);
   }

@@ -117,6 +117,7 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   void start_watchdog(const BootRequest& req);
   bool hung() const { return watchdog_ && watchdog_->fired(); }
   Error hang_error() const;
+  std::string vcpu_summary() const;
   std::optional<Error> retryable_failure(const Error& failure) const;
   nlohmann::json discard_hung_attempt(int attempt, const std::string& reason);
   // Own guests' shutdown after the agent's request (guest_session_shutdown.cpp): wait, ACPI,

@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/file_io.hpp"
 #include "orchestrator/logging/log.hpp"
 #include "orchestrator/session/guest_session.hpp"
+#include "orchestrator/virt/boot_watchdog.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
+#include "orchestrator/virt/vcpu_snapshot.hpp"
 
 namespace topolab {
 namespace {
@@ -77,9 +80,15 @@ void GuestSession::start_watchdog(const BootRequest& req) {
                          : virt::derived_watchdog_bound(req.layout.vcpu_count(), uses_kvm());
   timings_["watchdog_ms"] = bound.count();
   virDomainPtr dom = domain_->get();
-  // Destroying the domain closes the agent channel, so a connect or hello wait ends at once.
-  watchdog_ = std::make_unique<virt::BootWatchdog>(run_dir_ / "console.log", bound,
-                                                   [dom] { (void)virt::destroy_domain(dom); });
+  // Every vCPU's registers first (which CPU hung: vcpus.log), then destroy: that closes the
+  // agent channel, so a connect or hello wait ends at once.
+  watchdog_ = std::make_unique<virt::BootWatchdog>(
+      run_dir_ / "console.log", bound, [dom, vcpus = run_dir_ / "vcpus.log"] {
+        if (auto r = virt::snapshot_vcpus(dom, vcpus); !r) {
+          logging::warn("boot watchdog: {}", r.error().message);
+        }
+        (void)virt::destroy_domain(dom);
+      });
 }
 
 // A hung guest (the watchdog fired) or one whose kernel panicked before hello (its domain
@@ -98,8 +107,16 @@ Error GuestSession::hang_error() const {
   return Error{"guest hung: no console output for " + std::to_string(watchdog_->bound().count()) +
                " ms and no hello (boot watchdog fired " +
                std::to_string(watchdog_->fired_after().count()) + " ms after start, console " +
-               std::to_string(watchdog_->console_bytes()) +
-               " bytes); console: " + virt::console_tail(run_dir_ / "console.log", 10)};
+               std::to_string(watchdog_->console_bytes()) + " bytes); " + vcpu_summary() +
+               "console: " + virt::console_tail(run_dir_ / "console.log", 10)};
+}
+
+// "vCPUs at the hang: <summary>; " from vcpus.log's first line, or "" when none was taken.
+std::string GuestSession::vcpu_summary() const {
+  auto text = read_file(run_dir_ / "vcpus.log", 8u << 20);  // summary + QEMU text (<= 4 MiB)
+  if (!text || text->empty()) return "";
+  const auto line = text->substr(0, text->find('\n'));
+  return "vCPUs at the hang: " + virt::printable_line(line) + "; ";
 }
 
 // Destroys and undefines this attempt's domain (the name is reused by the next attempt) and
@@ -119,6 +136,7 @@ nlohmann::json GuestSession::discard_hung_attempt(int attempt, const std::string
                           {"console", keep_as_attempt(run_dir_, "console", ".log", attempt)}};
   keep_as_attempt(run_dir_, "agent", ".log", attempt);
   keep_as_attempt(run_dir_, "domain", ".xml", attempt);
+  keep_as_attempt(run_dir_, "vcpus", ".log", attempt);
   return entry;
 }
 

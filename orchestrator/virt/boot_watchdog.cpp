@@ -1,6 +1,12 @@
 #include "orchestrator/virt/boot_watchdog.hpp"
 
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <deque>
 #include <sstream>
 
@@ -70,24 +76,64 @@ std::string console_tail(const std::filesystem::path& log, std::size_t lines) {
 }
 
 BootWatchdog::BootWatchdog(std::filesystem::path console, milliseconds bound,
-                           std::function<void()> on_hang)
+                           std::function<void()> on_hang, Mode mode)
     : console_(std::move(console)), bound_(bound), on_hang_(std::move(on_hang)) {
+  stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (mode == Mode::kInotify && stop_fd_ >= 0) open_inotify();
   thread_ = std::thread([this] { watch(); });
 }
 
-BootWatchdog::~BootWatchdog() { stop(); }
+BootWatchdog::~BootWatchdog() {
+  stop();
+  if (inotify_fd_ >= 0) ::close(inotify_fd_);
+  if (stop_fd_ >= 0) ::close(stop_fd_);
+}
 
 void BootWatchdog::stop() {
-  {
-    std::lock_guard<std::mutex> lock(m_);
-    stopping_ = true;
+  stopping_ = true;
+  if (stop_fd_ >= 0) {
+    const std::uint64_t one = 1;
+    (void)!::write(stop_fd_, &one, sizeof(one));
   }
-  cv_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
-// Polls the file size: the console is written by QEMU (or virtlogd), not by us, so there is no
-// event to wait on; 100 ms polls are far below any bound.
+// The folder, not the file: the console may be created after the watch began, and inotify
+// reports writes to it by name. Any failure leaves inotify_fd_ at -1: the watch then polls.
+void BootWatchdog::open_inotify() {
+  const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (fd < 0) return;
+  const auto dir = console_.has_parent_path() ? console_.parent_path() : std::filesystem::path(".");
+  if (::inotify_add_watch(fd, dir.c_str(), IN_MODIFY | IN_CREATE | IN_MOVED_TO) < 0) {
+    ::close(fd);
+    return;
+  }
+  inotify_fd_ = fd;
+}
+
+// Reads the pending events (a fixed buffer, at most kMaxReads reads per wake-up, so a flood of
+// events from other files in the folder cannot keep the thread here); true when one names the
+// console file, or when the queue overflowed or could not be read (then only a stat can tell).
+bool BootWatchdog::drain_inotify() {
+  constexpr int kMaxReads = 16;
+  alignas(inotify_event) char buf[4096];
+  const std::string name = console_.filename().string();
+  bool ours = false;
+  for (int i = 0; i < kMaxReads; ++i) {
+    const ssize_t n = ::read(inotify_fd_, buf, sizeof(buf));
+    if (n <= 0) return ours || (n < 0 && errno != EAGAIN && errno != EINTR);
+    for (ssize_t at = 0; at + static_cast<ssize_t>(sizeof(inotify_event)) <= n;) {
+      const auto* ev = reinterpret_cast<const inotify_event*>(buf + at);
+      if ((ev->mask & IN_Q_OVERFLOW) != 0) ours = true;
+      if (ev->len > 0 && name == ev->name) ours = true;  // ev->name is NUL-padded
+      at += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
+    }
+  }
+  return true;  // more left than one wake-up reads: look at the file
+}
+
+// Sleeps in poll() until an inotify event, stop() or the end of the bound; polling mode wakes
+// every 100 ms instead (far below any bound). The file size is the progress measure either way.
 void BootWatchdog::watch() {
   const auto start = Clock::now();
   auto last_growth = start;
@@ -96,24 +142,36 @@ void BootWatchdog::watch() {
   auto ms = [](Clock::duration d) -> long long {
     return std::chrono::duration_cast<milliseconds>(d).count();
   };
-  std::unique_lock<std::mutex> lock(m_);
-  while (!stopping_) {
-    cv_.wait_for(lock, milliseconds(100));
+  for (;;) {
     const auto now = Clock::now();
-    max_silence_ms_ = std::max(max_silence_ms_, ms(now - last_growth));
+    auto wait = std::max<long long>(0, ms(last_growth + bound_ - now) + 1);
+    if (inotify_fd_ < 0) wait = std::min<long long>(wait, 100);
+    pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {inotify_fd_, POLLIN, 0}};
+    const int nfds = inotify_fd_ >= 0 ? 2 : 1;
+    if (stop_fd_ >= 0) {
+      (void)::poll(fds, nfds, static_cast<int>(std::min<long long>(wait, 1 << 30)));
+    } else {
+      std::this_thread::sleep_for(milliseconds(std::min<long long>(wait, 100)));
+    }
+    ++wakeups_;
+    const auto woke = Clock::now();
+    max_silence_ms_ = std::max(max_silence_ms_, ms(woke - last_growth));
     if (stopping_) return;
+    if (nfds == 2 && (fds[1].revents & POLLIN) != 0 && !drain_inotify() &&
+        woke - last_growth < bound_) {
+      continue;  // another file in the folder changed
+    }
     const auto now_size = file_size_or_zero(console_);
     if (now_size != size) {
-      if (first_output_ms_ < 0) first_output_ms_ = ms(now - start);
+      if (first_output_ms_ < 0) first_output_ms_ = ms(woke - start);
       size = now_size;
-      last_growth = now;
+      last_growth = woke;
       continue;
     }
-    if (now - last_growth < bound_) continue;
-    fired_after_ = milliseconds(ms(now - start));
+    if (woke - last_growth < bound_) continue;
+    fired_after_ = milliseconds(ms(woke - start));
     console_bytes_ = size;
     fired_ = true;
-    lock.unlock();
     on_hang_();
     return;
   }

@@ -6,11 +6,9 @@
 // again by GuestSession (BootRequest::boot_retries). See docs/lifecycle.md "Boot watchdog".
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 
@@ -28,6 +26,10 @@ std::chrono::milliseconds derived_watchdog_bound(int vcpus, bool kvm);
 // progress, and what tells why a failed boot stopped (kept in the run folder).
 std::string verbose_cmdline(const std::string& cmdline);
 
+// One line of guest or QEMU text made safe for errors and JSON: bytes outside printable ASCII
+// become '?', a trailing '\r' goes, at most 200 characters (then "...").
+std::string printable_line(std::string line);
+
 // The last `lines` lines of a console log joined by " / " (each cut at 200 characters, bytes
 // outside printable ASCII shown as '?'), to say why a guest never said hello; "(console log
 // empty)" when there is nothing.
@@ -43,10 +45,15 @@ std::string console_panic_line(const std::filesystem::path& log);
 // `bound`, calls on_hang() once (from that thread) and stops. stop() (and the destructor) ends
 // the watch without firing; both return only after the thread ended, so on_hang never runs
 // after stop() returned.
+// The thread sleeps until inotify reports a change in the console's folder (the file may not
+// exist yet, and a retry renames it away), the bound runs out or stop() is called; when inotify
+// is unavailable (no instance left, a folder it cannot watch) it polls the size every 100 ms.
 class BootWatchdog {
  public:
+  enum class Mode { kInotify, kPoll };
+  // kPoll forces the polling fallback (tests); kInotify falls back by itself when it must.
   BootWatchdog(std::filesystem::path console, std::chrono::milliseconds bound,
-               std::function<void()> on_hang);
+               std::function<void()> on_hang, Mode mode = Mode::kInotify);
   ~BootWatchdog();
   BootWatchdog(const BootWatchdog&) = delete;
   BootWatchdog& operator=(const BootWatchdog&) = delete;
@@ -63,16 +70,23 @@ class BootWatchdog {
   // boot, so the bound's margin can be checked against real boots.
   long long first_output_ms() const { return first_output_ms_; }
   long long max_silence_ms() const { return max_silence_ms_; }
+  // Whether the watch runs on inotify (false: it polls); fixed once the constructor returned.
+  bool uses_inotify() const { return inotify_fd_ >= 0; }
+  // Wake-ups of the watch thread so far (a test checks that a silent console costs none).
+  long long wakeups() const { return wakeups_.load(); }
 
  private:
+  void open_inotify();
   void watch();
+  bool drain_inotify();
 
   std::filesystem::path console_;
   std::chrono::milliseconds bound_;
   std::function<void()> on_hang_;
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
+  int inotify_fd_ = -1;
+  int stop_fd_ = -1;  // eventfd: stop() wakes the thread's poll()
+  std::atomic<bool> stopping_{false};
+  std::atomic<long long> wakeups_{0};
   std::atomic<bool> fired_{false};
   std::chrono::milliseconds fired_after_{0};
   std::uintmax_t console_bytes_ = 0;

@@ -166,6 +166,38 @@ TEST(AgentClient, SilentAgentMeansABoundedConnectFailure) {
   EXPECT_LT(Clock::now() - start, 3s);
 }
 
+// Issue 17: a freshly booted guest's agent says hello first; a hello-first client sends nothing
+// before it, so the agent's next request is the host's own (no queued sync to answer first).
+TEST(AgentClient, HelloFirstSendsNoSyncAndTakesTheAgentsOwnHello) {
+  std::atomic<bool> first_was_ping{false};
+  FakeAgent agent([&](FakeAgent& a) {
+    std::this_thread::sleep_for(200ms);  // the guest still booting
+    a.send("not json, a console echo\n");
+    a.send_json(FakeAgent::hello());
+    json first = a.next();  // a sync here would be answered (and cost a hello) before the ping
+    first_was_ping = first.is_object() && first["type"] == "ping";
+    if (first_was_ping) a.send_json(protocol::pong_message(first["id"]));
+    a.idle();
+  });
+  auto c = AgentClient::connect_unix(agent.path(), 5s, AgentClient::Sync::kHelloFirst);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto hello = (*c)->wait_hello(2s);
+  ASSERT_TRUE(hello.ok()) << hello.error().message;
+  EXPECT_EQ(hello->agent_version, "fake");
+  ASSERT_TRUE((*c)->ping(2s).ok());
+  EXPECT_TRUE(first_was_ping.load()) << "the client sent something before its ping";
+  EXPECT_EQ((*c)->skipped_lines(), 1u);
+}
+
+TEST(AgentClient, HelloFirstWaitIsBoundedWhenTheAgentNeverSpeaks) {
+  FakeAgent agent([](FakeAgent& a) { a.idle(); });
+  auto c = AgentClient::connect_unix(agent.path(), 5s, AgentClient::Sync::kHelloFirst);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  const auto start = Clock::now();
+  EXPECT_FALSE((*c)->wait_hello(300ms).ok());
+  EXPECT_LT(Clock::now() - start, 2s);
+}
+
 TEST(AgentClient, MissingSocketFailsWithinTheTimeout) {
   const auto start = Clock::now();
   auto c = AgentClient::connect_unix("/tmp/topolab-no-such-dir/agent.sock", 200ms);

@@ -200,6 +200,68 @@ TEST_F(GuestImageTest, CachedUntilAnInputChanges) {
   EXPECT_NE(changed->content_hash, first->content_hash);
 }
 
+fs::path only_stamp(const fs::path& root) {
+  std::vector<fs::path> found;
+  for (const auto& e : fs::directory_iterator(root)) {
+    if (e.path().filename().string().rfind("inputs-", 0) == 0) found.push_back(e.path());
+  }
+  EXPECT_EQ(found.size(), 1u);
+  return found.empty() ? fs::path() : found.front();
+}
+
+// Issue 17: a boot no longer re-reads and hashes the kernel, agent and modules when none of them
+// changed (stat identity); any change, a touched file, a bad stamp or a missing image folder
+// falls back to reading them.
+TEST_F(GuestImageTest, UnchangedInputsAreFoundByTheirStampAndAnyChangeReadsThemAgain) {
+  auto first = build_guest_image(opts_);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_TRUE(first->rebuilt);
+  EXPECT_FALSE(first->inputs_unchanged);
+  const fs::path stamp = only_stamp(opts_.output_dir);
+
+  auto again = build_guest_image(opts_);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_TRUE(again->inputs_unchanged);
+  EXPECT_FALSE(again->rebuilt);
+  EXPECT_EQ(again->content_hash, first->content_hash);
+  EXPECT_EQ(again->initrd, first->initrd);
+  EXPECT_EQ(again->kernel, first->kernel);
+  EXPECT_EQ(again->modules, first->modules);
+  EXPECT_EQ(again->initrd_bytes, first->initrd_bytes);
+  EXPECT_EQ(again->boot_protocol, first->boot_protocol);
+
+  // Same bytes, new mtime: read again (same image), then the refreshed stamp serves.
+  fs::last_write_time(kernel_, fs::file_time_type::clock::now() + std::chrono::seconds(5));
+  auto touched = build_guest_image(opts_);
+  ASSERT_TRUE(touched.ok()) << touched.error().message;
+  EXPECT_FALSE(touched->inputs_unchanged);
+  EXPECT_FALSE(touched->rebuilt);
+  EXPECT_EQ(touched->content_hash, first->content_hash);
+  EXPECT_TRUE(build_guest_image(opts_)->inputs_unchanged);
+
+  // A changed module (same size: "v2" for "v1"-length text) is a new image.
+  write(modules_ / "kernel/drivers/virtio/virtio_ring.ko", "MODULE virtio_rin2");
+  auto changed = build_guest_image(opts_);
+  ASSERT_TRUE(changed.ok()) << changed.error().message;
+  EXPECT_FALSE(changed->inputs_unchanged);
+  EXPECT_TRUE(changed->rebuilt);
+  EXPECT_NE(changed->content_hash, first->content_hash);
+  EXPECT_EQ(build_guest_image(opts_)->content_hash, changed->content_hash);
+
+  // A stamp that is not one, or names an image folder that is gone: built from the inputs.
+  write(stamp, "{\"files\": [\"/etc/hostname\"], \"stat\": 7, \"content_hash\": \"../x\"}");
+  auto bad = build_guest_image(opts_);
+  ASSERT_TRUE(bad.ok()) << bad.error().message;
+  EXPECT_FALSE(bad->inputs_unchanged);
+  EXPECT_EQ(bad->content_hash, changed->content_hash);
+  fs::remove_all(opts_.output_dir / changed->content_hash);
+  auto gone = build_guest_image(opts_);
+  ASSERT_TRUE(gone.ok()) << gone.error().message;
+  EXPECT_FALSE(gone->inputs_unchanged);
+  EXPECT_TRUE(gone->rebuilt);
+  EXPECT_TRUE(fs::exists(gone->initrd));
+}
+
 TEST_F(GuestImageTest, OldImageFoldersArePrunedOnlyOursAndOnlyBeyondTheNewest) {
   const fs::path root = opts_.output_dir;
   std::vector<fs::path> old;

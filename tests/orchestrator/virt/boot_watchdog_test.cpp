@@ -82,11 +82,11 @@ TEST(BootWatchdog, DoesNotFireWhileTheConsoleGrowsThenFiresWithinItsBound) {
   EXPECT_EQ(calls.load(), 1);
   EXPECT_TRUE(w.fired());
   EXPECT_GE(fired_at_ms.load(), silent_from + 600 - 110);  // not before the bound
-  EXPECT_LE(fired_at_ms.load(), silent_from + 600 + 700);  // 100 ms polls, a loaded host
+  EXPECT_LE(fired_at_ms.load(), silent_from + 600 + 700);  // a loaded host
   EXPECT_EQ(w.console_bytes(), fs::file_size(dir / "console.log"));
   w.stop();
   EXPECT_GE(w.first_output_ms(), 0);
-  EXPECT_LE(w.first_output_ms(), 1000);  // first poll, on a loaded host
+  EXPECT_LE(w.first_output_ms(), 1000);  // a loaded host
   EXPECT_GE(w.max_silence_ms(), 600);    // the silence that fired it
 
   fs::remove_all(dir);
@@ -104,6 +104,73 @@ TEST(BootWatchdog, StopEndsTheWatchWithoutFiring) {
     EXPECT_EQ(w.first_output_ms(), -1);
   }
   EXPECT_EQ(calls.load(), 0);
+  fs::remove_all(dir);
+}
+
+TEST(BootWatchdog, InotifySleepsThroughSilenceAndIgnoresOtherFilesInTheFolder) {
+  auto dir = temp_dir();
+  std::atomic<int> calls{0};
+  const auto t0 = Clock::now();
+  BootWatchdog w(dir / "console.log", 1200ms, [&] { ++calls; });
+  ASSERT_TRUE(w.uses_inotify());
+  std::this_thread::sleep_for(500ms);
+  // Polling would have woken ~5 times by now; inotify sleeps until the bound or an event.
+  EXPECT_LE(w.wakeups(), 1);
+  std::ofstream other(dir / "agent.log");
+  for (int i = 0; i < 8; ++i) {  // another file of the run folder grows: no progress
+    other << "x\n" << std::flush;
+    std::this_thread::sleep_for(100ms);
+  }
+  std::this_thread::sleep_for(700ms);
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
+  EXPECT_EQ(calls.load(), 1) << "the console stayed silent for " << waited.count() << " ms";
+  EXPECT_GE(w.fired_after(), 1200ms);
+  EXPECT_LE(w.fired_after(), 1200ms + 500ms);  // woken by the bound itself, not a poll
+  EXPECT_EQ(w.first_output_ms(), -1);
+  fs::remove_all(dir);
+}
+
+TEST(BootWatchdog, InotifySeesAConsoleCreatedAfterTheWatchBegan) {
+  auto dir = temp_dir();
+  std::atomic<int> calls{0};
+  BootWatchdog w(dir / "console.log", 800ms, [&] { ++calls; });
+  ASSERT_TRUE(w.uses_inotify());
+  std::this_thread::sleep_for(300ms);
+  std::ofstream out(dir / "console.log");
+  for (int i = 0; i < 6; ++i) {  // 1.5 s in all, each gap below the bound
+    out << "line " << i << "\n" << std::flush;
+    std::this_thread::sleep_for(200ms);
+  }
+  EXPECT_EQ(calls.load(), 0);
+  w.stop();
+  EXPECT_GE(w.first_output_ms(), 250);
+  EXPECT_LE(w.first_output_ms(), 800);
+  fs::remove_all(dir);
+}
+
+// The fallback: forced polling, and a folder inotify cannot watch (it does not exist).
+TEST(BootWatchdog, PollingFallbackSeesGrowthAndFires) {
+  auto dir = temp_dir();
+  std::atomic<int> calls{0};
+  BootWatchdog w(
+      dir / "console.log", 500ms, [&] { ++calls; }, BootWatchdog::Mode::kPoll);
+  EXPECT_FALSE(w.uses_inotify());
+  std::ofstream out(dir / "console.log");
+  for (int i = 0; i < 5; ++i) {
+    out << "line " << i << "\n" << std::flush;
+    std::this_thread::sleep_for(150ms);
+  }
+  EXPECT_EQ(calls.load(), 0);
+  std::this_thread::sleep_for(1200ms);
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_GE(w.wakeups(), 10) << "polls every 100 ms";
+  EXPECT_GE(w.first_output_ms(), 0);
+
+  std::atomic<int> missing_calls{0};
+  BootWatchdog m(dir / "no-such-folder" / "console.log", 300ms, [&] { ++missing_calls; });
+  EXPECT_FALSE(m.uses_inotify()) << "inotify_add_watch on a missing folder fails";
+  std::this_thread::sleep_for(900ms);
+  EXPECT_EQ(missing_calls.load(), 1);
   fs::remove_all(dir);
 }
 

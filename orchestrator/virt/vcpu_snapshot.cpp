@@ -1,0 +1,109 @@
+#include "orchestrator/virt/vcpu_snapshot.hpp"
+
+#include <libvirt/libvirt.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "common/file_io.hpp"
+#include "common/process.hpp"
+#include "orchestrator/virt/domain_lifecycle.hpp"
+
+namespace topolab::virt {
+namespace {
+
+constexpr std::size_t kMaxVcpus = 1024;
+constexpr std::size_t kMaxRegistersText = 4u << 20;  // ~1.5 KiB per vCPU
+
+// The value after "KEY=" up to the next space, or "".
+std::string field(const std::string& line, const std::string& key) {
+  for (std::size_t at = line.find(key + "="); at != std::string::npos;
+       at = line.find(key + "=", at + 1)) {
+    if (at != 0 && line[at - 1] != ' ') continue;  // "EIP=" is not "IP="
+    const auto from = at + key.size() + 1;
+    return line.substr(from, line.find(' ', from) - from);
+  }
+  return "";
+}
+
+bool all_hex(const std::string& s) {
+  return !s.empty() && s.size() <= 16 &&
+         s.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+}
+
+}  // namespace
+
+std::vector<VcpuRegisters> parse_vcpu_registers(const std::string& text) {
+  std::vector<VcpuRegisters> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line) && out.size() <= kMaxVcpus;) {
+    if (line.rfind("CPU#", 0) == 0) {
+      VcpuRegisters v;
+      try {
+        v.cpu = std::stoi(line.substr(4));
+      } catch (const std::exception&) {
+        continue;
+      }
+      out.push_back(v);
+      continue;
+    }
+    if (out.empty() || line.rfind("RIP=", 0) != 0) continue;
+    auto& v = out.back();
+    const auto rip = field(line, "RIP");
+    if (all_hex(rip)) v.rip = rip;
+    const auto cpl = field(line, "CPL");
+    if (cpl.size() == 1 && cpl[0] >= '0' && cpl[0] <= '3') v.cpl = cpl[0] - '0';
+    v.halted = field(line, "HLT") == "1";
+  }
+  if (out.size() > kMaxVcpus) out.resize(kMaxVcpus);
+  return out;
+}
+
+// Grouped by where they were: the idle loop's RIP is shared by every idle vCPU, so the vCPU
+// that stands apart is the one to look at. (QEMU's HLT flag is not enough: a vCPU woken by the
+// monitor's own request shows HLT=0 at the idle loop's RIP.)
+std::string summarize_vcpus(const std::vector<VcpuRegisters>& vcpus) {
+  if (vcpus.empty()) return "no vCPU registers read";
+  struct Group {
+    std::string where, cpus;
+    std::size_t count = 0, halted = 0;
+  };
+  std::vector<Group> groups;
+  for (const auto& v : vcpus) {
+    const std::string where =
+        "RIP=" + (v.rip.empty() ? std::string("?") : v.rip) + " CPL=" + std::to_string(v.cpl);
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const Group& x) { return x.where == where; });
+    if (g == groups.end()) {
+      if (groups.size() >= 8) continue;  // one short line: the first 8 places
+      g = groups.insert(groups.end(), Group{where, "", 0, 0});
+    }
+    ++g->count;
+    g->halted += v.halted ? 1 : 0;
+    if (g->cpus.size() < 60) g->cpus += (g->cpus.empty() ? "#" : ",#") + std::to_string(v.cpu);
+  }
+  std::string s = std::to_string(vcpus.size()) + " vCPUs";
+  for (const auto& g : groups) {
+    s += "; " + g.where + " on " + std::to_string(g.count) + " (" + g.cpus +
+         (g.cpus.size() >= 60 ? ",..." : "") + "; " + std::to_string(g.halted) + " halted)";
+  }
+  return s;
+}
+
+Result<std::string> snapshot_vcpus(virDomainPtr dom, const std::filesystem::path& out) {
+  virConnectPtr conn = virDomainGetConnect(dom);
+  char* uri = conn ? virConnectGetURI(conn) : nullptr;
+  if (uri == nullptr) return make_error("vCPU registers: the domain's connection has no URI");
+  const std::string connect_uri(uri);
+  free(uri);
+  auto spec = ProcessSpec::in_path({"virsh", "-c", connect_uri, "qemu-monitor-command", "--hmp",
+                                    domain_name(dom), "info registers -a"},
+                                   std::chrono::seconds(10));
+  spec.max_output = kMaxRegistersText;
+  TL_ASSIGN_CTX(auto text, run_for_output(spec), "vCPU registers");
+  auto summary = summarize_vcpus(parse_vcpu_registers(text));
+  TL_TRY(write_file_atomic(out, summary + "\n\n" + text, 0600));
+  return summary;
+}
+
+}  // namespace topolab::virt
