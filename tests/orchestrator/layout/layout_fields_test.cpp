@@ -79,7 +79,9 @@ TEST(LayoutFields, FileAndCommandLineStoreTheSameValue) {
     EXPECT_EQ(layout_to_json(*from_file), layout_to_json(from_text)) << f.key;
     EXPECT_EQ(from_file->name, from_text.name) << f.key;
     EXPECT_EQ(from_file->description, from_text.description) << f.key;
-    if (f.to_json) EXPECT_NE(layout_to_json(*base), layout_to_json(from_text)) << f.key;
+    if (f.to_json) {
+      EXPECT_NE(layout_to_json(*base), layout_to_json(from_text)) << f.key;
+    }
   }
 }
 
