@@ -85,13 +85,13 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
   auto host = load_host_topology({options_.connect_uri, "", ""});
   if (!host) return host.error().context("host topology");
   host_ = *host;
-  const auto vcpu_limit = virt::libvirt_vcpu_limit(options_.connect_uri);
+  const auto vcpu_limit = session::libvirt_vcpu_limit(options_.connect_uri);
   // Every configuration must plan before the first boot: a typo in the last level should not
   // surface an hour into the run.
   for (const auto& config : configs) {
     auto layout = configure_layout(*base, config);
     if (!layout) return layout.error().context(e.source_file.string() + ": " + config.label());
-    if (auto ok = virt::check_vcpu_limit(*layout, vcpu_limit); !ok) {
+    if (auto ok = session::check_vcpu_limit(*layout, vcpu_limit); !ok) {
       return ok.error().context(e.source_file.string() + ": " + config.label());
     }
     auto plan = plan_placement(*layout, host_);
