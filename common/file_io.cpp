@@ -76,6 +76,47 @@ Result<OwnedFd> open_private_append(const std::filesystem::path& path) {
   return fd;
 }
 
+namespace {
+
+Result<void> check_private_stat(const std::filesystem::path& path, const struct stat& st,
+                                bool allow_group_write) {
+  if (S_ISLNK(st.st_mode))
+    return make_error(ErrorKind::input,
+                      path.string() + ": a symbolic link, not a folder of topolab's own");
+  if (!S_ISDIR(st.st_mode)) return not_regular(path, st.st_mode);
+  if (st.st_uid != ::geteuid())
+    return make_error(ErrorKind::input, path.string() + ": owned by uid " +
+                                            std::to_string(st.st_uid) +
+                                            ", not by this user: not a folder of topolab's own");
+  if (!allow_group_write && (st.st_mode & 022) != 0)
+    return make_error(ErrorKind::input, path.string() + ": writable by other users");
+  return {};
+}
+
+}  // namespace
+
+Result<void> check_private_dir(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return errno_error(path, errno);
+  return check_private_stat(path, st, false);
+}
+
+Result<void> make_private_dir(const std::filesystem::path& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return errno_error(path, ec ? ec.value() : errno);
+  // Our own folder may still be 0755 from an older topolab: the fchmod below fixes that.
+  TL_TRY(check_private_stat(path, st, true));
+  OwnedFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) return errno_error(path, errno);
+  struct stat again {};
+  if (::fstat(fd.get(), &again) != 0 || again.st_ino != st.st_ino || again.st_dev != st.st_dev)
+    return make_error(ErrorKind::input, path.string() + ": replaced while being checked");
+  if (::fchmod(fd.get(), 0700) != 0) return errno_error(path, errno);
+  return {};
+}
+
 Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes) {
   TL_ASSIGN(auto fd, open_regular_file(path));
   struct stat st {};

@@ -24,6 +24,16 @@ Result<OwnedFd> open_regular_file(const std::filesystem::path& path, int flags =
 // rule refuses a FIFO or device, and an existing file is chmod'ed to 0600.
 Result<OwnedFd> open_private_append(const std::filesystem::path& path);
 
+// A folder topolab writes private files into (a run folder: topolab.log, domain.xml, the agent
+// socket): "" when PATH itself (not a link to one) is a directory owned by this user and not
+// writable by group or others; otherwise why not (redteam wave 2: a run folder planted as a
+// symlink, or pre-created by another user, received topolab's files and its chmod).
+Result<void> check_private_dir(const std::filesystem::path& path);
+
+// Creates PATH (and its parents) if missing, then applies check_private_dir's rule and makes it
+// 0700 through a descriptor opened with O_NOFOLLOW (a link swapped in meanwhile is not chmod'ed).
+Result<void> make_private_dir(const std::filesystem::path& path);
+
 // Reads a whole regular file through open_regular_file, refusing anything larger than
 // max_bytes ("PATH: larger than N bytes") before reading when the size is known and while
 // reading for files whose size is not (procfs reports 0).

@@ -50,6 +50,14 @@ std::string terminal_safe(std::string_view text) {
   return out;
 }
 
+std::string bounded_text(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  const std::size_t tail = max_bytes / 4;
+  const std::size_t head = max_bytes - tail;
+  return std::string(text.substr(0, head)) + " ... [" + std::to_string(text.size() - head - tail) +
+         " bytes cut] ... " + std::string(text.substr(text.size() - tail));
+}
+
 std::string csv_formula_safe(std::string_view cell) {
   if (!cell.empty() && (cell[0] == '=' || cell[0] == '+' || cell[0] == '-' || cell[0] == '@' ||
                         cell[0] == '\t' || cell[0] == '\r'))

@@ -11,6 +11,12 @@ namespace topolab {
 
 std::string terminal_safe(std::string_view text);
 
+// An error message echoes what it refuses (a path, an option value, a name); a 1 MB option
+// value was printed in full (redteam wave 2). Text longer than `max_bytes` keeps its head and
+// its tail around "... [N bytes cut] ...", so the reason at either end stays readable.
+inline constexpr std::size_t kMaxMessageBytes = 2048;
+std::string bounded_text(std::string_view text, std::size_t max_bytes = kMaxMessageBytes);
+
 // A CSV cell that a spreadsheet would evaluate as a formula (first character '=', '+', '-',
 // '@', tab or carriage return; OWASP "CSV injection") gets a leading apostrophe. The value is
 // returned unquoted: CSV quoting is the writer's job.

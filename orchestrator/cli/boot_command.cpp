@@ -13,6 +13,7 @@
 #include "orchestrator/guestsource/disk_guest.hpp"
 #include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/remote/storage_pool.hpp"
 #include "orchestrator/verify/boot_verify.hpp"
 #include "orchestrator/virt/accelerator.hpp"
 #include "orchestrator/virt/run_identity.hpp"
@@ -45,6 +46,14 @@ class BootCommand : public Command {
                      ->check(CLI::Range(100, 3600000));
     add_guest_source_options(cmd, guest_);
     cmd->add_option("--run-id", run_id_, "run id (default: a new one)");
+    cmd->add_option("--pool", pool_.name,
+                    "remote -c only: libvirt storage pool the kernel and initramfs are uploaded "
+                    "into (default topolab)")
+        ->type_name("NAME");
+    cmd->add_option("--pool-path", pool_.path,
+                    "remote -c only: its directory on that host when the pool is created "
+                    "(default /var/lib/libvirt/topolab)")
+        ->type_name("PATH");
     add_watchdog_options(cmd, boot_retries_, watchdog_ms_);
     cmd->add_flag("--keep", keep_, "leave the guest running and defined");
     cmd->add_flag("--json", json_, "print {intended, seen, match, mismatches, timings} as JSON");
@@ -52,6 +61,10 @@ class BootCommand : public Command {
   }
 
   int run() override {
+    // Checked before anything is read or contacted (it is used only for a remote -c).
+    if (auto p = remote::pool_spec_problem(pool_); !p.empty()) {
+      return fail("boot", make_error(ErrorKind::input, p));
+    }
     auto placed = load_placed_layout(args_, source_);
     if (!placed) return fail("boot", placed.error());
     const auto& [layout, host, plan] = *placed;
@@ -65,6 +78,7 @@ class BootCommand : public Command {
     req.accel = *virt::parse_accel_mode(accel_);
     req.image = *image;
     req.run_id = run_id_;
+    req.pool = pool_;
     req.hello_timeout = std::chrono::milliseconds(hello_timeout_ms_);
     req.keep = keep_;
     req.boot_retries = boot_retries_;
@@ -140,6 +154,7 @@ class BootCommand : public Command {
   LayoutArgs args_;
   TopologySource source_;
   ImageOptions image_;
+  remote::PoolSpec pool_;
   std::string accel_ = "auto";
   std::string run_id_;
   int hello_timeout_ms_ = 180000;

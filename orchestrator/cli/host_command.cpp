@@ -8,6 +8,7 @@
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
+#include "orchestrator/virt/connection_uri.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -29,11 +30,24 @@ class HostCommand : public Command {
       std::cout << topology_to_json(*topo).dump(2) << "\n";
     } else {
       print_topology_tree(std::cout, *topo);
+      print_remote_note();
     }
     return 0;
   }
 
  private:
+  // Capabilities carry no isolcpus, free hugepage counts or brand string: for this machine
+  // they come from /sys and /proc (host_source.hpp); for another host the tree's "isolated
+  // CPUs: none" only means "not known here".
+  void print_remote_note() const {
+    if (source_.connect.empty()) return;
+    auto uri = virt::parse_connection_uri(source_.connect);
+    if (!uri || !uri->remote) return;
+    std::cout << "note: read through " << uri->uri
+              << " (libvirt capabilities): isolated CPUs, free hugepages and the CPU brand "
+                 "string of that host are not known here; run `topolab host` on it for them\n";
+  }
+
   TopologySource source_;
   bool json_ = false;
 };

@@ -15,7 +15,8 @@ namespace topolab::cli {
 void print_error(std::string_view command, std::string_view message) {
   std::string line = "topolab";
   if (!command.empty()) line += " " + std::string(command);
-  line += ": " + terminal_safe(message) + "\n";
+  // The one place every refusal reaches the terminal: escaped and bounded in size.
+  line += ": " + terminal_safe(bounded_text(message)) + "\n";
   std::fputs(line.c_str(), stderr);
 }
 
@@ -133,6 +134,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   LogOptions log_options;
   log_options.add(app);
+  // CLI11 echoes a refused value in full (a 1 MB --accel value printed 1 MB): its messages go
+  // through the same escape and bound as ours.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return topolab::terminal_safe(topolab::bounded_text(e.what())) +
+           "\nRun with --help for more information.\n";
+  });
 
   auto commands = all_commands();
   std::vector<std::pair<CLI::App*, Command*>> subs;

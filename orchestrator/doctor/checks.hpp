@@ -22,6 +22,17 @@ std::vector<CheckResult> check_iommu(const SysRoot&, const GuestRequirements*);
 CheckResult check_isolated_cpus(const SysRoot&, const GuestRequirements*);
 // Free hugepages of the layout's size on the guest's NUMA nodes vs its memory.
 CheckResult check_hugepages(const SysRoot&, const GuestRequirements*);
+// One hugepage pool of the layout's page size: per NUMA node, or machine-wide (node -1).
+struct NodePool {
+  int node = -1;
+  std::uint64_t total = 0, free = 0;
+  bool guest_node = true;  // the node holds guest CPUs (or they are unknown)
+};
+// The verdict on pools of guest.hugepage_kib (> 0): ok, warn (only on other nodes) or fail.
+CheckResult hugepage_verdict(const std::vector<NodePool>& pools, const GuestRequirements& guest);
+// The same check through a remote connection: totals from the capabilities, free counts from
+// virNodeGetFreePages (libvirt's API for them), per NUMA node of that host.
+CheckResult check_hugepages_remote(const std::string& connect_uri, const GuestRequirements*);
 // scaling_governor and boost of the guest's CPUs.
 CheckResult check_cpufreq(const SysRoot&, const GuestRequirements*);
 // irqbalance running, and IRQs whose affinity includes guest CPUs.

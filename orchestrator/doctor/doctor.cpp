@@ -4,8 +4,39 @@
 #include <ostream>
 
 #include "orchestrator/doctor/checks.hpp"
+#include "orchestrator/virt/connection_uri.hpp"
 
 namespace topolab::doctor {
+namespace {
+
+// The checks that read the host's /sys, /proc, /dev or /etc, and what each reads: through a
+// remote connection (virt/connection_uri.hpp) that filesystem is the other host's, which
+// libvirt does not expose, so they skip with the reason instead of describing this machine.
+struct FilesystemCheck {
+  const char* name;
+  const char* reads;
+  const char* instead = "";  // what does answer it remotely, if anything
+};
+constexpr FilesystemCheck kFilesystemChecks[] = {
+    {"kvm", "/dev/kvm and /proc/cpuinfo",
+     "; the libvirt line says whether that host offers domain type kvm"},
+    {"iommu", "/sys/kernel/iommu_groups and /sys/class/iommu"},
+    {"isolation", "/proc/cmdline, /sys/devices/system/cpu/isolated and the cgroups"},
+    {"cpufreq", "/sys/devices/system/cpu/*/cpufreq"},
+    {"irq", "/proc/irq and the irqbalance process"},
+    {"thp", "/sys/kernel/mm/transparent_hugepage"},
+    {"smt", "/sys/devices/system/cpu/smt"},
+};
+
+// The URI when the checks run against another host through libvirt's remote driver.
+std::optional<std::string> remote_uri(const DoctorOptions& options, const SysRoot& root) {
+  if (!root.live()) return std::nullopt;  // a --root tree is read as given
+  auto uri = virt::parse_connection_uri(options.connect_uri);
+  if (!uri || !uri->remote) return std::nullopt;
+  return uri->uri;
+}
+
+}  // namespace
 
 std::vector<CheckResult> run_doctor(const DoctorOptions& options) {
   SysRoot root(options.root);
@@ -19,6 +50,18 @@ std::vector<CheckResult> run_doctor(const DoctorOptions& options) {
   if (guest && !guest->placement_error.empty()) {
     results.push_back(fail("placement", guest->placement_error,
                            "topolab plan LAYOUT  # then adjust the layout or --guest-cpus"));
+  }
+  if (auto uri = remote_uri(options, root)) {
+    for (const auto& c : kFilesystemChecks) {
+      results.push_back(skip(c.name, std::string("remote (") + c.reads + " of " + *uri +
+                                         ": libvirt does not expose them" + c.instead + ")"));
+    }
+    // Hugepages: libvirt has an API for them (capabilities + virNodeGetFreePages).
+    results.push_back(options.check_libvirt
+                          ? check_hugepages_remote(*uri, guest)
+                          : skip("hugepages", "remote (libvirt not asked: --no-libvirt)"));
+    results.push_back(check_exposure(guest));
+    return results;
   }
   results.push_back(check_kvm(root));
   auto iommu = check_iommu(root, guest);

@@ -10,12 +10,6 @@ std::string size_name(std::uint64_t kib) {
   return std::to_string(kib) + "K";
 }
 
-struct NodePool {
-  int node = -1;  // -1: the machine-wide pool (no NUMA folders)
-  std::uint64_t total = 0, free = 0;
-  bool guest_node = true;
-};
-
 std::uint64_t number(const std::optional<std::string>& v) {
   if (!v) return 0;
   try {
@@ -63,9 +57,13 @@ CheckResult check_hugepages(const SysRoot& root, const GuestRequirements* req) {
   if (req->hugepage_kib == 0) {
     return skip("hugepages", "layout uses no hugepages ([memory] hugepages not set)");
   }
+  return hugepage_verdict(read_pools(root, req->hugepage_kib, req->guest_cpus), *req);
+}
+
+CheckResult hugepage_verdict(const std::vector<NodePool>& pools, const GuestRequirements& guest) {
+  const GuestRequirements* req = &guest;
   const std::uint64_t kib = req->hugepage_kib;
   const std::uint64_t needed = (req->memory_mib * 1024 + kib - 1) / kib;
-  auto pools = read_pools(root, kib, req->guest_cpus);
   const std::string sz = size_name(kib);
   if (pools.empty()) {
     return fail("hugepages",

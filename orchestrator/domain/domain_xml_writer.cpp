@@ -127,23 +127,30 @@ void write_serial_log(pugi::xml_node devices, const std::filesystem::path& log) 
   set_attr(l, "append", "off");
 }
 
+// The agent's channel is found by its name, never by its kind: a template domain's other unix
+// virtio channel (qemu-guest-agent's) is left alone, and a channel already named like ours but
+// of another type or on another virtio-serial bus (redteam wave 2) becomes exactly ours, the
+// only one of that name (a second port of the same name is ambiguous to the guest).
 void write_channel(pugi::xml_node devices, const ChannelSpec& ch) {
   pugi::xml_node channel;
-  for (auto c : devices.children("channel")) {
-    if (std::string(c.child("target").attribute("type").as_string()) == "virtio" &&
-        std::string(c.attribute("type").as_string()) == "unix") {
-      channel = c;
-      break;
+  for (auto c = devices.child("channel"); c;) {
+    auto next = c.next_sibling("channel");
+    if (std::string_view(c.child("target").attribute("name").as_string()) == ch.name) {
+      if (channel) {
+        devices.remove_child(c);
+      } else {
+        channel = c;
+      }
     }
+    c = next;
   }
-  if (!channel) {
-    channel = devices.append_child("channel");
-    set_attr(channel, "type", "unix");
-    set_attr(channel.append_child("source"), "mode", "bind");
-    set_attr(channel.append_child("target"), "type", "virtio");
-  }
-  auto src = channel.child("source");
-  if (!src) src = channel.prepend_child("source");
+  if (!channel) channel = devices.append_child("channel");
+  // Rebuilt from scratch: no other type, source, address or bus of the old one survives.
+  while (channel.first_child()) channel.remove_child(channel.first_child());
+  while (channel.first_attribute()) channel.remove_attribute(channel.first_attribute());
+  set_attr(channel, "type", "unix");
+  auto src = channel.append_child("source");
+  set_attr(channel.append_child("target"), "type", "virtio");
   set_attr(src, "mode", "bind");
   if (!ch.socket_path.empty()) {
     set_attr(src, "path", ch.socket_path.string());

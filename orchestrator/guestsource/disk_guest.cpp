@@ -6,18 +6,35 @@
 #include "common/file_io.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
+#include "orchestrator/virt/run_identity.hpp"
 
 namespace topolab::guestsource {
 namespace {
 
-bool passed_through(pugi::xml_node disk) {
-  std::string device = disk.attribute("device").as_string("disk");
-  return device != "disk" || disk.child("readonly") || disk.child("shareable");
-}
+// A template with more writable disks than this is not a topology experiment's guest: one
+// overlay (and one qemu-img run) per disk stays bounded.
+constexpr int kMaxOverlaidDisks = 32;
 
 std::string disk_label(pugi::xml_node disk) {
   std::string dev = disk.child("target").attribute("dev").as_string();
-  return "disk " + (dev.empty() ? std::string("(no target)") : dev);
+  return "disk " + (dev.empty() ? std::string("(no target)") : dev.substr(0, 40));
+}
+
+// True for a disk kept as it is: read-only or a CD-ROM, which the copy cannot write. A writable
+// shareable disk or LUN would be written in place (the copy's writes reaching the template's
+// data, redteam wave 2): refused, as is a device kind topolab does not know.
+Result<bool> passed_through(pugi::xml_node disk) {
+  std::string device = disk.attribute("device").as_string("disk");
+  if (disk.child("readonly") || device == "cdrom") return true;
+  if (disk.child("shareable"))
+    return make_error(disk_label(disk) +
+                      ": shareable and writable: the copy would write into the template's disk "
+                      "(mark it <readonly/> or detach it)");
+  if (device != "disk" && device != "floppy")
+    return make_error(disk_label(disk) + ": device '" + device.substr(0, 40) +
+                      "' is written in place and cannot be overlaid (mark it <readonly/> or "
+                      "detach it)");
+  return false;
 }
 
 Result<DiskImage> backing_of(pugi::xml_node disk) {
@@ -95,7 +112,12 @@ Result<std::string> overlay_disks(const std::string& xml, const DiskImage* user_
     return make_error("domain XML: not parseable");
   bool first = true;
   for (auto disk : doc.child("domain").child("devices").children("disk")) {
-    if (passed_through(disk)) continue;
+    auto kept = passed_through(disk);
+    if (!kept) return kept.error();
+    if (*kept) continue;
+    if (static_cast<int>(overlays.size()) >= kMaxOverlaidDisks)
+      return make_error("more than " + std::to_string(kMaxOverlaidDisks) +
+                        " writable disks: topolab overlays at most that many");
     DiskImage backing;
     if (first && user_disk) {
       backing = *user_disk;
@@ -120,6 +142,9 @@ Result<std::string> overlay_disks(const std::string& xml, const DiskImage* user_
 Result<PreparedDisk> prepare_guest(const std::string& connect_uri, const GuestSource& source,
                                    const std::string& run_id,
                                    const std::filesystem::path& overlay_dir) {
+  // The run id names the overlay files: checked before anything is named after it.
+  if (auto problem = virt::run_id_problem(run_id); !problem.empty())
+    return make_error(ErrorKind::input, problem);
   if (source.kind == GuestKind::kDomain)
     return prepare_template_domain(connect_uri, source.domain, run_id, overlay_dir);
   return prepare_disk(connect_uri, source, run_id, overlay_dir);

@@ -2,26 +2,24 @@
 // A user's disk image, checked before topolab builds anything on it (issue 14): it must be a
 // readable regular file (or block device) in a format topolab can put a qcow2 overlay on, and
 // no running domain may have it open. Read through `qemu-img info -U` (argv, bounded).
+//
+// Hostile images (redteam wave 2): the file is opened once without blocking (a FIFO, a socket,
+// a /proc or /sys file, a mounted block device are refused), the path checked is the file that
+// was opened (symlinks resolved through the open descriptor), and it must still be that file
+// after qemu-img has read it. qemu-img's verdict is then validated in one place
+// (check_image_info): a backing chain, an external data file, encryption, a corrupt flag or a
+// virtual size of 0 or over kMaxVirtualBytes is refused, because the overlay would read (and
+// libvirt relabel) files beyond the one the user named, or could not work at all.
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "common/result.hpp"
+#include "orchestrator/guestsource/disk_info.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 
 namespace topolab::guestsource {
-
-struct DiskImage {
-  std::filesystem::path path;       // canonical
-  std::string format;               // "qcow2" or "raw"
-  std::uint64_t size_bytes = 0;     // of the file
-  std::uint64_t virtual_bytes = 0;  // of the disk the guest sees
-  long long mtime_s = 0;
-};
-
-// Formats a qcow2 overlay can sit on (the backing format is named with -F).
-const std::vector<std::string>& overlayable_formats();
 
 // Missing, unreadable, not a file, or an unsupported format: one-line error naming the path.
 Result<DiskImage> inspect_disk(const std::filesystem::path& path);

@@ -3,6 +3,7 @@
 #include "common/file_io.hpp"
 #include "host/sysfs_reader.hpp"
 #include "orchestrator/hostsource/capabilities_parser.hpp"
+#include "orchestrator/virt/connection_uri.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 
 namespace topolab {
@@ -10,13 +11,11 @@ namespace {
 
 constexpr const char* kDefaultUri = "qemu:///system";
 
-// "qemu:///system", "qemu:///session", "test:///default": no host part means this machine.
+// This machine's libvirtd through its local socket (virt/connection_uri.hpp decides): its
+// /sys and /proc describe the host. Not for the test driver, whose host is made up.
 bool is_local_uri(const std::string& uri) {
-  auto scheme_end = uri.find("://");
-  if (scheme_end == std::string::npos) return false;
-  std::string scheme = uri.substr(0, scheme_end);
-  if (scheme.find('+') != std::string::npos || scheme == "test") return false;
-  return uri.compare(scheme_end, 4, ":///") == 0;
+  auto parsed = virt::parse_connection_uri(uri);
+  return parsed && !parsed->remote && parsed->driver == "qemu";
 }
 
 // Capabilities say nothing about isolcpus or free hugepages and give a libvirt model name, not

@@ -67,7 +67,7 @@ class StderrSink : public spdlog::sinks::base_sink<std::mutex> {
       default:
         break;
     }
-    line += terminal_safe(std::string_view(msg.payload.data(), msg.payload.size()));
+    line += terminal_safe(bounded_text(std::string_view(msg.payload.data(), msg.payload.size())));
     line += '\n';
     write_line(STDERR_FILENO, line);
   }
@@ -182,6 +182,8 @@ void to_run_log(std::string_view message) {
 }
 
 Result<RunLog> RunLog::open(const std::filesystem::path& run_dir) {
+  // The log is private: only into a folder of our own (not a link, not another user's).
+  TL_TRY_CTX(check_private_dir(run_dir), "run log");
   TL_ASSIGN_CTX(auto fd, open_private_append(run_dir / kFileName), "run log");
   return RunLog(state().run_file->push(std::move(fd)));
 }

@@ -36,6 +36,22 @@ Result<PoolPtr> start_existing(PoolPtr pool, const std::string& name) {
   return pool;
 }
 
+// An existing pool of the name is used with its own path, but only if its volumes are plain
+// files in a directory (redteam wave 2): a `logical` or `disk` pool named "topolab" would get
+// logical volumes or partitions carved out of a host disk for a kernel upload.
+Result<void> check_existing_type(virStoragePoolPtr pool, const std::string& name) {
+  virt::LibvirtString xml(virStoragePoolGetXMLDesc(pool, 0));
+  if (!xml) return virt::capture_libvirt_error().context("storage pool '" + name + "'");
+  pugi::xml_document doc;
+  doc.load_string(xml.get());
+  const std::string type = doc.child("pool").attribute("type").as_string();
+  if (type == "dir" || type == "fs" || type == "netfs") return {};
+  return make_error(ErrorKind::input,
+                    "storage pool '" + name + "' exists with type '" + type.substr(0, 40) +
+                        "': topolab keeps its files only in a directory pool (dir, fs, netfs); "
+                        "name another pool or undefine that one");
+}
+
 // Undoes this call's definition: nothing half-defined is left behind on failure.
 void undefine_new(virStoragePoolPtr pool) {
   if (virStoragePoolIsActive(pool) == 1) virStoragePoolDestroy(pool);
@@ -74,7 +90,10 @@ Result<PoolPtr> ensure_topolab_pool(virConnectPtr conn, const PoolSpec& spec) {
   if (!xml) return xml.error();
   auto existing = lookup_pool(conn, spec.name);
   if (!existing) return existing.error();
-  if (*existing) return start_existing(std::move(*existing), spec.name);
+  if (*existing) {
+    TL_TRY(check_existing_type(existing->get(), spec.name));
+    return start_existing(std::move(*existing), spec.name);
+  }
 
   const std::string what = "storage pool '" + spec.name + "' at " + spec.path;
   virStoragePoolPtr raw = virStoragePoolDefineXML(conn, xml->c_str(), 0);

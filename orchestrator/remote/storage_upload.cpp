@@ -1,8 +1,12 @@
 #include "orchestrator/remote/storage_upload.hpp"
 
 #include <libvirt/virterror.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <pugixml.hpp>
 #include <sstream>
 
@@ -113,6 +117,65 @@ Result<void> drop_unpaired(VolumePtr& vol, VolumePtr& marker, const std::string&
   return {};
 }
 
+// A complete volume is reused only if it can hold exactly this content (redteam wave 2): a
+// plain file of the content's size. Another size means other bytes under our content-keyed
+// name (a hand-made or damaged volume): it is deleted with its marker and uploaded afresh. A
+// volume that is not a file (a directory, a block device) is refused, never deleted.
+Result<void> check_reusable(VolumePtr& vol, VolumePtr& marker, const std::string& name,
+                            std::uint64_t bytes) {
+  virStorageVolInfo info{};
+  if (auto e = virt::failed(virStorageVolGetInfo(vol.get(), &info)))
+    return e->context("volume '" + name + "': info");
+  if (info.type != VIR_STORAGE_VOL_FILE)
+    return make_error(ErrorKind::input, "volume '" + name +
+                                            "' exists and is not a plain file: topolab does not "
+                                            "reuse or delete it (remove it by hand)");
+  if (info.capacity == bytes) return {};
+  if (auto e = virt::failed(virStorageVolDelete(marker.get(), 0)))
+    return e->context("volume '" + name + kMarkerSuffix + "': deleting a mismatched marker");
+  if (auto e = virt::failed(virStorageVolDelete(vol.get(), 0)))
+    return e->context("volume '" + name + "': deleting a volume of another size");
+  vol.reset();
+  marker.reset();
+  return {};
+}
+
+// The SHA-256 of files already hashed by this process, keyed by what changes when a file is
+// written or replaced (device, inode, size, mtime, ctime). Why: the kernel is ~65 MiB and
+// hashing it costs ~1 s, at every boot of a run that boots the same image many times.
+// Only regular files get a key; anything else goes through read_file, which refuses it.
+std::string identity_key(const std::filesystem::path& file) {
+  struct stat st {};
+  if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  std::ostringstream k;
+  k << file.string() << '|' << st.st_dev << '|' << st.st_ino << '|' << st.st_size << '|'
+    << st.st_mtim.tv_sec << '.' << st.st_mtim.tv_nsec << '|' << st.st_ctim.tv_sec << '.'
+    << st.st_ctim.tv_nsec;
+  return k.str();
+}
+
+struct HashMemo {
+  std::mutex mu;
+  std::map<std::string, std::string> by_identity;
+};
+HashMemo& memo() {
+  static HashMemo m;
+  return m;
+}
+std::optional<std::string> memo_get(const std::string& key) {
+  if (key.empty()) return std::nullopt;
+  std::lock_guard lock(memo().mu);
+  auto it = memo().by_identity.find(key);
+  if (it == memo().by_identity.end()) return std::nullopt;
+  return it->second;
+}
+void memo_put(const std::string& key, const std::string& sha) {
+  if (key.empty()) return;
+  std::lock_guard lock(memo().mu);
+  if (memo().by_identity.size() > 64) memo().by_identity.clear();  // bounded
+  memo().by_identity[key] = sha;
+}
+
 }  // namespace
 
 std::string content_volume_name(const std::string& name, const std::string& sha256) {
@@ -124,10 +187,18 @@ Result<UploadedVolume> upload_volume(virConnectPtr conn, virStoragePoolPtr pool,
                                      const std::filesystem::path& local_file) {
   if (auto p = name_problem(name); !p.empty())
     return make_error(ErrorKind::input, "volume name: " + p);
-  auto content = read_file(local_file, kMaxUploadBytes);
-  if (!content) return content.error();
   UploadedVolume out;
-  out.sha256 = sha256_hex(*content);
+  std::optional<std::string> content;  // read only when hashing or sending needs it
+  const std::string key = identity_key(local_file);
+  if (auto known = memo_get(key)) {
+    out.sha256 = *known;
+  } else {
+    auto read = read_file(local_file, kMaxUploadBytes);
+    if (!read) return read.error();
+    content = std::move(*read);
+    out.sha256 = sha256_hex(*content);
+    memo_put(key, out.sha256);
+  }
   out.volume = content_volume_name(name, out.sha256);
 
   auto vol = lookup_volume(pool, out.volume);
@@ -135,7 +206,23 @@ Result<UploadedVolume> upload_volume(virConnectPtr conn, virStoragePoolPtr pool,
   auto marker = lookup_volume(pool, out.volume + kMarkerSuffix);
   if (!marker) return marker.error();
   TL_TRY(drop_unpaired(*vol, *marker, out.volume));
+  if (*vol && *marker) {
+    // Without the bytes (hash remembered), the size is the file's: its identity key holds it.
+    std::error_code ec;
+    const std::uint64_t size =
+        content ? content->size() : std::filesystem::file_size(local_file, ec);
+    if (ec) return make_error(ErrorKind::io, local_file.string() + ": " + ec.message());
+    TL_TRY(check_reusable(*vol, *marker, out.volume, size));
+  }
   if (!*vol) {
+    if (!content) {  // known hash, but the bytes are needed now: the bytes sent are hashed
+      auto read = read_file(local_file, kMaxUploadBytes);
+      if (!read) return read.error();
+      if (sha256_hex(*read) != out.sha256) {
+        return make_error(local_file.string() + ": changed while being placed; try again");
+      }
+      content = std::move(*read);
+    }
     auto fresh = upload_fresh(conn, pool, out.volume, *content);
     if (!fresh) return fresh.error().context(local_file.string());
     *vol = std::move(*fresh);

@@ -40,7 +40,9 @@ std::string content_volume_name(const std::string& name, const std::string& sha2
 
 // Reads `local_file` (regular file only, at most kMaxUploadBytes, common/file_io) and returns
 // the volume holding its bytes in `pool`, uploading them only when no complete volume with
-// this content exists. `name` must be a safe name (common/safe_name). On failure nothing is
+// this content exists. The hash is remembered per process for an unchanged file (inode, size,
+// mtime, ctime), so later calls read the file only when its bytes must be sent (and then check
+// them against that hash). `name` must be a safe name (common/safe_name). On failure nothing is
 // left: the stream is aborted and a volume created by this call deleted.
 Result<UploadedVolume> upload_volume(virConnectPtr conn, virStoragePoolPtr pool,
                                      const std::string& name,

@@ -37,11 +37,8 @@ Result<std::filesystem::path> make_run_folder(const std::filesystem::path& dir) 
   for (int n = 2; std::filesystem::exists(chosen / "domain.xml"); ++n) {
     chosen = dir / ("boot-" + std::to_string(n));
   }
-  std::filesystem::create_directories(chosen, ec);
-  if (ec) return make_error("run folder " + chosen.string() + ": " + ec.message());
-  if (chmod(chosen.c_str(), 0700) != 0) {
-    return make_error("run folder " + chosen.string() + ": chmod 0700 failed");
-  }
+  // A planted symlink or another user's folder is refused, never written through or chmod'ed.
+  if (auto made = make_private_dir(chosen); !made) return made.error().context("run folder");
   return chosen;
 }
 
@@ -76,9 +73,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   shutdown_timeout_ = req.shutdown_timeout;
   graceful_shutdown_ = req.graceful_shutdown || !req.base_template.empty();  // own disk: flush
   run_id_ = req.run_id.empty() ? virt::make_run_id() : req.run_id;
-  if (virt::domain_name_for("x", run_id_) != "topolab-x-" + run_id_ || run_id_.front() == '.') {
-    return make_error("run id '" + run_id_ + "': expected letters, digits, '.', '-', '_' only");
-  }
+  if (auto problem = virt::run_id_problem(run_id_); !problem.empty()) return make_error(problem);
   name_ = virt::domain_name_for(req.layout.name.empty() ? "guest" : req.layout.name, run_id_);
   auto folder = make_run_folder(req.run_dir.empty() ? kRunsRoot / run_id_ : req.run_dir);
   if (!folder) return folder.error();
@@ -101,8 +96,19 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
     logging::warn("{}", stale.error().message);
   }
 
+  auto t_image = Clock::now();
+  auto placed = req.placed ? Result<remote::HostImage>(*req.placed)
+                           : remote::place_image_on_host(conn_.get(), req.image, req.pool);
+  if (!placed) return placed.error();
+  remote_ = placed->remote;
+  GuestImage image = req.image;  // the cmdline stays the request's (retries extend it)
+  image.kernel = placed->image.kernel;
+  image.initrd = placed->image.initrd;
+  timings_["image_ms"] = ms_between(t_image, Clock::now());
+  if (remote_) timings_["image_bytes_sent"] = placed->bytes_sent;
+
   auto t_accel = Clock::now();
-  session::KvmProbeOptions probe{req.image, run_dir_ / "kvm-probe", run_id_};
+  session::KvmProbeOptions probe{image, run_dir_ / "kvm-probe", run_id_};
   auto accel = virt::choose_accelerator(
       conn_.get(), req.accel, [&] { return session::probe_kvm(conn_.get(), probe); },
       req.accel_cache);
@@ -121,9 +127,9 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   spec.base_template = req.base_template;
   if (req.base_template.empty()) {
     spec.boot = BootSpec{
-        req.image.kernel, req.image.initrd,
-        virt::guest_cmdline(req.image.cmdline, req.verbose_console,
-                            accel_.accel == Accelerator::kTcg, req.layout.kernel_cmdline_extra)};
+        image.kernel, image.initrd,
+        virt::guest_cmdline(image.cmdline, req.verbose_console, accel_.accel == Accelerator::kTcg,
+                            req.layout.kernel_cmdline_extra)};
   }
   spec.minimal_devices = req.minimal_devices && req.base_template.empty();
   ChannelSpec channel;
@@ -155,7 +161,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
                     std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
   };
 
-  qemu_warnings_ = qemu_log_warnings(name_);
+  if (!remote_) qemu_warnings_ = qemu_log_warnings(name_);  // libvirt's log is on that host
   auto live = virt::domain_xml(domain_->get());
   if (!live) return live.error();
   auto sock = virt::find_channel_socket(*live, channel.name);

@@ -23,6 +23,7 @@
 #include "orchestrator/logging/log.hpp"
 #include "orchestrator/placement/announced_topology.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/remote/host_image.hpp"
 #include "orchestrator/virt/accelerator.hpp"
 #include "orchestrator/virt/boot_watchdog.hpp"
 #include "orchestrator/virt/domain_registry.hpp"
@@ -66,6 +67,11 @@ struct BootRequest {
   // guest, which uses only the serial console and the agent's virtio-serial channel; never
   // for an own guest (base_template).
   bool minimal_devices = true;
+  // Remote connections (issue 16, remote/host_image.hpp): the pool on that host the kernel and
+  // initramfs are uploaded into. `placed`: place_image_on_host already resolved for this
+  // connection by the caller (a per-host worker booting many guests); else the session does.
+  remote::PoolSpec pool;
+  std::optional<remote::HostImage> placed;
 };
 
 class GuestSession {  // owns one booted topolab- domain; the destructor destroys + undefines it
@@ -121,6 +127,7 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   nlohmann::json timings_ = nlohmann::json::object();
   virt::AccelDecision accel_;
   std::string name_, run_id_;
+  bool remote_ = false;  // the connection goes through libvirt's remote driver
   std::vector<std::string> qemu_warnings_;
   std::filesystem::path run_dir_;
   bool keep_ = false;

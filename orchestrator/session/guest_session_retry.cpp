@@ -42,6 +42,11 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
       return s;
     }
     const std::string what = "boot " + (s->name_.empty() ? req.layout.name : s->name_);
+    // A dropped connection is named as such (not libvirt's bare "client socket is closed"),
+    // and not retried; `s` removes its domain through a fresh connection (DomainRegistry).
+    if (auto lost = virt::connection_lost(s->conn_.get(), r.error().message)) {
+      return make_error(ErrorKind::libvirt, *lost).context(what);
+    }
     auto retryable = s->retryable_failure(r.error());
     if (!retryable) return r.error().context(what);  // `s` destroys and undefines its domain
     Error hang = *retryable;

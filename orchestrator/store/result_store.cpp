@@ -389,7 +389,35 @@ Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
   return out;
 }
 
+// Limits before expansion: one COUNT/SUM over the cell's rows, then the rows.
+Result<void> ResultStore::check_run_budget(std::int64_t cell_id) {
+  Stmt q(db_,
+         "SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(result AS BLOB))), 0) + "
+         "COALESCE(SUM(LENGTH(CAST(params AS BLOB))), 0) FROM runs WHERE cell_id=?1");
+  if (!q.prepared()) return db_error("read runs");
+  q.bind(1, cell_id);
+  if (q.step() != SQLITE_ROW) return db_error("read runs");
+  const std::int64_t rows = q.i64(0), bytes = q.i64(1);
+  const std::string where =
+      "store " + path_.string() + ": cell id " + std::to_string(cell_id) + " holds ";
+  if (rows > kMaxRunsPerCell)
+    return make_error(ErrorKind::input, where + std::to_string(rows) + " runs, more than the " +
+                                            std::to_string(kMaxRunsPerCell) +
+                                            " a report reads of one cell");
+  if (bytes > kMaxRunTextBytesPerCell)
+    return make_error(ErrorKind::input,
+                      where + std::to_string(bytes) + " bytes of stored results, more than the " +
+                          std::to_string(kMaxRunTextBytesPerCell) + " a report reads of one cell");
+  runs_read_ += rows;
+  if (runs_read_ > kMaxRunsPerStore)
+    return make_error(ErrorKind::input, "store " + path_.string() + ": more than " +
+                                            std::to_string(kMaxRunsPerStore) +
+                                            " runs to read for one report");
+  return {};
+}
+
 Result<std::vector<StoredRun>> ResultStore::runs(std::int64_t cell_id) {
+  TL_TRY(check_run_budget(cell_id));
   Stmt q(db_,
          "SELECT id, cell_id, boot_id, benchmark_index, repetition, benchmark, params, result, "
          "value, duration_ms, started FROM runs WHERE cell_id=?1 "

@@ -136,7 +136,14 @@ class ResultStore {
   // Reading side (reports, tests).
   Result<std::vector<StoredExperiment>> experiments();
   Result<std::vector<StoredCell>> cells(std::int64_t experiment_id);
+  // Refuses (one line, before a row is parsed) a cell whose runs exceed kMaxRunsPerCell rows or
+  // kMaxRunTextBytesPerCell of stored text, and a store whose reads exceed kMaxRunsPerStore
+  // runs in all: parsed JSON takes ~10x its text (redteam wave 2: 500 000 runs of one cell
+  // took 1.09 GB to report).
   Result<std::vector<StoredRun>> runs(std::int64_t cell_id);
+  static constexpr std::int64_t kMaxRunsPerCell = 100000;
+  static constexpr std::int64_t kMaxRunTextBytesPerCell = 64ll << 20;
+  static constexpr std::int64_t kMaxRunsPerStore = 1000000;
   Result<std::vector<StoredBoot>> boots(std::int64_t experiment_id);
   // ErrorKind::not_found when there is no such boot.
   Result<StoredBoot> boot(std::int64_t boot_id);
@@ -150,6 +157,8 @@ class ResultStore {
   Result<bool> has_column(const char* table, const char* column);
   std::string boot_columns() const;
   bool has_context_ = true;  // false for a schema-1/2 store opened read-only
+  Result<void> check_run_budget(std::int64_t cell_id);
+  std::int64_t runs_read_ = 0;  // by runs(), against kMaxRunsPerStore
   Error db_error(const std::string& what) const;
   sqlite3* db_;
   std::filesystem::path path_;

@@ -6,6 +6,7 @@
 
 #include "common/file_io.hpp"
 #include "common/utc_time.hpp"
+#include "orchestrator/virt/connection_uri.hpp"
 
 namespace topolab::virt {
 namespace {
@@ -53,8 +54,18 @@ Result<std::string> accel_cache_key(virConnectPtr conn) {
   if (auto e = failed(virConnectGetLibVersion(conn, &lib))) {
     return e->context("virConnectGetLibVersion");
   }
-  return std::string("kernel=") + u.release + ";qemu=" + version_string(hv) +
-         ";libvirt=" + version_string(lib);
+  std::string key = std::string("kernel=") + u.release + ";qemu=" + version_string(hv) +
+                    ";libvirt=" + version_string(lib);
+  // Through a remote connection the verdict is that host's, not this machine's (issue 16):
+  // keyed by the host's name as its libvirtd reports it. Local keys stay as they were.
+  LibvirtString uri(virConnectGetURI(conn));
+  auto parsed = parse_connection_uri(uri ? uri.get() : "");
+  if (parsed && parsed->remote) {
+    LibvirtString host(virConnectGetHostname(conn));
+    if (!host) return capture_libvirt_error().context("virConnectGetHostname");
+    key += std::string(";host=") + host.get();
+  }
+  return key;
 }
 
 std::optional<KvmVerdict> read_accel_cache(const std::filesystem::path& cache,

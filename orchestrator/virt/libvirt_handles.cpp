@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "orchestrator/logging/log.hpp"
+#include "orchestrator/virt/connection_uri.hpp"
 #include "orchestrator/virt/event_loop.hpp"
 
 namespace topolab::virt {
@@ -41,12 +42,37 @@ std::optional<LibvirtError> failed(int rc) {
 
 Result<ConnectPtr> open_connection(const std::string& uri) {
   virSetErrorFunc(nullptr, silent_error_handler);
-  std::string target = uri.empty() ? "qemu:///system" : uri;
+  auto parsed = parse_connection_uri(uri);
+  if (!parsed) return parsed.error();
+  const std::string& target = parsed->uri;
   (void)ensure_event_loop();  // before the open: only then does the connection deliver events
   CallTimer timer("virConnectOpen(" + target + ")");
   virConnectPtr c = virConnectOpen(target.c_str());
   if (!c) return capture_libvirt_error().context("cannot connect to " + target);
-  return ConnectPtr(c);
+  ConnectPtr conn(c);
+  // A host that stops answering (cable, firewall, hung daemon) would otherwise block a call
+  // until TCP gives up, minutes later. The keepalive runs on the event loop thread and closes
+  // the connection after ~interval * (count + 1) s of silence; every call then fails at once.
+  if (parsed->remote) {
+    if (auto e = failed(virConnectSetKeepAlive(conn.get(), kKeepAliveIntervalS, kKeepAliveCount))) {
+      logging::warn("{}: no keepalive ({}); a silent host is noticed only by TCP", target,
+                    e->message);
+    }
+  }
+  return conn;
+}
+
+std::optional<std::string> connection_lost(virConnectPtr conn, const std::string& failure) {
+  if (conn == nullptr || virConnectIsAlive(conn) != 0) return std::nullopt;
+  LibvirtString uri(virConnectGetURI(conn));  // kept by the client: works on a dead connection
+  std::string name = uri ? uri.get() : "the libvirt host";
+  auto parsed = parse_connection_uri(name);
+  const bool keepalive = parsed && parsed->remote;  // only remote connections have one
+  return "connection to " + name + " lost (closed" +
+         (keepalive ? ", or no keepalive answer within " +
+                          std::to_string(kKeepAliveIntervalS * (kKeepAliveCount + 1)) + " s"
+                    : std::string()) +
+         "): " + failure;
 }
 
 Result<ConnectPtr> open_connection_retrying(const std::string& uri,
@@ -54,7 +80,8 @@ Result<ConnectPtr> open_connection_retrying(const std::string& uri,
   auto deadline = std::chrono::steady_clock::now() + window;
   for (;;) {
     auto conn = open_connection(uri);
-    if (conn || std::chrono::steady_clock::now() >= deadline) return conn;
+    if (conn || conn.error().is(ErrorKind::input)) return conn;  // a bad URI stays bad
+    if (std::chrono::steady_clock::now() >= deadline) return conn;
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
 }

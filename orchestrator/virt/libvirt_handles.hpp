@@ -61,8 +61,22 @@ class CallTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Opens a read-write connection; uri empty means qemu:///system, as virsh.
+// Keepalive of remote connections (virConnectSetKeepAlive): a ping every interval, the
+// connection closed after `count` unanswered ones (a silent host fails calls within ~8 s).
+inline constexpr int kKeepAliveIntervalS = 2;
+inline constexpr unsigned kKeepAliveCount = 3;
+
+// Opens a read-write connection; uri empty means qemu:///system, as virsh. The URI is checked
+// first (connection_uri.hpp: a typo'd driver or transport is one line, nothing is contacted);
+// remote connections get the keepalive above.
 Result<ConnectPtr> open_connection(const std::string& uri);
+// When `conn` is closed (the peer hung up, the network dropped it, the keepalive gave up):
+// "connection to URI lost (...): <failure>", the reason a failed call should report instead of
+// libvirt's bare "client socket is closed". nullopt while the connection is alive. Why not a
+// close callback (virConnectRegisterCloseCallback): it holds a reference on the connection
+// until unregistered, and handles are shared (DomainRegistry keeps its own reference); the
+// liveness query needs no bookkeeping and is answered locally.
+std::optional<std::string> connection_lost(virConnectPtr conn, const std::string& failure);
 // The same, retried for up to `window` while libvirtd is not accepting (it is being restarted).
 Result<ConnectPtr> open_connection_retrying(const std::string& uri,
                                             std::chrono::milliseconds window);

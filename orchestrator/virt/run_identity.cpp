@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <iomanip>
 #include <pugixml.hpp>
@@ -9,6 +10,8 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "common/safe_name.hpp"
+#include "common/terminal_text.hpp"
 #include "common/utc_time.hpp"
 
 namespace topolab::virt {
@@ -55,6 +58,13 @@ std::string make_run_id() {
   return os.str();
 }
 
+std::string run_id_problem(std::string_view run_id) {
+  std::string problem = name_problem(run_id);
+  if (problem.empty() && run_id.find('+') != std::string_view::npos)
+    problem = "expected letters, digits, '.', '-', '_' only";
+  return problem.empty() ? "" : "run id '" + terminal_safe(run_id.substr(0, 80)) + "': " + problem;
+}
+
 std::string domain_name_for(std::string_view layout, std::string_view run_id) {
   return std::string(kDomainPrefix) + sanitize(layout) + "-" + sanitize(run_id);
 }
@@ -78,7 +88,30 @@ RunOwner current_run_owner(const std::string& run_id) {
   o.run_id = run_id;
   o.pid = static_cast<long>(getpid());
   o.start_time = process_start_time(o.pid).value_or(0);
+  o.machine = this_machine_id();
   return o;
+}
+
+namespace {
+bool is_machine_id(std::string_view v) {
+  return v.size() == 32 && std::all_of(v.begin(), v.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+}  // namespace
+
+const std::string& this_machine_id() {
+  static const std::string id = [] {
+    auto text = read_file("/etc/machine-id", 256);
+    if (!text) return std::string();
+    std::string v = text->substr(0, text->find_first_of(" \n"));
+    return is_machine_id(v) ? v : std::string();
+  }();
+  return id;
+}
+
+bool owner_on_this_machine(const RunOwner& owner) {
+  return owner.machine.empty() || this_machine_id().empty() || owner.machine == this_machine_id();
 }
 
 bool run_owner_alive(const RunOwner& owner) {
@@ -113,6 +146,7 @@ Result<std::string> add_run_metadata(std::string_view domain_xml, const RunOwner
   run.append_attribute("id") = owner.run_id.c_str();
   run.append_attribute("pid") = std::to_string(owner.pid).c_str();
   run.append_attribute("start") = std::to_string(owner.start_time).c_str();
+  if (!owner.machine.empty()) run.append_attribute("machine") = owner.machine.c_str();
   std::ostringstream out;
   doc.save(out, "  ");
   return out.str();
@@ -132,6 +166,7 @@ std::optional<RunOwner> parse_run_metadata(std::string_view xml) {
   if (o.run_id.empty() || !pid) return std::nullopt;
   o.pid = *pid;
   o.start_time = to_number<unsigned long long>(run.attribute("start").value()).value_or(0);
+  if (is_machine_id(run.attribute("machine").value())) o.machine = run.attribute("machine").value();
   return o;
 }
 

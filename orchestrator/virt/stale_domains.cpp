@@ -33,6 +33,9 @@ Result<std::vector<StaleDomain>> find_stale_domains(virConnectPtr conn, std::str
     auto owner = parse_run_metadata(*xml);
     if (!owner) continue;  // not created through topolab's registry: not ours to judge
     if (!run_id.empty() && owner->run_id != run_id) continue;
+    // Another orchestrator machine's domain on a shared (remote) host: its PID is not ours
+    // to look up, and a live run must not lose its guest.
+    if (!owner_on_this_machine(*owner)) continue;
     if (run_owner_alive(*owner)) continue;
     out.push_back(StaleDomain{name, *owner});
   }

@@ -50,6 +50,40 @@ void expect_fifo_refused_quickly(const fs::path& fifo, int watchdog_flags, F cal
   EXPECT_LT(steady_clock::now() - start, std::chrono::seconds(2)) << "the open blocked";
 }
 
+// make_private_dir (redteam wave 2): creates a 0700 folder, tightens our own 0755 one, and
+// refuses a planted symlink (its target keeps its mode) or another user's folder.
+TEST(MakePrivateDir, CreatesTightensAndRefusesWhatIsNotOurs) {
+  testing::TempDir dir;
+  const auto fresh = dir.path() / "a" / "b";
+  ASSERT_TRUE(make_private_dir(fresh));
+  struct stat st {};
+  ASSERT_EQ(::stat(fresh.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  const auto own = dir.path() / "own";
+  std::filesystem::create_directory(own);
+  ::chmod(own.c_str(), 0755);
+  ASSERT_TRUE(make_private_dir(own));
+  ASSERT_EQ(::stat(own.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+
+  const auto target = dir.path() / "target";
+  std::filesystem::create_directory(target);
+  ::chmod(target.c_str(), 0755);
+  std::filesystem::create_directory_symlink(target, dir.path() / "link");
+  auto r = make_private_dir(dir.path() / "link");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("symbolic link"), std::string::npos) << r.error().message;
+  ASSERT_EQ(::stat(target.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0755u) << "the link's target was chmod'ed";
+
+  const auto foreign = dir.path() / "foreign";
+  std::filesystem::create_directory(foreign);
+  ASSERT_EQ(::chown(foreign.c_str(), 65534, 65534), 0);
+  r = make_private_dir(foreign);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("owned by uid 65534"), std::string::npos) << r.error().message;
+}
+
 TEST(OpenRegularFile, ReadsARegularFile) {
   testing::TempDir dir;
   write(dir.path() / "a.toml", "name = \"x\"\n");

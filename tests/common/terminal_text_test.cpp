@@ -41,4 +41,20 @@ TEST(CsvFormulaSafe, PrefixesFormulaStartsOnly) {
 }
 
 }  // namespace
+// What an error echoes is bounded (redteam wave 2: a 1 MB option value was printed in full):
+// the head and the tail survive, the cut says how much went.
+TEST(BoundedText, KeepsShortTextAndCutsTheMiddleOfLongText) {
+  EXPECT_EQ(bounded_text("short"), "short");
+  const std::string exact(kMaxMessageBytes, 'x');
+  EXPECT_EQ(bounded_text(exact), exact);
+  const std::string big = "HEAD" + std::string(1000000, 'a') + "TAIL";
+  const std::string out = bounded_text(big);
+  EXPECT_LT(out.size(), kMaxMessageBytes + 64);
+  EXPECT_EQ(out.rfind("HEAD", 0), 0u);
+  EXPECT_EQ(out.substr(out.size() - 4), "TAIL");
+  EXPECT_NE(out.find("[" + std::to_string(big.size() - kMaxMessageBytes) + " bytes cut]"),
+            std::string::npos)
+      << out.substr(0, 100);
+}
+
 }  // namespace topolab

@@ -15,34 +15,12 @@
 
 #include "orchestrator/remote/storage_pool.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
+#include "tests/integration/remote/test_pool.hpp"
 
 namespace topolab::remote {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool pool_defined(virConnectPtr conn, const std::string& name) {
-  PoolPtr p(virStoragePoolLookupByName(conn, name.c_str()));
-  return p != nullptr;
-}
-
-// Removes the test pool whatever state it is in: volumes, the running pool, its directory,
-// its definition.
-void remove_pool(virConnectPtr conn, const std::string& name) {
-  PoolPtr pool(virStoragePoolLookupByName(conn, name.c_str()));
-  if (!pool) return;
-  if (virStoragePoolIsActive(pool.get()) != 1) virStoragePoolCreate(pool.get(), 0);
-  virStorageVolPtr* vols = nullptr;
-  int n = virStoragePoolListAllVolumes(pool.get(), &vols, 0);
-  for (int i = 0; i < n; ++i) {
-    virStorageVolDelete(vols[i], 0);
-    virStorageVolFree(vols[i]);
-  }
-  free(vols);  // NOLINT: libvirt allocates with malloc
-  virStoragePoolDestroy(pool.get());
-  virStoragePoolDelete(pool.get(), 0);
-  virStoragePoolUndefine(pool.get());
-}
 
 class RemoteStorage : public ::testing::Test {
  protected:
@@ -204,6 +182,42 @@ TEST_F(RemoteStorage, AMarkerWithoutItsVolumeIsReplaced) {
   ASSERT_TRUE(redo.ok()) << redo.error().message;
   EXPECT_TRUE(redo->uploaded);
   EXPECT_EQ(download(conn_.get(), pool->get(), redo->volume), "bytes");
+}
+
+// Redteam wave 2: a volume of our content-keyed name holding other bytes (another size), with
+// its marker, is replaced, not booted; a pool of the name that is not a directory pool (here
+// `logical`, which would carve a host disk) is refused before it is started.
+TEST_F(RemoteStorage, AVolumeOfTheNameWithOtherContentIsReplaced) {
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(pool.ok()) << pool.error().message;
+  auto first = upload_volume(conn_.get(), pool->get(), "k", write_local("the real kernel"));
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  VolumePtr vol(virStorageVolLookupByName(pool->get(), first->volume.c_str()));
+  ASSERT_TRUE(vol);
+  ASSERT_EQ(virStorageVolDelete(vol.get(), 0), 0);
+  const std::string other = "<volume><name>" + first->volume +
+                            "</name><capacity unit='bytes'>3</capacity><target><format "
+                            "type='raw'/></target></volume>";
+  VolumePtr planted(virStorageVolCreateXML(pool->get(), other.c_str(), 0));
+  ASSERT_TRUE(planted) << "could not plant the volume";
+
+  auto redo = upload_volume(conn_.get(), pool->get(), "k", write_local("the real kernel"));
+  ASSERT_TRUE(redo.ok()) << redo.error().message;
+  EXPECT_TRUE(redo->uploaded);
+  EXPECT_EQ(download(conn_.get(), pool->get(), redo->volume), "the real kernel");
+}
+
+TEST_F(RemoteStorage, AnExistingPoolThatIsNotADirectoryPoolIsRefused) {
+  const std::string xml = "<pool type='logical'><name>" + spec_.name +
+                          "</name><source><name>no-such-vg</name></source><target><path>/dev/"
+                          "no-such-vg</path></target></pool>";
+  PoolPtr defined(virStoragePoolDefineXML(conn_.get(), xml.c_str(), 0));
+  ASSERT_TRUE(defined) << "could not define the logical pool";
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_FALSE(pool.ok());
+  EXPECT_NE(pool.error().message.find("exists with type 'logical'"), std::string::npos)
+      << pool.error().message;
+  EXPECT_EQ(virStoragePoolIsActive(defined.get()), 0) << "the pool was started";
 }
 
 TEST_F(RemoteStorage, APathThatCannotBeCreatedIsOneLineAndNoPool) {

@@ -52,6 +52,28 @@ TEST(CliExitCodes, UsageErrorsKeepTheirCode2) {
   EXPECT_EQ(r.err, "topolab hook: expected DOMAIN OPERATION (or --install-snippet)\n");
 }
 
+// What a refusal echoes from the input is escaped and bounded in one place (redteam wave 2:
+// `--accel` with a 120 KB value printed 120 KB, an escape sequence reached the terminal raw), for
+// CLI11's own errors (a value not in the set, an unknown option) and for topolab's (a layout
+// name that is not a file).
+TEST(CliExitCodes, WhatAnErrorEchoesIsBoundedAndEscaped) {
+  const std::string huge(120000, 'a');  // one argv string is at most 128 KiB (MAX_ARG_STRLEN)
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"boot", kLayout, "--accel", huge},
+                                             {"boot", kLayout, "--no-such-option" + huge},
+                                             {"--log-level", huge, "paths"},
+                                             {"plan", huge, "--caps", kCaps}}) {
+    auto r = run_cli(args);
+    EXPECT_NE(r.status(), 0);
+    EXPECT_LT(r.err.size(), 2300u) << r.err.substr(0, 200);
+    EXPECT_NE(r.err.find("bytes cut]"), std::string::npos) << r.err.substr(0, 200) << r.status();
+    EXPECT_LE(lines(r.err), 2) << r.err.substr(0, 200);
+  }
+  auto r = run_cli({"boot", kLayout, "--accel", "a\x1b[2J"});
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("a\\x1b[2J"), std::string::npos) << r.err;
+}
+
 // `xml -o FILE` says "wrote FILE" (information) on stderr: -q hides it, -v adds debug lines.
 class CliLogLevels : public ::testing::Test {
  protected:

@@ -83,5 +83,38 @@ TEST(DomainDevices, ATemplatesOwnControllersAreKept) {
   EXPECT_EQ(n, 2);
 }
 
+// A template domain (redteam wave 2) with qemu-guest-agent's unix channel and two channels
+// already named org.topolab.agent.0, one a pty on a second virtio-serial bus: the agent gets one
+// unix channel of that name with our socket (no old type, bus or address), the other is left.
+TEST(DomainDevices, TheAgentChannelIsFoundByNameAndIsTheOnlyOne) {
+  testing::TempDir dir;
+  auto text = read_file(templates_dir() / "domains" / "linux-disk.xml");
+  ASSERT_TRUE(text);
+  const std::string hostile =
+      "<channel type='unix'><source mode='bind'/><target type='virtio' "
+      "name='org.qemu.guest_agent.0'/></channel>"
+      "<channel type='pty'><target type='virtio' name='org.topolab.agent.0'/>"
+      "<address type='virtio-serial' controller='7' bus='0' port='3'/></channel>";
+  text->insert(text->find("<channel"), hostile);
+  const auto base = dir.path() / "own.xml";
+  std::ofstream(base) << *text;
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(write_xml(false, base).c_str()));
+  int ours = 0;
+  for (auto c : doc.child("domain").child("devices").children("channel")) {
+    std::string name = c.child("target").attribute("name").value();
+    if (name == "org.qemu.guest_agent.0") {
+      EXPECT_STREQ(c.attribute("type").value(), "unix");  // untouched
+      continue;
+    }
+    ASSERT_EQ(name, "org.topolab.agent.0");
+    ++ours;
+    EXPECT_STREQ(c.attribute("type").value(), "unix");
+    EXPECT_STREQ(c.child("target").attribute("type").value(), "virtio");
+    EXPECT_FALSE(c.child("address")) << "the hostile bus survived";
+  }
+  EXPECT_EQ(ours, 1);
+}
+
 }  // namespace
 }  // namespace topolab

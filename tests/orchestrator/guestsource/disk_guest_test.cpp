@@ -1,7 +1,7 @@
 // The template rewrite (issue 14): every writable disk points at a new qcow2 overlay whose
-// backing store is the original (DAC relabel off), read-only, shareable and CD-ROM disks are
-// kept as they are, every other device is untouched, and disks topolab cannot overlay are
-// refused by name.
+// backing store is the original (DAC relabel off), read-only and CD-ROM disks are kept as they
+// are, every other device is untouched, and disks topolab cannot overlay (or that the copy would
+// write in place: writable shareable disks and LUNs, redteam wave 2) are refused by name.
 #include "orchestrator/guestsource/disk_guest.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +9,8 @@
 
 #include <filesystem>
 #include <pugixml.hpp>
+#include <tuple>
+#include <vector>
 
 #include "common/process.hpp"
 
@@ -40,11 +42,11 @@ class DiskGuestTest : public ::testing::Test {
 };
 
 TEST_F(DiskGuestTest, WritableDisksGetOverlaysOthersAreKept) {
-  std::string xml = "<domain><devices>" + disk("a.qcow2", "vda") +
-                    disk("b.qcow2", "vdb", "<readonly/>") + disk("b.qcow2", "vdc", "<shareable/>") +
-                    disk("b.qcow2", "sda", "", "cdrom") +
-                    "<interface type='network'><source network='default'/></interface>"
-                    "<input type='tablet' bus='usb'/></devices></domain>";
+  std::string xml =
+      "<domain><devices>" + disk("a.qcow2", "vda") + disk("b.qcow2", "vdb", "<readonly/>") +
+      disk("b.qcow2", "vdc", "<readonly/><shareable/>") + disk("b.qcow2", "sda", "", "cdrom") +
+      "<interface type='network'><source network='default'/></interface>"
+      "<input type='tablet' bus='usb'/></devices></domain>";
   std::vector<OwnedFile> overlays;
   auto out = overlay_disks(xml, nullptr, "unit", dir_ / "ov", overlays);
   ASSERT_TRUE(out) << out.error().message;
@@ -99,6 +101,45 @@ TEST_F(DiskGuestTest, RefusesDisksItCannotOverlayAndLeavesNoOverlay) {
       << out.error().message;
   overlays.clear();  // what the caller's unwinding does
   EXPECT_TRUE(fs::is_empty(dir_ / "ov"));
+}
+
+TEST_F(DiskGuestTest, RefusesDisksTheCopyWouldWriteInPlace) {
+  for (const auto& [extra, device, why] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"<shareable/>", "disk", "disk vdb: shareable and writable"},
+           {"", "lun", "disk vdb: device 'lun' is written in place"}}) {
+    std::vector<OwnedFile> overlays;
+    auto out = overlay_disks("<domain><devices>" + disk("a.qcow2", "vda") +
+                                 disk("b.qcow2", "vdb", extra, device) + "</devices></domain>",
+                             nullptr, "unit", dir_ / "ov", overlays);
+    ASSERT_FALSE(out) << device;
+    EXPECT_NE(out.error().message.find(why), std::string::npos) << out.error().message;
+  }
+}
+
+TEST_F(DiskGuestTest, RefusesMoreWritableDisksThanTheLimit) {
+  std::string xml = "<domain><devices>";
+  for (int i = 0; i < 40; ++i) xml += disk("a.qcow2", "vd" + std::to_string(i));
+  std::vector<OwnedFile> overlays;
+  auto out = overlay_disks(xml + "</devices></domain>", nullptr, "unit", dir_ / "ov", overlays);
+  ASSERT_FALSE(out);
+  EXPECT_NE(out.error().message.find("more than 32 writable disks"), std::string::npos)
+      << out.error().message;
+  overlays.clear();
+  EXPECT_TRUE(fs::is_empty(dir_ / "ov"));
+}
+
+TEST_F(DiskGuestTest, ARunIdThatIsNotASafeNameIsRefusedBeforeAnyOverlay) {
+  GuestSource source;
+  source.kind = GuestKind::kDisk;
+  source.disk = dir_ / "a.qcow2";
+  source.os = "linux";
+  for (const std::string id : {"../x", "a,b", "x\ny", ""}) {
+    auto out = prepare_guest("test:///default", source, id, dir_ / "ov");
+    ASSERT_FALSE(out) << id;
+    EXPECT_NE(out.error().message.find("run id '"), std::string::npos) << out.error().message;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "ov"));
 }
 
 }  // namespace

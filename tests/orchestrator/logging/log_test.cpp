@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <utility>
+#include <vector>
 
 #include "tests/support/temp_dir.hpp"
 
@@ -131,6 +133,29 @@ TEST_F(LogTest, APlantedSymlinkIsRefusedNotFollowed) {
   EXPECT_NE(log.error().message.find("run log"), std::string::npos) << log.error().message;
   debug("must not reach the victim");
   EXPECT_EQ(slurp(victim), "keep\n");
+}
+
+// The run folder itself (redteam wave 2): a symlink to another folder, a folder of another
+// user or one others can write is refused before topolab.log is created in it.
+TEST_F(LogTest, ARunFolderNotOfOurOwnIsRefused) {
+  const fs::path victim = dir_.path() / "victim";
+  fs::create_directory(victim);
+  fs::create_symlink(victim, dir_.path() / "link");
+  fs::create_directory(dir_.path() / "foreign");
+  ASSERT_EQ(::chown((dir_.path() / "foreign").c_str(), 65534, 65534), 0);
+  fs::create_directory(dir_.path() / "open");
+  ::chmod((dir_.path() / "open").c_str(), 0777);
+  for (const auto& [name, why] :
+       std::vector<std::pair<std::string, std::string>>{{"link", "a symbolic link"},
+                                                        {"foreign", "owned by uid 65534"},
+                                                        {"open", "writable by other users"}}) {
+    auto log = RunLog::open(dir_.path() / name);
+    ASSERT_FALSE(log.ok()) << name;
+    EXPECT_NE(log.error().message.find(why), std::string::npos) << log.error().message;
+    EXPECT_NE(log.error().message.find("run log"), std::string::npos) << log.error().message;
+  }
+  EXPECT_TRUE(fs::is_empty(victim));
+  EXPECT_TRUE(fs::is_empty(dir_.path() / "foreign"));
 }
 
 TEST_F(LogTest, GuestTextIsEscapedInTheFileAndOnStderr) {

@@ -58,6 +58,23 @@ TEST_F(Stale, RemovesOnlyDeadRunsTopolabDomains) {
   EXPECT_TRUE(domain_exists(conn(), "test"));
 }
 
+// A remote host shared by several orchestrator machines (issue 16): a dead-looking PID of
+// another machine says nothing about that run; only this machine's leftovers are removed.
+TEST_F(Stale, AnotherMachinesDomainsAreNeverJudged) {
+  ASSERT_FALSE(this_machine_id().empty()) << "this test machine has no /etc/machine-id";
+  RunOwner other{"run-other", dead_pid(), 0};
+  other.machine =
+      this_machine_id() == std::string(32, 'a') ? std::string(32, 'b') : std::string(32, 'a');
+  RunOwner mine{"run-mine", dead_pid(), 0};
+  mine.machine = this_machine_id();
+  define(owned_test_domain_xml("topolab-stale-other-machine", other), false);
+  define(owned_test_domain_xml("topolab-stale-this-machine", mine), false);
+  auto removed = cleanup_stale_domains(conn());
+  ASSERT_TRUE(removed.ok()) << removed.error().message;
+  EXPECT_EQ(*removed, std::vector<std::string>{"topolab-stale-this-machine"});
+  EXPECT_TRUE(domain_exists(conn(), "topolab-stale-other-machine"));
+}
+
 TEST_F(Stale, RunIdNarrowsTheCleanup) {
   long pid = dead_pid();
   define(owned_test_domain_xml("topolab-stale-a", RunOwner{"run-a", pid, 0}), false);
@@ -79,6 +96,23 @@ TEST(RunIdentity, MetadataRoundTripsThroughTheDomainXml) {
   EXPECT_EQ(back->pid, 4242);
   EXPECT_EQ(back->start_time, 987654u);
   EXPECT_FALSE(add_run_metadata(*xml, owner).ok()) << "a second run element is refused";
+}
+
+TEST(RunIdentity, TheMachineIdTravelsWithTheOwner) {
+  RunOwner owner = current_run_owner("rid");
+  EXPECT_EQ(owner.machine, this_machine_id());
+  auto xml = add_run_metadata("<domain><name>n</name></domain>", owner);
+  ASSERT_TRUE(xml.ok());
+  auto back = parse_run_metadata(*xml);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->machine, owner.machine);
+  EXPECT_TRUE(owner_on_this_machine(*back));
+  RunOwner legacy{"rid", 1, 0};  // metadata written before the attribute existed
+  EXPECT_TRUE(owner_on_this_machine(legacy));
+  auto odd = parse_run_metadata(
+      "<run id='r' pid='5' start='1' machine='../../etc'/>");  // not 32 hex digits: unknown
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->machine, "");
 }
 
 TEST(RunIdentity, MetadataIsReadBackFromLibvirtsOwnXml) {

@@ -1,0 +1,58 @@
+#include "orchestrator/guestsource/disk_info.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace topolab::guestsource {
+
+const std::vector<std::string>& overlayable_formats() {
+  static const std::vector<std::string> formats{"qcow2", "raw"};
+  return formats;
+}
+
+Result<void> check_image_info(const nlohmann::json& j, const std::string& shown, DiskImage& d) {
+  if (!j.is_object() || !j.contains("format") || !j["format"].is_string())
+    return make_error(shown + ": qemu-img info printed no format");
+  d.format = j["format"].get<std::string>();
+  const auto& ok = overlayable_formats();
+  if (std::find(ok.begin(), ok.end(), d.format) == ok.end()) {
+    return make_error(shown + ": format '" + d.format.substr(0, 40) +
+                      "' cannot be overlaid by topolab (supported: qcow2, raw; convert it with "
+                      "qemu-img convert -O qcow2)");
+  }
+  // A backing file is opened (and relabelled by libvirt) although the user named only the top
+  // image: a chain pointing at /etc/shadow or at another VM's disk would reach the guest.
+  for (const char* key : {"backing-filename", "full-backing-filename"}) {
+    if (j.contains(key)) {
+      std::string b = j[key].is_string() ? j[key].get<std::string>() : "?";
+      return make_error(shown + ": has a backing file '" + b.substr(0, 200) +
+                        "': topolab overlays only self-contained images (flatten it with "
+                        "qemu-img convert -O qcow2)");
+    }
+  }
+  if (j.contains("encrypted") && j["encrypted"] == true)
+    return make_error(shown +
+                      ": encrypted: topolab cannot pass its key (decrypt it with "
+                      "qemu-img convert)");
+  const nlohmann::json* data = nullptr;
+  if (j.contains("format-specific") && j["format-specific"].is_object() &&
+      j["format-specific"].contains("data") && j["format-specific"]["data"].is_object())
+    data = &j["format-specific"]["data"];
+  if (data && data->contains("data-file"))
+    return make_error(shown +
+                      ": has an external data file: its bytes live in another file "
+                      "(merge it with qemu-img convert -O qcow2)");
+  if (data && data->contains("corrupt") && (*data)["corrupt"] == true)
+    return make_error(shown + ": marked corrupt by QEMU (qemu-img check -r all repairs it)");
+  if (!j.contains("virtual-size") || !j["virtual-size"].is_number_unsigned())
+    return make_error(shown + ": qemu-img info printed no virtual size");
+  d.virtual_bytes = j["virtual-size"].get<std::uint64_t>();
+  if (d.virtual_bytes == 0) return make_error(shown + ": virtual size 0 (nothing to boot)");
+  if (d.virtual_bytes > kMaxVirtualBytes)
+    return make_error(shown + ": virtual size " + std::to_string(d.virtual_bytes) +
+                      " bytes, over the limit of " + std::to_string(kMaxVirtualBytes) +
+                      " (64 TiB)");
+  return {};
+}
+
+}  // namespace topolab::guestsource
