@@ -133,6 +133,11 @@ class BootCommand : public Command {
               << t.value("start_ms", 0) << " ms, hello " << t.value("hello_ms", 0)
               << " ms after start (guest uptime " << t.value("guest_uptime_at_hello_ms", 0)
               << " ms), total " << t.value("total_ms", 0) << " ms\n";
+    // Which shutdown step ended the guest (agent, acpi, destroy): own guests wait for each.
+    if (t.contains("shutdown_by")) {
+      std::cout << "shutdown: " << t.value("shutdown_ms", 0) << " ms, ended by "
+                << t.value("shutdown_by", "") << "\n";
+    }
     if (t.value("boot_attempts", 1) > 1) {
       std::cout << "boot attempts: " << t.value("boot_attempts", 1)
                 << " (earlier ones hung; their consoles are console.attempt-N.log in the run "

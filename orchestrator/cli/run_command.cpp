@@ -1,10 +1,15 @@
-// `topolab run EXPERIMENT [--store FILE] [--connect URI] [--accel auto|kvm|tcg]
+// `topolab run EXPERIMENT [--store FILE] [--connect URI]... [--accel auto|kvm|tcg]
 //                         [--repetitions N] [--seed N] [--json] [-q]`
+// --connect may be given several times (issue 16): the hosts of the run, replacing the file's
+// `hosts`. Each host gets its own backend, built from its URI and nothing else.
 #include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/watchdog_options.hpp"
@@ -24,7 +29,12 @@ class RunCommand : public Command {
     auto* cmd = app.add_subcommand("run", "Run an experiment file into a results store");
     cmd->add_option("experiment", file_, "Experiment file (TOML)")->required();
     cmd->add_option("--store", store_, "SQLite results store (default: <name>.db)");
-    cmd->add_option("-c,--connect", options_.connect_uri, "libvirt URI (default qemu:///system)");
+    cmd->add_option("-c,--connect", connect_,
+                    "libvirt URI of a host; repeat for several hosts (overrides the file's "
+                    "hosts; default qemu:///system)")
+        // One URI per -c: `run -c URI FILE` must not read FILE as a second URI.
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cmd->add_option("--accel", options_.accel, "auto | kvm | tcg")
         ->check(CLI::IsMember(virt::accel_mode_names()));
     cmd->add_option("--repetitions", repetitions_, "Override the file's repetitions")
@@ -48,36 +58,76 @@ class RunCommand : public Command {
     experiment::Overrides overrides;
     if (repetitions_ > 0) overrides.repetitions = repetitions_;
     if (auto seed = parse_seed(seed_text_)) overrides.seed = *seed;
+    overrides.hosts = connect_;
     auto e = experiment::load_experiment_file(file_, overrides);
     if (!e) return fail("run", e.error());
     apply_boot_settings(e->boot);
     if (store_.empty()) store_ = e->name + ".db";
     auto store = store::ResultStore::open(store_);
     if (!store) return fail("run", store.error());
-    auto backend = experiment::make_backend(e->backend, options_);
-    if (!backend) return fail("run", backend.error());
+    auto backends = make_backends(*e);
+    if (!backends) return fail("run", backends.error());
+    std::vector<experiment::HostSlot> slots;
+    for (auto& b : *backends) slots.push_back({b->host(), b.get()});
     // Progress is information: -q (or --log-level warn and above) silences it.
     auto progress =
         experiment::Progress::for_stderr(logging::console_level() > logging::Level::info);
-    auto summary = experiment::run_experiment(*e, **backend, **store, progress);
+    auto summary = experiment::run_experiment(*e, slots, **store, progress);
     if (!summary) return fail("run", summary.error());
-    if (json_) {
-      auto j = summary->to_json();
-      j["experiment"] = e->name;
-      j["store"] = store_;
-      std::cout << j.dump(2) << std::endl;
-    } else {
-      std::printf(
-          "%s: %d cells (%d done, %d failed, %d with topology mismatch), %d boots, "
-          "%d runs executed, %d skipped, %d failed; store %s\n",
-          e->name.c_str(), summary->cells, summary->cells_done, summary->cells_failed,
-          summary->cells_mismatch, summary->boots, summary->runs_executed, summary->runs_skipped,
-          summary->runs_failed, store_.c_str());
-    }
+    print_summary(*e, *summary);
     return to_int(summary->cells_failed > 0 ? ExitCode::mismatch : ExitCode::ok);
   }
 
  private:
+  // One backend per host, each from its own URI (the file's hosts or --connect); none named:
+  // the one default connection, as before issue 16.
+  Result<std::vector<std::unique_ptr<experiment::Backend>>> make_backends(
+      const experiment::Experiment& e) {
+    std::vector<std::unique_ptr<experiment::Backend>> out;
+    std::vector<std::string> hosts = e.hosts;
+    if (hosts.empty()) hosts.push_back("");
+    for (const auto& host : hosts) {
+      experiment::BackendOptions o = options_;
+      o.connect_uri = host;
+      auto b = experiment::make_backend(e.backend, o);
+      if (!b) return b.error();
+      out.push_back(std::move(*b));
+    }
+    return out;
+  }
+
+  void print_summary(const experiment::Experiment& e, const experiment::RunSummary& s) {
+    // A host with failed cells is named on stderr, whatever the output format.
+    for (const auto& h : s.hosts)
+      if (h.cells_failed > 0)
+        print_error("run", "host " + h.host + ": " + std::to_string(h.cells_failed) +
+                               " cell(s) failed" +
+                               (h.unreachable.empty() ? "" : "; unreachable: " + h.unreachable));
+    const experiment::RunSummary* summary = &s;
+    if (json_) {
+      auto j = summary->to_json();
+      j["experiment"] = e.name;
+      j["store"] = store_;
+      std::cout << j.dump(2) << std::endl;
+    } else {
+      const std::string unfit =
+          summary->cells_does_not_fit
+              ? ", " + std::to_string(summary->cells_does_not_fit) + " do not fit their host"
+              : "";
+      std::printf(
+          "%s: %d cells (%d done, %d failed, %d with topology mismatch%s), %d boots, "
+          "%d runs executed, %d skipped, %d failed; store %s\n",
+          e.name.c_str(), summary->cells, summary->cells_done, summary->cells_failed,
+          summary->cells_mismatch, unfit.c_str(), summary->boots, summary->runs_executed,
+          summary->runs_skipped, summary->runs_failed, store_.c_str());
+      if (s.hosts.size() > 1)
+        for (const auto& h : s.hosts)
+          std::printf("  %s: %d done, %d failed, %d do not fit, %d boots, %d runs executed%s\n",
+                      h.host.c_str(), h.cells_done, h.cells_failed, h.cells_does_not_fit, h.boots,
+                      h.runs_executed, h.unreachable.empty() ? "" : " (unreachable)");
+    }
+  }
+
   // The file's [boot] values where the command line did not give the option (it wins).
   void apply_boot_settings(const experiment::BootSettings& b) {
     if (b.retries && cmd_->count("--boot-retries") == 0) options_.boot_retries = *b.retries;
@@ -87,6 +137,7 @@ class RunCommand : public Command {
 
   CLI::App* cmd_ = nullptr;
   std::string file_, store_;
+  std::vector<std::string> connect_;
   experiment::BackendOptions options_;
   int repetitions_ = 0;
   std::string seed_text_;

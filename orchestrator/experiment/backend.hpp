@@ -48,6 +48,15 @@ class Backend {
   // Where the experiment runs, for reports (store::StoredExperiment::context): connection URI,
   // accelerator asked for.
   virtual nlohmann::json context() const { return nullptr; }
+  // The host this backend runs on, as the store records it (issue 16): its libvirt URI, or
+  // "local" for backend "host".
+  virtual std::string host() const = 0;
+  // Why a prepared configuration cannot run on this host (the planner's reason), "" when it
+  // fits. Such cells are recorded "does-not-fit", never booted, never counted as failed.
+  virtual std::string does_not_fit(const Configuration&) const { return ""; }
+  // After a failed start: is the host still reachable? An error (connection refused or
+  // closed) stops this host's worker; the other hosts carry on.
+  virtual Result<void> check_reachable() { return {}; }
 };
 
 }  // namespace topolab::experiment

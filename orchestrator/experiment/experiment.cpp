@@ -10,6 +10,7 @@
 #include "common/safe_name.hpp"
 #include "orchestrator/experiment/experiment_detail.hpp"
 #include "orchestrator/experiment/guest_table.hpp"
+#include "orchestrator/experiment/hosts.hpp"
 #include "orchestrator/experiment/matrix.hpp"
 #include "orchestrator/layout/layout_fields.hpp"
 
@@ -84,6 +85,29 @@ Result<void> parse_adaptive(const Ctx& c, const toml::node& n, Experiment& e) {
   return {};
 }
 
+// hosts = ["qemu:///system", ...]: each URI checked, no duplicates, at most kMaxHosts.
+Result<void> parse_hosts(const Ctx& c, const toml::node& n, Experiment& e) {
+  auto arr = n.as_array();
+  if (!arr || arr->empty()) return c.at(n, "'hosts': expected a non-empty array of libvirt URIs");
+  if (arr->size() > kMaxHosts)
+    return c.at(n, "'hosts': " + std::to_string(arr->size()) + " hosts, more than the limit " +
+                       std::to_string(kMaxHosts));
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const toml::node& item = *arr->get(i);
+    auto s = item.as_string();
+    if (!s) return c.at(item, "'hosts': expected strings (libvirt URIs)");
+    const std::string uri = s->get();
+    if (auto p = host_uri_problem(uri); !p.empty())
+      return c.at(item, "'hosts' " + shown_uri(uri, i) + ": " + p);
+    if (std::find(e.hosts.begin(), e.hosts.end(), uri) != e.hosts.end())
+      return c.at(item, "'hosts' '" + uri + "': given twice (each host runs every cell once)");
+    e.hosts.push_back(uri);
+  }
+  if (e.backend == BackendKind::kHost)
+    return c.at(n, "'hosts': backend \"host\" runs on this machine only; remove 'hosts'");
+  return {};
+}
+
 Result<void> check_params_factors(const Ctx& c, const Experiment& e) {
   for (const auto& f : e.factors) {
     if (f.kind != FactorKind::kParam || f.key.find('.', 6) == std::string::npos) continue;
@@ -119,7 +143,9 @@ std::string factor_product_text(const Experiment& e) {
 
 Result<void> check_size_limits(const Ctx& c, int factors_line, const Experiment& e,
                                bool reps_from_cli) {
-  const std::uint64_t cells = full_factorial_cells(e);
+  // Every cell runs once per host: the hosts multiply the cells like a factor.
+  const std::uint64_t cells =
+      saturating_mul(full_factorial_cells(e), std::max<std::size_t>(e.hosts.size(), 1));
   if (cells > kMaxCells)
     return c.at_line(factors_line, "[factors]: the matrix has " + count_text(cells) + " cells (" +
                                        factor_product_text(e) + "), more than the limit " +
@@ -148,12 +174,15 @@ void apply_overrides(const Overrides& o, Experiment& e) {
       e.adaptive->max_repetitions = e.repetitions;
   }
   if (o.seed) e.seed = *o.seed;
+  // Backend "host" never connected anywhere: one --connect is ignored there, as it always was.
+  if (!o.hosts.empty() && e.backend != BackendKind::kHost) e.hosts = o.hosts;
 }
 
 Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesystem::path& base,
                         const Overrides& overrides, Experiment& e) {
   const toml::node* exclude_node = nullptr;
   const toml::node* baseline_node = nullptr;
+  const toml::node* hosts_node = nullptr;  // read after 'backend', which it depends on
   int factors_line = 1;
   for (const auto& [k, v] : root) {
     std::string key(k.str());
@@ -211,11 +240,13 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
       auto b = parse_boot_settings(v, c.origin);
       if (!b) return b.error();
       e.boot = *b;
+    } else if (key == "hosts") {
+      hosts_node = &v;
     } else {
       return c.at(v, "unknown key '" + key +
                          "': expected name, description, layout, repetitions, seed, backend, "
-                         "timeout_s, factors, benchmark, exclude, baseline, adaptive, guest or "
-                         "boot");
+                         "timeout_s, factors, benchmark, exclude, baseline, adaptive, guest, "
+                         "boot or hosts");
     }
   }
   if (e.name.empty()) return c.at_line(1, "missing 'name': expected a non-empty string");
@@ -223,6 +254,7 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
     return c.at_line(1, "missing 'layout': expected a layout file path");
   if (e.benchmarks.empty()) return c.at_line(1, "missing [[benchmark]]: expected at least one");
   TL_TRY(check_params_factors(c, e));
+  if (hosts_node) TL_TRY(parse_hosts(c, *hosts_node, e));
   // [[exclude]] and [baseline] refer to factors, so they are read after [factors].
   if (exclude_node) {
     auto arr = exclude_node->as_array();
@@ -245,6 +277,9 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
   if (overrides.repetitions && (*overrides.repetitions < 1 || *overrides.repetitions > 1000))
     return make_error("--repetitions " + std::to_string(*overrides.repetitions) +
                       ": expected an integer 1..1000");
+  TL_TRY(check_host_list(overrides.hosts, "--connect"));
+  if (overrides.hosts.size() > 1 && e.backend == BackendKind::kHost)
+    return make_error("--connect: backend \"host\" runs on this machine only");
   apply_overrides(overrides, e);
   if (e.adaptive && e.adaptive->max_repetitions < e.repetitions)
     return c.at_line(1, "'adaptive.max_repetitions' (" +
@@ -334,6 +369,7 @@ nlohmann::json experiment_to_json(const Experiment& e) {
                       {"backend", to_string(e.backend)},
                       {"timeout_s", e.timeout_s}};
   if (!e.guest.builtin()) j["guest"] = guest_source_to_json(e.guest);
+  if (!e.hosts.empty()) j["hosts"] = e.hosts;
   if (e.boot.retries) j["boot"]["retries"] = *e.boot.retries;
   if (e.boot.watchdog_ms) j["boot"]["watchdog_ms"] = *e.boot.watchdog_ms;
   if (e.adaptive)

@@ -65,6 +65,9 @@ struct Experiment {
   int timeout_s = 600;             // per benchmark run
   guestsource::GuestSource guest;  // [guest] (guest_table.hpp); default: the built-in image
   BootSettings boot;               // [boot]: the boot watchdog's settings (boot_settings.hpp)
+  // hosts = [...] (hosts.hpp), or --connect (which wins). Empty: one host, the backend's
+  // default connection (today's behaviour). Every cell runs once per host.
+  std::vector<std::string> hosts;
 
   // By any spelling of the key ("groups" finds the factor written "guest.l3_groups").
   const Factor* factor(std::string_view key) const;
@@ -86,6 +89,7 @@ std::string level_text(const nlohmann::json& level);
 struct Overrides {
   std::optional<int> repetitions;  // 1..1000, like the file's key
   std::optional<std::uint64_t> seed;
+  std::vector<std::string> hosts;  // --connect URI (repeatable); replaces the file's hosts
 };
 
 // base_dir resolves the relative layout path; origin names the file in error messages.

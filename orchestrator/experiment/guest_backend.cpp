@@ -2,6 +2,7 @@
 
 #include "host/topology_json.hpp"
 #include "orchestrator/experiment/guest_table.hpp"
+#include "orchestrator/experiment/hosts.hpp"
 #include "orchestrator/guestsource/disk_guest.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/layout/layout_fields.hpp"
@@ -82,27 +83,38 @@ Result<Layout> GuestBackend::configure_layout(const Layout& base, const Configur
 Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Configuration>& configs) {
   auto base = load_layout_file(e.layout_path);
   if (!base) return base.error().context(e.source_file.string() + ": layout");
+  // Read through this host's own connection (issue 16): each host plans on its own topology.
   auto host = load_host_topology({options_.connect_uri, "", ""});
   if (!host) return host.error().context("host topology");
   host_ = *host;
   const auto vcpu_limit = session::libvirt_vcpu_limit(options_.connect_uri);
-  // Every configuration must plan before the first boot: a typo in the last level should not
-  // surface an hour into the run.
+  // Every configuration is planned before the first boot: a typo in the last level should not
+  // surface an hour into the run. A layout error is the file's and refuses the run; what the
+  // planner refuses is this host's: recorded as does-not-fit (the runner refuses the run when
+  // nothing fits anywhere).
   for (const auto& config : configs) {
     auto layout = configure_layout(*base, config);
     if (!layout) return layout.error().context(e.source_file.string() + ": " + config.label());
+    layouts_[config.key] = *layout;
     if (auto ok = session::check_vcpu_limit(*layout, vcpu_limit); !ok) {
-      return ok.error().context(e.source_file.string() + ": " + config.label());
+      unfit_[config.key] = ok.error().message;
+      continue;
     }
     auto plan = plan_placement(*layout, host_);
-    if (!plan) return plan.error().context(e.source_file.string() + ": " + config.label());
+    if (!plan) {
+      unfit_[config.key] = plan.error().message;
+      continue;
+    }
     prepared_[config.key] = {*layout, *plan};
   }
   ImageOptions image_options;
   auto image = build_guest_image(image_options);
   if (!image) return image.error().context("guest image");
   image_ = *image;
-  // Leftovers of a killed earlier run (their owner process is gone) are removed first.
+  // Leftovers of a killed earlier run (their owner process is gone) are removed first, on this
+  // host's own connection (each host's backend does it for its host). The guest image reaches a
+  // remote host at each boot (GuestSession: remote::place_image_on_host through the same URI,
+  // uploading only what the host's pool lacks).
   auto conn =
       virt::open_connection(options_.connect_uri.empty() ? "qemu:///system" : options_.connect_uri);
   if (!conn) return conn.error();
@@ -168,8 +180,24 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
 }
 
 nlohmann::json GuestBackend::layout_identity(const Configuration& c) const {
-  auto it = prepared_.find(c.key);
-  return it == prepared_.end() ? nlohmann::json() : layout_to_json(it->second.layout);
+  auto it = layouts_.find(c.key);
+  return it == layouts_.end() ? nlohmann::json() : layout_to_json(it->second);
+}
+
+std::string GuestBackend::host() const {
+  return options_.connect_uri.empty() ? kDefaultHost : options_.connect_uri;
+}
+
+std::string GuestBackend::does_not_fit(const Configuration& c) const {
+  auto it = unfit_.find(c.key);
+  return it == unfit_.end() ? "" : it->second;
+}
+
+// A fresh connection: a host whose libvirtd went away (or whose listener closed) refuses it.
+Result<void> GuestBackend::check_reachable() {
+  auto conn = virt::open_connection(host());
+  if (!conn) return conn.error();
+  return {};
 }
 
 nlohmann::json GuestBackend::host_topology() const { return topology_to_json(host_); }

@@ -24,6 +24,9 @@ class GuestBackend : public Backend {
   nlohmann::json host_topology() const override;
   nlohmann::json versions() const override;
   nlohmann::json context() const override;
+  std::string host() const override;
+  std::string does_not_fit(const Configuration&) const override;
+  Result<void> check_reachable() override;
 
   // The experiment's layout with one configuration's levels applied (exposed for tests).
   static Result<Layout> configure_layout(const Layout& base, const Configuration& config);
@@ -37,6 +40,10 @@ class GuestBackend : public Backend {
   HostTopology host_;
   GuestImage image_;
   std::map<std::string, Prepared> prepared_;  // by configuration key
+  // Configurations the planner refused on this host: key -> its reason (issue 16), and the
+  // resolved layout of every configuration (fitting or not; resume compares it).
+  std::map<std::string, std::string> unfit_;
+  std::map<std::string, Layout> layouts_;
   nlohmann::json versions_ = nlohmann::json::object();
   guestsource::GuestSource guest_;  // [guest]: the built-in image or the user's disk
 };

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "orchestrator/experiment/backend.hpp"
+#include "orchestrator/experiment/hosts.hpp"
 
 namespace topolab::experiment {
 
@@ -18,6 +19,7 @@ class HostBackend : public Backend {
   nlohmann::json host_topology() const override { return host_topology_; }
   nlohmann::json versions() const override;
   nlohmann::json context() const override { return {{"backend", "host"}}; }
+  std::string host() const override { return kLocalHost; }
 
  private:
   std::filesystem::path agent_;

@@ -11,7 +11,22 @@ namespace topolab::experiment {
 Progress::Progress(std::FILE* out, bool tty, bool quiet)
     : out_(out), tty_(tty), quiet_(quiet), start_(std::chrono::steady_clock::now()) {}
 
+// A mutex does not move: the moved-to object gets a fresh one (nothing holds it yet).
+Progress::Progress(Progress&& o) noexcept
+    : out_(o.out_),
+      tty_(o.tty_),
+      quiet_(o.quiet_),
+      start_(o.start_),
+      lanes_(std::move(o.lanes_)),
+      current_(std::move(o.current_)) {}
+
 Progress Progress::for_stderr(bool quiet) { return Progress(stderr, isatty(2) == 1, quiet); }
+
+void Progress::set_lanes(const std::vector<std::string>& hosts) {
+  std::lock_guard lock(mu_);
+  lanes_ = hosts;
+  current_.assign(std::max<std::size_t>(hosts.size(), 1), "");
+}
 
 std::string Progress::format_duration(double s) {
   if (!std::isfinite(s) || s < 0) return "?";
@@ -28,18 +43,36 @@ double Progress::elapsed_s() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
-void Progress::log(const std::string& line) {
+std::string& Progress::current(int lane) {
+  if (current_.empty()) current_.assign(1, "");
+  const auto i = static_cast<std::size_t>(lane);
+  return current_[i < current_.size() ? i : 0];
+}
+
+// Clears the bar area (the bar and, with several hosts, one line per host under it).
+void Progress::erase() {
+  if (!tty_ || drawn_lines_ == 0) return;
+  std::fputs("\r\033[K", out_);
+  for (int i = 1; i < drawn_lines_; ++i) std::fputs("\033[1A\033[K", out_);
+  drawn_lines_ = 0;
+}
+
+void Progress::log(int lane, const std::string& line) {
   if (quiet_) return;
-  if (tty_ && bar_drawn_) std::fputs("\r\033[K", out_);
+  erase();
+  // With several hosts every line names its host; one host keeps the lines as they were.
+  const std::string host =
+      multi() && static_cast<std::size_t>(lane) < lanes_.size() ? lanes_[lane] + ": " : "";
   // Cell labels, units and error texts come from guests and files: one sanitiser for the line.
   std::fprintf(out_, "[%s] %s\n", format_duration(elapsed_s()).c_str(),
-               terminal_safe(line).c_str());
+               terminal_safe(host + line).c_str());
   if (tty_) draw();
   std::fflush(out_);
 }
 
 void Progress::draw() {
   if (quiet_ || !tty_) return;
+  erase();
   const int width = 24;
   double frac = runs_total_ ? static_cast<double>(runs_done_) / runs_total_ : 1.0;
   int filled = static_cast<int>(frac * width);
@@ -48,70 +81,105 @@ void Progress::draw() {
   double el = elapsed_s();
   std::string eta =
       runs_done_ ? format_duration(el / runs_done_ * (runs_total_ - runs_done_)) : "?";
-  std::string cur = terminal_safe(current_);
-  if (cur.size() > 40) cur = cur.substr(0, 37) + "...";
-  std::fprintf(out_, "\r\033[K[%s] cells %d/%d  runs %d/%d  %s  elapsed %s  ETA %s", bar.c_str(),
+  auto cut = [](std::string s, std::size_t n) {
+    s = terminal_safe(s);
+    return s.size() > n ? s.substr(0, n - 3) + "..." : s;
+  };
+  std::string cur = multi() ? "" : cut(current(0), 40) + "  ";
+  std::fprintf(out_, "\r\033[K[%s] cells %d/%d  runs %d/%d  %selapsed %s  ETA %s", bar.c_str(),
                cells_done_, cells_total_, runs_done_, runs_total_, cur.c_str(),
                format_duration(el).c_str(), eta.c_str());
+  drawn_lines_ = 1;
+  if (multi()) {
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+      const std::string& state = i < current_.size() ? current_[i] : "";
+      std::fprintf(out_, "\n  %s: %s", cut(lanes_[i], 48).c_str(),
+                   state.empty() ? "waiting" : cut(state, 60).c_str());
+      ++drawn_lines_;
+    }
+  }
   std::fflush(out_);
-  bar_drawn_ = true;
 }
 
 void Progress::begin(int cells_total, int cells_done, int runs_total) {
+  std::lock_guard lock(mu_);
   cells_total_ = cells_total;
   cells_done_ = cells_done;
   runs_total_ = runs_total;
-  log("experiment: " + std::to_string(cells_total) + " cells (" + std::to_string(cells_done) +
-      " already done), " + std::to_string(runs_total) + " benchmark runs to do");
+  log(-1, "experiment: " + std::to_string(cells_total) + " cells (" + std::to_string(cells_done) +
+              " already done), " + std::to_string(runs_total) + " benchmark runs to do" +
+              (multi() ? " on " + std::to_string(lanes_.size()) + " hosts" : ""));
 }
 
-void Progress::config_start(const std::string& label) {
-  current_ = "booting " + label;
-  log("boot " + label);
+void Progress::config_start(int lane, const std::string& label) {
+  std::lock_guard lock(mu_);
+  current(lane) = "booting " + label;
+  log(lane, "boot " + label);
 }
 
-void Progress::boot_done(const std::string& label, double ms, bool mismatch) {
+void Progress::boot_done(int lane, const std::string& label, double ms, bool mismatch) {
+  std::lock_guard lock(mu_);
   char buf[64];
   std::snprintf(buf, sizeof buf, " ready in %.1f s", ms / 1000);
-  log("boot " + label + buf + (mismatch ? " (topology MISMATCH: measured, flagged)" : ""));
+  log(lane, "boot " + label + buf + (mismatch ? " (topology MISMATCH: measured, flagged)" : ""));
 }
 
-void Progress::run_start(const std::string& cell, const std::string& benchmark, int rep) {
-  current_ = cell + " " + benchmark + " #" + std::to_string(rep);
+void Progress::run_start(int lane, const std::string& cell, const std::string& benchmark, int rep) {
+  std::lock_guard lock(mu_);
+  current(lane) = cell + " " + benchmark + " #" + std::to_string(rep);
   draw();
 }
 
-void Progress::run_done(const std::string& cell, const std::string& benchmark, int rep,
+void Progress::run_done(int lane, const std::string& cell, const std::string& benchmark, int rep,
                         double value, const std::string& unit, double ms) {
+  std::lock_guard lock(mu_);
   ++runs_done_;
   char buf[96];  // the unit is bounded (protocol::kMaxUnitBytes); snprintf truncates anyway
   std::snprintf(buf, sizeof buf, ": %.4g %s (%.1f s)", value, unit.c_str(), ms / 1000);
   if (tty_)
     draw();
   else
-    log("[" + std::to_string(runs_done_) + "/" + std::to_string(runs_total_) + "] " + cell + " " +
-        benchmark + " #" + std::to_string(rep) + buf);
+    log(lane, "[" + std::to_string(runs_done_) + "/" + std::to_string(runs_total_) + "] " + cell +
+                  " " + benchmark + " #" + std::to_string(rep) + buf);
 }
 
-void Progress::run_failed(const std::string& cell, const std::string& benchmark, int rep,
+void Progress::run_failed(int lane, const std::string& cell, const std::string& benchmark, int rep,
                           const std::string& error) {
+  std::lock_guard lock(mu_);
   ++runs_done_;
-  log("FAILED " + cell + " " + benchmark + " #" + std::to_string(rep) + ": " + error);
+  log(lane, "FAILED " + cell + " " + benchmark + " #" + std::to_string(rep) + ": " + error);
 }
 
-void Progress::cell_done(const std::string& cell, const std::string& status) {
+void Progress::cell_done(int lane, const std::string& cell, const std::string& status) {
+  std::lock_guard lock(mu_);
   ++cells_done_;
-  log("cell " + cell + ": " + status + " (" + std::to_string(cells_done_) + "/" +
-      std::to_string(cells_total_) + " cells)");
+  log(lane, "cell " + cell + ": " + status + " (" + std::to_string(cells_done_) + "/" +
+                std::to_string(cells_total_) + " cells)");
 }
 
-void Progress::message(const std::string& text) { log(text); }
+void Progress::message(const std::string& text) {
+  std::lock_guard lock(mu_);
+  log(-1, text);
+}
+
+void Progress::lane_message(int lane, const std::string& text) {
+  std::lock_guard lock(mu_);
+  log(lane, text);
+}
+
+void Progress::lane_state(int lane, const std::string& text) {
+  std::lock_guard lock(mu_);
+  current(lane) = text;
+  if (multi()) log(lane, text);
+}
 
 void Progress::end() {
+  std::lock_guard lock(mu_);
   if (quiet_) return;
-  if (tty_ && bar_drawn_) {
+  if (tty_ && drawn_lines_ > 0) {
     draw();
     std::fputs("\n", out_);
+    drawn_lines_ = 0;
   }
   std::fflush(out_);
 }

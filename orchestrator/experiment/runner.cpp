@@ -1,280 +1,127 @@
 #include "orchestrator/experiment/runner.hpp"
 
 #include <chrono>
-#include <cmath>
-#include <map>
+#include <exception>
+#include <memory>
+#include <thread>
 
+#include "orchestrator/experiment/host_run.hpp"
 #include "orchestrator/experiment/resume_check.hpp"
-#include "orchestrator/report/statistics.hpp"
 
 namespace topolab::experiment {
 namespace {
 
+using detail::Design;
+using detail::HostRun;
+using detail::SharedStore;
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+// Every host is prepared (topology read, configurations planned, stale domains removed) before
+// anything is written: an unreachable host or a bad URI refuses the run with nothing recorded.
+Result<void> prepare_hosts(Design& d, const std::vector<HostSlot>& slots) {
+  for (const auto& slot : slots) {
+    auto ok = slot.backend->prepare(d.e, d.configs);
+    if (!ok) return slots.size() > 1 ? ok.error().context("host " + slot.host) : ok.error();
+  }
+  // The resolved layout does not depend on the host: the first host's is every host's.
+  for (const auto& config : d.configs)
+    d.layouts[config.key] = slots.front().backend->layout_identity(config);
+  // One host: what the planner refuses is a design error, refused before the first boot as it
+  // always was ("an experiment level that cannot boot"). Several hosts: the host is a factor and
+  // a refusal is that host's result (does-not-fit); only a design that fits nowhere is refused.
+  if (slots.size() == 1) {
+    for (const auto& config : d.configs)
+      if (auto why = slots.front().backend->does_not_fit(config); !why.empty())
+        return make_error(d.e.source_file.string() + ": " + config.label() + ": " + why);
+    return {};
+  }
+  for (const auto& config : d.configs)
+    for (const auto& slot : slots)
+      if (slot.backend->does_not_fit(config).empty()) return {};
+  const Configuration& c = d.configs.front();
+  return make_error(d.e.source_file.string() + ": " + c.label() +
+                    ": no configuration fits any host; on " + slots.front().host + ": " +
+                    slots.front().backend->does_not_fit(c));
 }
 
-struct CellState {
-  std::int64_t id = 0;
-  std::set<std::pair<int, int>> done;  // (benchmark, repetition) already stored
-  std::string error;
-  int failed_runs = 0;
-};
+// The experiment row: the first host's topology and versions as before; with several hosts
+// every host's topology and versions under context.hosts (read through each connection).
+nlohmann::json experiment_context(const std::vector<HostSlot>& slots) {
+  nlohmann::json context = slots.front().backend->context();
+  if (slots.size() < 2) return context;
+  if (!context.is_object()) context = nlohmann::json::object();
+  context["hosts"] = nlohmann::json::array();
+  for (const auto& slot : slots)
+    context["hosts"].push_back({{"host", slot.host},
+                                {"host_topology", slot.backend->host_topology()},
+                                {"versions", slot.backend->versions()},
+                                {"context", slot.backend->context()}});
+  context["connect_uri"] = nullptr;  // no single URI: the cells name theirs
+  return context;
+}
 
-class ExperimentRun {
- public:
-  ExperimentRun(const Experiment& e, Backend& b, store::ResultStore& s, Progress& p)
-      : e_(e), backend_(b), store_(s), progress_(p) {}
-
-  Result<RunSummary> run() {
-    auto t0 = Clock::now();
-    cells_ = expand_cells(e_);
-    configs_ = group_by_configuration(e_, cells_);
-    TL_TRY(backend_.prepare(e_, configs_));
-    for (const auto& config : configs_) layouts_[config.key] = backend_.layout_identity(config);
-    // Before anything is written: results measured under another definition are never reused.
-    auto stored = store_.run_identities(e_.name);
-    if (!stored) return stored.error();
-    TL_TRY(check_resume(e_, cells_, layouts_, *stored, store_.path().string()));
-    nlohmann::json spec = experiment_to_json(e_);
-    auto exp = store_.begin_experiment(e_.name, spec, backend_.host_topology(), backend_.versions(),
-                                       backend_.context());
-    if (!exp) return exp.error();
-    exp_id_ = *exp;
-    TL_TRY(load_cells());
-    summary_.cells = static_cast<int>(cells_.size());
-    int runs_todo = 0, cells_already = 0;
-    for (const auto& c : cells_) {
-      int missing = missing_runs(c.index);
-      runs_todo += missing;
-      cells_already += missing == 0 ? 1 : 0;
-    }
-    progress_.begin(summary_.cells, cells_already, runs_todo);
-    for (const auto& config : configs_) TL_TRY(run_configuration(config));
-    progress_.end();
-    summary_.wall_ms = ms_since(t0);
-    return summary_;
+// One thread per host; a single host runs on the calling thread, as before issue 16.
+std::vector<Result<void>> run_workers(std::vector<std::unique_ptr<HostRun>>& runs) {
+  std::vector<Result<void>> results(runs.size());
+  if (runs.size() == 1) {
+    results[0] = runs[0]->run();
+    return results;
   }
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    threads.emplace_back([&, i] {
+      // Nothing may escape a worker thread (std::terminate): an exception is this host's error.
+      try {
+        results[i] = runs[i]->run();
+      } catch (const std::exception& ex) {
+        results[i] = make_error(ErrorKind::internal, std::string("internal error: ") + ex.what());
+      }
+    });
+  for (auto& t : threads) t.join();
+  return results;
+}
 
- private:
-  Result<void> load_cells() {
-    TL_TRY(store_.begin_batch());
-    auto loaded = load_cells_unbatched();
-    if (!loaded) {
-      store_.rollback_batch();
-      return loaded;
-    }
-    return store_.commit_batch();
-  }
-
-  Result<void> load_cells_unbatched() {
-    for (const auto& c : cells_) {
-      store::CellRecord rec{c.key,     c.config_key, c.factors_json(),
-                            c.label(), c.index,      layouts_.at(c.config_key)};
-      auto id = store_.upsert_cell(exp_id_, rec);
-      if (!id) return id.error();
-      auto done = store_.completed_runs(*id);
-      if (!done) return done.error();
-      state_.push_back({*id, *done, "", 0});
-    }
-    return {};
-  }
-
-  int missing_runs(int cell) const {
-    int n = 0;
-    for (int b = 0; b < static_cast<int>(e_.benchmarks.size()); ++b)
-      for (int r = 1; r <= e_.repetitions; ++r) n += state_[cell].done.count({b, r}) ? 0 : 1;
-    return n;
-  }
-
-  std::vector<RunSpec> pending_runs(const Configuration& config, std::uint64_t seed) {
-    std::vector<RunSpec> out;
-    for (const auto& r : configuration_runs(e_, config, 1, e_.repetitions, seed)) {
-      if (state_[r.cell].done.count({r.benchmark, r.repetition}))
-        ++summary_.runs_skipped;
-      else
-        out.push_back(r);
-    }
-    return out;
-  }
-
-  Result<void> fail_configuration(const Configuration& config, const std::string& error) {
-    for (int c : config.cells) {
-      TL_TRY(store_.add_failure(state_[c].id, 0, -1, -1, error));
-      TL_TRY(store_.set_cell_status(state_[c].id, "failed", error, nullptr, 0));
-      ++summary_.cells_failed;
-      progress_.cell_done(cells_[c].label(), "failed: " + error);
-    }
-    return {};
-  }
-
-  Result<void> run_configuration(const Configuration& config) {
-    const std::uint64_t seed = configuration_seed(e_.seed, config.key);
-    auto runs = pending_runs(config, seed);
-    if (runs.empty() && !needs_adaptive(config)) {
-      for (int c : config.cells) ++summary_.cells_done, (void)c;
-      return {};
-    }
-    progress_.config_start(config.label());
-    auto t0 = Clock::now();
-    auto target = backend_.start(e_, config);
-    if (!target) return fail_configuration(config, "start: " + target.error().message);
-    ++summary_.boots;
-    Target& t = **target;
-    const nlohmann::json mismatches = t.mismatches();
-    const bool mismatch = mismatches.is_array() && !mismatches.empty();
-    progress_.boot_done(config.label(), ms_since(t0), mismatch);
-    store::BootRecord boot{exp_id_,    config.key,  seed,         t.intended(), t.seen(),
-                           mismatches, t.timings(), t.versions(), t.context()};
-    auto boot_id = store_.add_boot(boot);
-    if (!boot_id) return boot_id.error();
-    for (int c : config.cells)
-      TL_TRY(store_.set_cell_status(state_[c].id, "running", "", mismatches, *boot_id));
-
-    bool alive = true;
-    for (const auto& r : runs) TL_TRY(execute(t, r, *boot_id, alive));
-    TL_TRY(adaptive_runs(t, config, *boot_id, alive));
-    if (alive) {
-      auto down = t.shutdown();
-      if (!down) progress_.message("shutdown " + config.label() + ": " + down.error().message);
-    } else {
-      // An agent that stopped answering will not ack a shutdown either: destroy at once
-      // instead of waiting out the shutdown timeouts.
-      progress_.message("stopping " + config.label() + ": the agent stopped answering");
-    }
-    target->reset();  // destroys the domain / agent on every path
-
-    for (int c : config.cells) {
-      bool complete = missing_runs(c) == 0;
-      std::string status = complete ? "done" : "failed";
-      std::string error = complete ? "" : state_[c].error;
-      if (!complete && state_[c].failed_runs > 1)
-        error += " (" + std::to_string(state_[c].failed_runs - 1) + " later run(s) failed too)";
-      TL_TRY(store_.set_cell_status(state_[c].id, status, error, mismatches, *boot_id));
-      if (complete)
-        ++summary_.cells_done;
-      else
-        ++summary_.cells_failed;
-      if (mismatch) ++summary_.cells_mismatch;
-      progress_.cell_done(cells_[c].label(), status + (mismatch ? " (topology mismatch)" : "") +
-                                                 (error.empty() ? "" : ": " + error));
-    }
-    return {};
-  }
-
-  // One benchmark run; a failure is recorded and, if the target stopped answering, every
-  // later run of this boot fails fast instead of waiting for its timeout.
-  Result<void> execute(Target& t, const RunSpec& r, std::int64_t boot_id, bool& alive) {
-    const Cell& cell = cells_[r.cell];
-    const auto& bench = e_.benchmarks[r.benchmark];
-    CellState& st = state_[r.cell];
-    progress_.run_start(cell.label(), bench.name, r.repetition);
-    Result<protocol::BenchmarkResult> result =
-        make_error("target stopped answering earlier in this boot");
-    auto t0 = Clock::now();
-    double ms = 0;
-    if (alive) {
-      result = t.run(bench.name, benchmark_params(e_, cell, r.benchmark),
-                     std::chrono::seconds(e_.timeout_s));
-      ms = ms_since(t0);
-    }
-    if (!result) {
-      ++summary_.runs_failed;
-      ++st.failed_runs;
-      // The first failure is the cause; later ones of the boot only say it stopped answering.
-      if (st.error.empty())
-        st.error = bench.name + " #" + std::to_string(r.repetition) + ": " + result.error().message;
-      TL_TRY(store_.add_failure(st.id, boot_id, r.benchmark, r.repetition, result.error().message));
-      progress_.run_failed(cell.label(), bench.name, r.repetition, result.error().message);
-      if (alive && !t.ping()) alive = false;
-      return {};
-    }
-    store::RunRecord rec{st.id,
-                         boot_id,
-                         r.benchmark,
-                         bench.name,
-                         r.repetition,
-                         benchmark_params(e_, cell, r.benchmark),
-                         protocol::result_to_json(*result),
-                         ms};
-    TL_TRY(store_.add_run(rec));
-    st.done.insert({r.benchmark, r.repetition});
-    ++summary_.runs_executed;
-    summary_.benchmark_ms += ms;
-    progress_.run_done(cell.label(), bench.name, r.repetition, protocol::result_value(*result),
-                       result->unit, ms);
-    return {};
-  }
-
-  // Repetition values of one cell x benchmark, from the store (earlier runs included).
-  std::vector<double> values(int cell, int bench) {
-    std::vector<double> out;
-    auto runs = store_.runs(state_[cell].id);
-    if (!runs) return out;
-    for (const auto& r : *runs)
-      if (r.benchmark_index == bench && std::isfinite(r.value)) out.push_back(r.value);
-    return out;
-  }
-
-  int next_rep(int cell, int bench) const {
-    int rep = 0;
-    for (const auto& [b, r] : state_[cell].done)
-      if (b == bench) rep = std::max(rep, r);
-    return rep + 1;
-  }
-
-  bool wants_more(int cell, int bench) {
-    if (!e_.adaptive) return false;
-    auto v = values(cell, bench);
-    if (static_cast<int>(v.size()) < e_.repetitions) return false;  // base runs failed
-    return static_cast<int>(v.size()) < e_.adaptive->max_repetitions &&
-           report::cv(v) > e_.adaptive->cv_threshold;
-  }
-
-  bool needs_adaptive(const Configuration& config) {
-    for (int c : config.cells)
-      for (int b = 0; b < static_cast<int>(e_.benchmarks.size()); ++b)
-        if (wants_more(c, b)) return true;
-    return false;
-  }
-
-  // Phoronix-style: while a cell x benchmark's CV exceeds the threshold, add one repetition,
-  // up to max_repetitions.
-  Result<void> adaptive_runs(Target& t, const Configuration& config, std::int64_t boot_id,
-                             bool& alive) {
-    if (!e_.adaptive) return {};
-    for (int c : config.cells)
-      for (int b = 0; b < static_cast<int>(e_.benchmarks.size()); ++b)
-        while (alive && wants_more(c, b)) {
-          int before = summary_.runs_failed;
-          TL_TRY(execute(t, {c, b, next_rep(c, b)}, boot_id, alive));
-          ++summary_.runs_adaptive;
-          if (summary_.runs_failed != before) break;
-        }
-    return {};
-  }
-
-  const Experiment& e_;
-  Backend& backend_;
-  store::ResultStore& store_;
-  Progress& progress_;
-  std::int64_t exp_id_ = 0;
-  std::vector<Cell> cells_;
-  std::vector<Configuration> configs_;
-  std::map<std::string, nlohmann::json> layouts_;  // configuration key -> layout identity
-  std::vector<CellState> state_;
-  RunSummary summary_;
-};
+void add(RunSummary& s, const HostSummary& h) {
+  s.cells += h.cells;
+  s.cells_done += h.cells_done;
+  s.cells_failed += h.cells_failed;
+  s.cells_mismatch += h.cells_mismatch;
+  s.cells_does_not_fit += h.cells_does_not_fit;
+  s.boots += h.boots;
+  s.runs_executed += h.runs_executed;
+  s.runs_skipped += h.runs_skipped;
+  s.runs_failed += h.runs_failed;
+  s.runs_adaptive += h.runs_adaptive;
+  s.benchmark_ms += h.benchmark_ms;
+  s.hosts.push_back(h);
+}
 
 }  // namespace
 
+nlohmann::json HostSummary::to_json() const {
+  return {{"host", host},
+          {"cells", cells},
+          {"cells_done", cells_done},
+          {"cells_failed", cells_failed},
+          {"cells_mismatch", cells_mismatch},
+          {"cells_does_not_fit", cells_does_not_fit},
+          {"boots", boots},
+          {"runs_executed", runs_executed},
+          {"runs_skipped", runs_skipped},
+          {"runs_failed", runs_failed},
+          {"runs_adaptive", runs_adaptive},
+          {"benchmark_ms", benchmark_ms},
+          {"unreachable", unreachable.empty() ? nlohmann::json() : nlohmann::json(unreachable)}};
+}
+
 nlohmann::json RunSummary::to_json() const {
+  nlohmann::json per_host = nlohmann::json::array();
+  for (const auto& h : hosts) per_host.push_back(h.to_json());
   return {{"cells", cells},
           {"cells_done", cells_done},
           {"cells_failed", cells_failed},
           {"cells_mismatch", cells_mismatch},
+          {"cells_does_not_fit", cells_does_not_fit},
           {"boots", boots},
           {"runs_executed", runs_executed},
           {"runs_skipped", runs_skipped},
@@ -283,12 +130,72 @@ nlohmann::json RunSummary::to_json() const {
           {"wall_ms", wall_ms},
           {"benchmark_ms", benchmark_ms},
           {"wall_over_benchmark",
-           benchmark_ms > 0 ? nlohmann::json(wall_ms / benchmark_ms) : nlohmann::json()}};
+           benchmark_ms > 0 ? nlohmann::json(wall_ms / benchmark_ms) : nlohmann::json()},
+          {"hosts", per_host}};
+}
+
+Result<RunSummary> run_experiment(const Experiment& e, const std::vector<HostSlot>& slots,
+                                  store::ResultStore& store, Progress& progress) {
+  if (slots.empty()) return make_error(ErrorKind::internal, "run_experiment: no host");
+  const auto t0 = Clock::now();
+  Design d{e, expand_cells(e), {}, {}};
+  d.configs = group_by_configuration(e, d.cells);
+  TL_TRY(prepare_hosts(d, slots));
+  // Before anything is written: results measured under another definition are never reused.
+  auto stored = store.run_identities(e.name);
+  if (!stored) return stored.error();
+  TL_TRY(check_resume(e, d.cells, d.layouts, *stored, store.path().string()));
+  const Backend& first = *slots.front().backend;
+  auto exp = store.begin_experiment(e.name, experiment_to_json(e), first.host_topology(),
+                                    first.versions(), experiment_context(slots));
+  if (!exp) return exp.error();
+
+  std::vector<std::string> names;
+  for (const auto& slot : slots) names.push_back(slot.host);
+  progress.set_lanes(names);
+  SharedStore shared(store);
+  std::vector<std::unique_ptr<HostRun>> runs;
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    runs.push_back(
+        std::make_unique<HostRun>(d, slots[i], shared, progress.lane(static_cast<int>(i))));
+  // One transaction for every host's cells: a commit per cell made loading 100 000 cells take
+  // minutes before the first run (redteam).
+  TL_TRY(store.begin_batch());
+  for (auto& r : runs) {
+    auto loaded = r->load_cells(store, *exp);
+    if (!loaded) {
+      store.rollback_batch();
+      return loaded.error();
+    }
+  }
+  TL_TRY(store.commit_batch());
+  int cells_total = 0, runs_todo = 0, cells_already = 0;
+  for (auto& r : runs)
+    for (const auto& c : d.cells) {
+      ++cells_total;
+      if (!r->fits(c.index)) continue;
+      const int missing = r->missing_runs(c.index);
+      runs_todo += missing;
+      cells_already += missing == 0 ? 1 : 0;
+    }
+  progress.begin(cells_total, cells_already, runs_todo);
+  auto results = run_workers(runs);
+  progress.end();
+  RunSummary summary;
+  for (auto& r : runs) {
+    HostSummary h = r->summary();
+    h.cells = static_cast<int>(d.cells.size());
+    add(summary, h);
+  }
+  for (auto& result : results)
+    if (!result) return result.error();
+  summary.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  return summary;
 }
 
 Result<RunSummary> run_experiment(const Experiment& e, Backend& backend, store::ResultStore& store,
                                   Progress& progress) {
-  return ExperimentRun(e, backend, store, progress).run();
+  return run_experiment(e, {HostSlot{backend.host(), &backend}}, store, progress);
 }
 
 }  // namespace topolab::experiment

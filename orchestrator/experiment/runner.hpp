@@ -4,7 +4,16 @@
 // arrives. Re-running resumes: runs already stored are skipped, the rest executed. A cell whose
 // guest-seen topology differs from the intended one is measured and flagged (status kept, the
 // mismatch recorded per cell and per boot), never silently reported as matching.
+//
+// Several hosts (issue 16): every cell runs once per host. Each host is prepared (its topology
+// read and every configuration planned through its own connection) before anything is written;
+// a configuration the planner refuses on a host is recorded "does-not-fit" there with the
+// reason. Then one worker thread per host runs that host's configurations one at a time
+// (parallel across hosts, serial within one) and commits to the one store under a mutex. A host
+// that becomes unreachable fails its current cell with the reason and stops; the others carry on.
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "common/result.hpp"
 #include "orchestrator/experiment/backend.hpp"
@@ -14,17 +23,38 @@
 
 namespace topolab::experiment {
 
-struct RunSummary {
-  int cells = 0, cells_done = 0, cells_failed = 0, cells_mismatch = 0;
+struct HostSummary {
+  std::string host;
+  int cells = 0, cells_done = 0, cells_failed = 0, cells_mismatch = 0, cells_does_not_fit = 0;
   int boots = 0;
   int runs_executed = 0, runs_skipped = 0, runs_failed = 0, runs_adaptive = 0;
-  double wall_ms = 0;       // whole run() call
-  double benchmark_ms = 0;  // sum of the benchmark runs' durations (host clock)
+  double benchmark_ms = 0;
+  std::string unreachable;  // why the host stopped answering mid-run ("" when it did not)
   nlohmann::json to_json() const;
 };
 
+struct RunSummary {
+  int cells = 0, cells_done = 0, cells_failed = 0, cells_mismatch = 0, cells_does_not_fit = 0;
+  int boots = 0;
+  int runs_executed = 0, runs_skipped = 0, runs_failed = 0, runs_adaptive = 0;
+  double wall_ms = 0;              // whole run() call
+  double benchmark_ms = 0;         // sum of the benchmark runs' durations (host clock)
+  std::vector<HostSummary> hosts;  // one per host, in the experiment's order
+  nlohmann::json to_json() const;
+};
+
+// One host of a run: the backend built from that host's URI alone (not owned).
+struct HostSlot {
+  std::string host;
+  Backend* backend = nullptr;
+};
+
 // Errors are returned only for problems that stop the whole experiment (store unwritable,
-// invalid design); a failed boot or benchmark is recorded in the store and the rest continue.
+// invalid design, a host that cannot be prepared, nothing fits anywhere); a failed boot or
+// benchmark is recorded in the store and the rest continue.
+Result<RunSummary> run_experiment(const Experiment&, const std::vector<HostSlot>&,
+                                  store::ResultStore&, Progress&);
+// One host: the backend's own.
 Result<RunSummary> run_experiment(const Experiment&, Backend&, store::ResultStore&, Progress&);
 
 }  // namespace topolab::experiment

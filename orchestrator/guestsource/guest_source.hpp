@@ -26,7 +26,8 @@ Result<std::string> parse_guest_os(const std::string& os);
 
 // Own OSes boot through firmware, a boot loader and an init system: minutes under TCG.
 inline constexpr int kDiskHelloTimeoutMs = 600000;
-// A systemd poweroff under TCG takes longer than the built-in agent's.
-inline constexpr int kDiskShutdownTimeoutMs = 120000;
+// A systemd poweroff under TCG takes longer than the built-in agent's. Each graceful step (after
+// the agent's request, after the ACPI power button) waits this long: destroy after 120 s at most.
+inline constexpr int kDiskShutdownTimeoutMs = 60000;
 
 }  // namespace topolab::guestsource

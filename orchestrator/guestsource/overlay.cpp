@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "common/process.hpp"
+#include "orchestrator/virt/domain_registry.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 
 namespace topolab::guestsource {
@@ -43,6 +44,7 @@ Result<OwnedFile> create_overlay(const DiskImage& backing, const std::string& ru
   chmod(dir.c_str(), 0711);
   auto path = dir / overlay_file_name(run_id, index);
   OwnedFile overlay(path);  // from here on, every failure deletes whatever qemu-img left
+  if (!overlay.registered()) return make_error("not creating " + path.string() + ": interrupted");
   auto r =
       run_process(ProcessSpec::in_path({"qemu-img", "create", "-q", "-f", "qcow2", "-b",
                                         backing.path.string(), "-F", backing.format, path.string()},
@@ -53,18 +55,30 @@ Result<OwnedFile> create_overlay(const DiskImage& backing, const std::string& ru
   return overlay;
 }
 
+OwnedFile::OwnedFile(std::filesystem::path p) : path_(std::move(p)) {
+  // Before the file exists: a SIGINT/SIGTERM from here on removes it (domain_registry.hpp).
+  virt::DomainRegistry::install_signal_handlers();
+  registered_ = virt::DomainRegistry::instance().add_file(path_).ok();
+}
+
+void OwnedFile::remove() {
+  if (path_.empty()) return;
+  unlink(path_.c_str());
+  if (registered_) virt::DomainRegistry::instance().forget_file(path_);
+  path_.clear();
+}
+
 OwnedFile& OwnedFile::operator=(OwnedFile&& o) noexcept {
   if (this != &o) {
-    if (!path_.empty()) unlink(path_.c_str());
+    remove();
     path_ = std::move(o.path_);
+    registered_ = o.registered_;
     o.path_.clear();
   }
   return *this;
 }
 
-OwnedFile::~OwnedFile() {
-  if (!path_.empty()) unlink(path_.c_str());
-}
+OwnedFile::~OwnedFile() { remove(); }
 
 std::vector<std::filesystem::path> cleanup_stale_overlays(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> removed;

@@ -16,20 +16,27 @@ namespace topolab::guestsource {
 inline const std::filesystem::path kOverlayDir = "/var/lib/topolab/overlays";
 
 // Owns one file (an overlay, its domain template): the destructor deletes it. Declare it
-// before the domain using it, so the domain is gone first.
+// before the domain using it, so the domain is gone first. The file is also recorded in the
+// process-wide DomainRegistry (SIGINT/SIGTERM handlers installed), whose interrupt path
+// deletes it after the domains; registered() is false after an interrupt: do not create it.
 class OwnedFile {
  public:
-  explicit OwnedFile(std::filesystem::path p) : path_(std::move(p)) {}
-  OwnedFile(OwnedFile&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
+  explicit OwnedFile(std::filesystem::path p);
+  OwnedFile(OwnedFile&& o) noexcept : path_(std::move(o.path_)), registered_(o.registered_) {
+    o.path_.clear();
+  }
   OwnedFile& operator=(OwnedFile&& o) noexcept;
   OwnedFile(const OwnedFile&) = delete;
   OwnedFile& operator=(const OwnedFile&) = delete;
   ~OwnedFile();
 
   const std::filesystem::path& path() const { return path_; }
+  bool registered() const { return registered_; }
 
  private:
+  void remove();
   std::filesystem::path path_;
+  bool registered_ = false;
 };
 
 // qemu-img create -f qcow2 -b DISK -F FORMAT <dir>/ov-...qcow2 (argv, no shell).

@@ -10,13 +10,14 @@ namespace {
 
 using Key = std::tuple<std::string, int, std::string>;
 
-Key key_of(const ReportRow& r) { return {r.cell, r.benchmark_index, r.benchmark}; }
+// A store of several hosts: the host is part of the cell (row_ref), never matched across hosts.
+Key key_of(const ReportRow& r) { return {row_ref(r), r.benchmark_index, r.benchmark}; }
 
-std::string key_text(const ReportRow& r) { return r.cell + " / " + r.benchmark; }
+std::string key_text(const ReportRow& r) { return row_ref(r) + " / " + r.benchmark; }
 
 CompareRow compare_row(const ReportRow& a, const ReportRow& b, double alpha) {
   CompareRow c;
-  c.cell = a.cell;
+  c.cell = row_ref(a);
   c.benchmark = a.benchmark;
   c.benchmark_index = a.benchmark_index;
   c.unit = a.unit.empty() ? b.unit : a.unit;

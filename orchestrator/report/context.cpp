@@ -127,6 +127,27 @@ ExperimentContext experiment_context(const store::StoredExperiment& e) {
   return x;
 }
 
+// Several hosts: every host's URI, and each host's topology as its own connection read it
+// (context.hosts, written by the runner); "differs" is said, never hidden behind the first's.
+void multi_host_context(const store::StoredExperiment& e, const std::vector<std::string>& hosts,
+                        ExperimentContext& x) {
+  std::string uris;
+  for (const auto& h : hosts) uris += (uris.empty() ? "" : ", ") + h;
+  x.connect_uri = bounded(uris);
+  if (!e.context.is_object() || !e.context.contains("hosts") || !e.context["hosts"].is_array())
+    return;
+  std::string topo;
+  std::size_t n = 0;
+  for (const auto& h : e.context["hosts"]) {
+    if (++n > kMaxDistinct) return void(x.host_topology = bounded(topo + "; ..."));
+    const std::string name = text_of(h, "host");
+    const nlohmann::json t =
+        h.is_object() && h.contains("host_topology") ? h["host_topology"] : nlohmann::json();
+    topo += (topo.empty() ? "" : "; ") + name + ": " + topology_summary(t);
+  }
+  if (!topo.empty()) x.host_topology = bounded(topo);
+}
+
 }  // namespace
 
 std::string topology_summary(const nlohmann::json& topology) {
@@ -166,9 +187,11 @@ const CellContext& cell_context(const ReportContext& ctx, const std::string& cel
 }
 
 ReportContext load_context(store::ResultStore& store, const store::StoredExperiment& exp,
-                           const std::vector<store::StoredCell>& cells) {
+                           const std::vector<store::StoredCell>& cells,
+                           const std::vector<std::string>& hosts) {
   ReportContext ctx;
   ctx.experiment = experiment_context(exp);
+  if (!hosts.empty()) multi_host_context(exp, hosts, ctx.experiment);
   Distinct accel, model, agent, kernel;
   std::map<std::int64_t, std::optional<store::StoredBoot>> boots;  // each boot read once
   for (const auto& c : cells) {
@@ -192,7 +215,7 @@ ReportContext load_context(store::ResultStore& store, const store::StoredExperim
         cc.boot_retries = boot_retries(b->boot, a);
       }
     }
-    ctx.cells[c.cell.label] = std::move(cc);
+    ctx.cells[hosts.empty() ? c.cell.label : c.cell.label + " @ " + c.cell.host] = std::move(cc);
   }
   if (accel.empty() && ctx.experiment.backend == "host") accel.add("host");
   if (kernel.empty()) kernel.add(text_of(exp.versions, "guest_kernel"));

@@ -50,11 +50,15 @@ struct ReportContext {
 // (name, value) in print order; the names are the CSV column and JSON key names.
 std::vector<std::pair<std::string, std::string>> experiment_fields(const ExperimentContext&);
 std::vector<std::pair<std::string, std::string>> cell_fields(const CellContext&);
-// The context of a cell label; all "unknown" for a label without one.
+// The context of a cell by its row_ref (label, "label @ host" in a store of several hosts);
+// all "unknown" for one without.
 const CellContext& cell_context(const ReportContext&, const std::string& cell);
 
+// hosts: the store's hosts when it has several (issue 16): cells are then keyed by
+// "label @ host" and connect_uri / host_topology name every host.
 ReportContext load_context(store::ResultStore& store, const store::StoredExperiment& exp,
-                           const std::vector<store::StoredCell>& cells);
+                           const std::vector<store::StoredCell>& cells,
+                           const std::vector<std::string>& hosts = {});
 
 // "2 packages, 2 dies, 4 L3, 8 cores, 16 CPUs" from a topology_to_json object (validated with
 // topology_from_json); "unknown" for null, "unreadable: <why>" for anything else.

@@ -42,7 +42,7 @@ void bar_chart(std::ostream& o, const std::vector<const ReportRow*>& rows) {
   for (const auto* r : rows) {
     double cy = y + row_h / 2;
     o << "<text x=\"" << num(label_w - 8, 0) << "\" y=\"" << num(cy + 4)
-      << "\" text-anchor=\"end\" class=\"lbl\">" << esc(r->cell) << "</text>\n";
+      << "\" text-anchor=\"end\" class=\"lbl\">" << esc(row_ref(*r)) << "</text>\n";
     if (std::isfinite(r->median)) {
       double w = bar_w * r->median / hi;
       o << "<rect x=\"" << num(label_w, 0) << "\" y=\"" << num(y + 4) << "\" width=\"" << num(w)
@@ -192,11 +192,11 @@ void html_cell_context(std::ostream& o, const ReportData& data) {
   o << "</tr>\n";
   std::vector<std::string> seen;
   for (const auto& r : data.rows) {
-    if (std::find(seen.begin(), seen.end(), r.cell) != seen.end()) continue;
-    seen.push_back(r.cell);
-    const auto& c = cell_context(*data.context, r.cell);
+    if (std::find(seen.begin(), seen.end(), row_ref(r)) != seen.end()) continue;
+    seen.push_back(row_ref(r));
+    const auto& c = cell_context(*data.context, row_ref(r));
     o << "<tr" << (c.mismatches.empty() ? "" : " class=\"mism\"") << "><td class=\"t\">"
-      << esc(r.cell) << "</td>";
+      << esc(row_ref(r)) << "</td>";
     for (const auto& [name, value] : cell_fields(c))
       o << "<td class=\"t\">" << (value.empty() ? "-" : esc(value)) << "</td>";
     o << "</tr>\n";
@@ -225,14 +225,17 @@ void HtmlReporter::report(const ReportData& data) {
     bar_chart(o, rows);
   }
   svg::write_scaling_section(o, data);
-  o << "<h2>Table</h2>\n<table><tr><th class=\"t\">cell</th><th class=\"t\">benchmark</th>"
+  const bool hosts = !data.hosts.empty();  // issue 16: a host column first
+  o << "<h2>Table</h2>\n<table><tr>" << (hosts ? "<th class=\"t\">host</th>" : "")
+    << "<th class=\"t\">cell</th><th class=\"t\">benchmark</th>"
        "<th>n</th><th>median</th><th>min</th><th>max</th><th>cv</th><th>penalty</th>"
        "<th>95% CI</th><th class=\"t\">status</th></tr>\n";
   for (const auto& r : data.rows) {
-    o << "<tr" << (r.mismatch ? " class=\"mism\"" : "") << "><td class=\"t\">" << esc(r.cell)
-      << "</td><td class=\"t\">" << esc(r.benchmark) << "</td><td>" << r.values.size()
-      << "</td><td>" << format_number(r.median) << "</td><td>" << format_number(r.min)
-      << "</td><td>" << format_number(r.max) << "</td><td>"
+    o << "<tr" << (r.mismatch ? " class=\"mism\"" : "") << ">"
+      << (hosts ? "<td class=\"t\">" + esc(r.host) + "</td>" : "") << "<td class=\"t\">"
+      << esc(r.cell) << "</td><td class=\"t\">" << esc(r.benchmark) << "</td><td>"
+      << r.values.size() << "</td><td>" << format_number(r.median) << "</td><td>"
+      << format_number(r.min) << "</td><td>" << format_number(r.max) << "</td><td>"
       << (std::isfinite(r.cv) ? num(100 * r.cv) + "%" : "-") << "</td><td>"
       << (r.is_baseline ? "baseline"
           : r.penalty   ? num(*r.penalty) + "%"

@@ -1,8 +1,10 @@
 #include "orchestrator/report/report_data.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "common/cpu_list.hpp"
 #include "orchestrator/store/result_store.hpp"
@@ -84,7 +86,7 @@ void compute_statistics(ReportData& data, const nlohmann::json& baseline) {
     const nlohmann::json want = baseline_factors(r.factors, baseline);
     for (const auto& b : data.rows) {
       if (!b.is_baseline || b.benchmark_index != r.benchmark_index || b.factors != want ||
-          b.values.empty())
+          b.host != r.host || b.values.empty())
         continue;
       double p = penalty_percent(r.median, b.median);
       if (std::isfinite(p)) {
@@ -146,6 +148,17 @@ std::optional<LatencyMatrix> latency_matrix_from_result(const nlohmann::json& re
 }
 
 namespace {
+
+// The distinct hosts of the cells when there are several (issue 16); empty with one, so a
+// single-host store reports exactly as before.
+std::vector<std::string> store_hosts(const std::vector<store::StoredCell>& cells) {
+  std::vector<std::string> hosts;
+  std::set<std::string> seen;  // a crafted store may give every cell its own host: no n^2
+  for (const auto& c : cells)
+    if (seen.insert(c.cell.host).second) hosts.push_back(c.cell.host);
+  if (hosts.size() < 2) hosts.clear();
+  return hosts;
+}
 
 // Element-wise median of the matrices of several repetitions.
 LatencyMatrix combine(const std::vector<LatencyMatrix>& ms) {
@@ -228,6 +241,7 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
   data.warnings = spec_warnings(exp->spec);
   auto cells = store.cells(exp->id);
   if (!cells) return cells.error();
+  data.hosts = store_hosts(*cells);
   const std::size_t bench_count = std::max<std::size_t>(benches.size(), 1);
   std::size_t unreadable_factors = 0;
   std::string first_unreadable;
@@ -254,6 +268,12 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
       row.cell = c.cell.label;
       // Unreadable stored factors read as null (a discarded value would print as "<discarded>").
       row.factors = c.cell.factors.is_discarded() ? nlohmann::json() : c.cell.factors;
+      if (!data.hosts.empty()) {
+        row.host = c.cell.host;
+        // The host is a factor of a store of several hosts: in the CSV factor columns and the
+        // JSON factors, and part of what a baseline must share.
+        if (row.factors.is_object()) row.factors["host"] = row.host;
+      }
       row.benchmark_index = static_cast<int>(b);
       row.benchmark = b < benches.size() ? benches[b] : "";
       row.status = c.status;
@@ -278,7 +298,7 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
     }
     if (!matrices.empty()) {
       LatencyMatrix m = combine(matrices);
-      m.cell = c.cell.label;
+      m.cell = row_ref(c.cell.label, data.hosts.empty() ? "" : c.cell.host);
       if (c.boot_id) {
         auto boot = store.boot(c.boot_id);
         if (boot) m.topology = boot->boot.seen;  // absent or unreadable: no topology shown
@@ -292,7 +312,7 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
                             "penalty for them (first: " +
                             first_unreadable + ")");
   compute_statistics(data, baseline);
-  data.context = load_context(store, *exp, *cells);
+  data.context = load_context(store, *exp, *cells, data.hosts);
   data.pictures = load_pictures(store, *exp, *cells);
   return data;
 }

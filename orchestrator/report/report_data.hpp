@@ -20,12 +20,15 @@ namespace topolab::report {
 
 struct ReportRow {
   std::string cell;  // label "expose=flat policy=unpinned"
+  // The host of the cell in a store of several hosts (issue 16); "" when the store has one
+  // host, which the context then names once (connect_uri) instead of a column in every row.
+  std::string host;
   nlohmann::json factors;
   std::string benchmark;
   int benchmark_index = 0;
   std::string unit;
   bool lower_is_better = true;
-  std::string status;     // done | running | pending | failed
+  std::string status;     // done | running | pending | failed | does-not-fit
   bool mismatch = false;  // guest-seen topology differed from the intended one
   std::string error;
   std::vector<double> values;  // one per repetition (each run's summary median)
@@ -36,7 +39,7 @@ struct ReportRow {
 };
 
 struct LatencyMatrix {
-  std::string cell;
+  std::string cell;  // row_ref of its cell
   std::vector<int> cpus;
   std::vector<std::vector<double>> ns;  // ns[i][j], NaN where not measured
   nlohmann::json topology;              // guest-seen topology (topology_to_json shape)
@@ -60,6 +63,8 @@ struct ReportData {
   // Store-level problems that change what the report can say (no baseline, so no penalties):
   // said in every format that has room for text and on stderr, never silently (redteam).
   std::vector<std::string> warnings;
+  // The hosts of a store of several hosts, in the store's order; empty with one host.
+  std::vector<std::string> hosts;
   // Where the numbers came from (issue 18). Always set by load_report ("unknown" parts for
   // older stores); unset in hand-built data, which then prints no context.
   std::optional<ReportContext> context;
@@ -67,8 +72,16 @@ struct ReportData {
   PictureData pictures;
 };
 
+// How a row's cell is named where cells of every host meet (context, matrices, charts,
+// comparisons): "expose=flat @ qemu+ssh://box/system", or the label alone with one host.
+inline std::string row_ref(const std::string& cell, const std::string& host) {
+  return host.empty() ? cell : cell + " @ " + host;
+}
+inline std::string row_ref(const ReportRow& r) { return row_ref(r.cell, r.host); }
+
 // Fills stats and penalties of rows whose `values` are set. Baseline rows: same benchmark
-// index, factors equal except the baseline keys set to their baseline levels.
+// index, factors equal except the baseline keys set to their baseline levels, same host
+// (issue 16: a baseline is compared within its host, never across machines).
 void compute_statistics(ReportData& data, const nlohmann::json& baseline_levels);
 
 // Reads one experiment (the only one, or `name`) from a store. Every stored result is re-read

@@ -50,14 +50,17 @@ void console_context(std::ostream& out, const ReportContext& ctx) {
 
 // One line per cell (the rows repeat a cell once per benchmark).
 void console_cell_context(std::ostream& out, const ReportData& data) {
+  const bool hosts = !data.hosts.empty();
   std::vector<std::vector<std::string>> table = {{"cell"}};
+  if (hosts) table[0].insert(table[0].begin(), "host");
   for (const auto& [name, value] : cell_fields(CellContext{})) table[0].push_back(name);
   std::vector<std::string> seen;
   for (const auto& r : data.rows) {
-    if (std::find(seen.begin(), seen.end(), r.cell) != seen.end()) continue;
-    seen.push_back(r.cell);
+    if (std::find(seen.begin(), seen.end(), row_ref(r)) != seen.end()) continue;
+    seen.push_back(row_ref(r));
     std::vector<std::string> line = {tt(r.cell)};
-    for (const auto& [name, value] : cell_fields(cell_context(*data.context, r.cell)))
+    if (hosts) line.insert(line.begin(), tt(r.host));
+    for (const auto& [name, value] : cell_fields(cell_context(*data.context, row_ref(r))))
       line.push_back(value.empty() ? "-" : tt(value));
     table.push_back(std::move(line));
   }
@@ -153,20 +156,31 @@ void print_aligned(std::ostream& out, const std::vector<std::vector<std::string>
 
 void ConsoleReporter::report(const ReportData& data) {
   out_ << "experiment " << tt(data.experiment);
-  if (!data.baseline.empty()) out_ << " (baseline " << tt(data.baseline) << ")";
+  if (!data.baseline.empty())
+    out_ << " (baseline " << tt(data.baseline) << (data.hosts.empty() ? "" : ", per host") << ")";
   out_ << "\n";
   if (data.context) console_context(out_, *data.context);
+  // Several hosts (issue 16): a host column first, rows grouped by host.
+  const bool hosts = !data.hosts.empty();
   std::vector<std::vector<std::string>> table = {{"cell", "benchmark", "unit", "n", "median", "min",
                                                   "max", "cv", "penalty [95% CI]", "status"}};
-  for (const auto& r : data.rows)
+  if (hosts) table[0].insert(table[0].begin(), "host");
+  for (const auto& r : data.rows) {
     table.push_back({tt(r.cell), tt(r.benchmark), tt(r.unit), std::to_string(r.values.size()),
                      format_number(r.median), format_number(r.min), format_number(r.max),
                      cv_text(r), penalty_text(r), tt(status_text(r))});
-  // Text columns (cell, benchmark, unit) and the status left-aligned, numbers right-aligned.
-  print_aligned(out_, table, 3);
+    if (hosts) table.back().insert(table.back().begin(), tt(r.host));
+  }
+  // Text columns (host, cell, benchmark, unit) and the status left-aligned, numbers right.
+  print_aligned(out_, table, hosts ? 4 : 3);
   if (data.context) console_cell_context(out_, data);
-  for (const auto& r : data.rows)
-    if (!r.error.empty()) out_ << "error in " << tt(r.cell) << ": " << tt(r.error) << "\n";
+  for (const auto& r : data.rows) {
+    if (r.error.empty()) continue;
+    if (r.status == "does-not-fit")  // the planner's reason, not a failure
+      out_ << "does not fit: " << tt(row_ref(r)) << ": " << tt(r.error) << "\n";
+    else
+      out_ << "error in " << tt(row_ref(r)) << ": " << tt(r.error) << "\n";
+  }
   for (const auto& w : data.warnings) out_ << "warning: " << tt(w) << "\n";
   for (const auto& i : data.invalid_runs)
     out_ << "invalid stored run " << i.run_id << " (" << tt(i.cell) << " " << tt(i.benchmark)
@@ -202,7 +216,7 @@ void CsvReporter::report(const ReportData& data) {
          << (r.penalty_ci ? format_number(r.penalty_ci->high) : "-") << ","
          << (r.is_baseline ? "1" : "0") << "," << csv_field(r.status) << ","
          << (r.mismatch ? "1" : "0") << "," << csv_field(r.error)
-         << csv_context_values(data, r.cell) << "\n";
+         << csv_context_values(data, row_ref(r)) << "\n";
   }
   // Invalid stored runs: one row each, the reason in the error column, no numbers.
   for (const auto& i : data.invalid_runs) {
@@ -238,7 +252,8 @@ nlohmann::json report_to_json(const ReportData& data) {
     j["penalty_ci"] = r.penalty_ci ? nlohmann::json::array({number_or_null(r.penalty_ci->low),
                                                             number_or_null(r.penalty_ci->high)})
                                    : nlohmann::json();
-    if (data.context) j["cell_context"] = cell_context_json(*data.context, r.cell);
+    if (!r.host.empty()) j["host"] = r.host;
+    if (data.context) j["cell_context"] = cell_context_json(*data.context, row_ref(r));
     rows.push_back(std::move(j));
   }
   nlohmann::json matrices = nlohmann::json::array();
@@ -259,6 +274,7 @@ nlohmann::json report_to_json(const ReportData& data) {
       {"experiment", data.experiment}, {"baseline", data.baseline}, {"rows", rows},
       {"latency_matrices", matrices},  {"invalid_runs", invalid},   {"warnings", data.warnings}};
   if (data.context) out["context"] = context_to_json(*data.context);
+  if (!data.hosts.empty()) out["hosts"] = data.hosts;
   return out;
 }
 

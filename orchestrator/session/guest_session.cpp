@@ -9,6 +9,7 @@
 #include "common/file_io.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
+#include "orchestrator/session/hello_hint.hpp"
 #include "orchestrator/session/kvm_probe.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
 #include "orchestrator/virt/guest_cmdline.hpp"
@@ -167,7 +168,19 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto sock = virt::find_channel_socket(*live, channel.name);
   if (!sock) return sock.error().context("live XML of " + name_);
   chmod(sock->c_str(), 0600);  // only root (topolab) talks to the agent
+  // An own guest that never answers: what to check (hello_hint.hpp), for either wait below.
+  auto no_hello = [&](const std::string& why) {
+    auto message = "no hello from the agent within " + std::to_string(req.hello_timeout.count()) +
+                   " ms (" + why + "); console: " + virt::console_tail(run_dir_ / "console.log", 5);
+    auto base = read_file(req.base_template, 4u << 20);
+    return make_error(message + "; " +
+                      own_guest_hello_hint(base ? *base : std::string(), *live, channel.name,
+                                           run_dir_ / "console.log"));
+  };
   auto agent = AgentClient::connect_unix(*sock, remaining());
+  if (!agent && !req.base_template.empty()) {
+    return no_hello("agent channel " + sock->string() + ": " + agent.error().message);
+  }
   if (!agent) return agent.error().context("agent channel " + sock->string());
   agent_ = std::move(agent).value();
   transcript_.open(run_dir_ / "agent.log");
@@ -177,6 +190,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto hello = agent_->wait_hello(remaining());
   auto t_hello = Clock::now();
   if (watchdog_) watchdog_->stop();
+  if (!hello && !req.base_template.empty()) return no_hello(hello.error().message);
   if (!hello) {
     return make_error("no hello from the agent within " +
                       std::to_string(req.hello_timeout.count()) + " ms (" + hello.error().message +
@@ -227,21 +241,23 @@ Result<void> GuestSession::shutdown() {
   shut_down_ = true;
   auto t0 = Clock::now();
   std::string problems;
+  bool acked = false;
   if (agent_) {
-    if (auto r = agent_->shutdown(); !r) problems = "agent shutdown: " + r.error().message;
+    auto r = agent_->shutdown();
+    acked = r.ok();
+    if (!r) problems = "agent shutdown: " + r.error().message;
   }
   // The built-in guest has nothing to flush: its ack is the end (destroyed below). An own-disk
-  // guest powers itself off; only a guest still running after the bound is destroyed.
-  if (graceful_shutdown_) {
-    if (auto r = virt::wait_for_shutoff(domain_->get(), shutdown_timeout_); !r) {
-      problems += (problems.empty() ? "" : "; ") + r.error().message + " (destroyed)";
-    }
-  }
+  // guest powers itself off: agent, then ACPI, then destroy (guest_session_shutdown.cpp).
+  std::string by = acked ? "agent" : "destroy";
+  if (graceful_shutdown_) by = stop_gracefully(acked, problems);
   agent_.reset();
   auto removed = domain_->remove();  // destroy if still running, then undefine
   domain_.reset();
   timings_["shutdown_ms"] = ms_between(t0, Clock::now());
-  logging::debug("shutdown of {}: {} ms{}", name_, timings_["shutdown_ms"].get<long long>(),
+  timings_["shutdown_by"] = by;
+  logging::debug("shutdown of {}: {} ms, ended by {}{}", name_,
+                 timings_["shutdown_ms"].get<long long>(), by,
                  problems.empty() ? std::string() : " (" + problems + ")");
   if (!removed) return removed.error();
   if (!problems.empty()) return make_error("shutdown of " + name_ + ": " + problems);

@@ -59,9 +59,11 @@ struct BootRequest {
   // probe).
   std::filesystem::path base_template;
   // Shutdown (issue 17): the built-in initramfs guest has nothing to flush, so the domain is
-  // destroyed as soon as the agent acknowledged the shutdown request. Own-disk guests
-  // (graceful_shutdown, implied by base_template): the guest powers itself off (flushing its disk),
-  // waited for up to shutdown_timeout, then destroyed.
+  // destroyed as soon as the agent acknowledged the shutdown request. Own guests
+  // (graceful_shutdown, implied by base_template; issue 14): the guest powers itself off
+  // (flushing its disk) after the agent's request, waited for up to shutdown_timeout; a guest
+  // still running is sent the ACPI power button and waited for up to shutdown_timeout again;
+  // only then destroyed.
   bool graceful_shutdown = false;
   // No USB controller and no PCIe root ports (DomainSpec::minimal_devices): for the built-in
   // guest, which uses only the serial console and the agent's virtio-serial channel; never
@@ -92,7 +94,9 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   // console_first_output_ms and console_max_silence_ms (the watchdog's view of this boot).
   nlohmann::json timings() const;
   // Agent shutdown (ack awaited), then destroy (graceful_shutdown: wait for the guest's own
-  // poweroff first, bounded); undefine. shutdown_ms covers it all.
+  // poweroff first, then press its ACPI power button, each bounded); undefine. shutdown_ms
+  // covers it all; shutdown_by says which step ended the guest: "agent" (its acknowledged
+  // request; the built-in guest is destroyed right after the ack), "acpi" or "destroy".
   Result<void> shutdown();
 
   // Additions beyond the contract:
@@ -115,6 +119,9 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   Error hang_error() const;
   std::optional<Error> retryable_failure(const Error& failure) const;
   nlohmann::json discard_hung_attempt(int attempt, const std::string& reason);
+  // Own guests' shutdown after the agent's request (guest_session_shutdown.cpp): wait, ACPI,
+  // wait; returns which step ended the guest ("agent", "acpi", or "destroy": still running).
+  std::string stop_gracefully(bool agent_acked, std::string& problems);
 
   logging::RunLog run_log_;  // first: closed last, after the cleanup's libvirt calls are logged
   virt::ConnectPtr conn_;

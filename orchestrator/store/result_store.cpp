@@ -14,12 +14,14 @@ namespace {
 
 // Schema 2 added cells.layout (the resolved layout a cell ran with). Schema 3 added
 // experiments.context and boots.context (where the numbers came from: connection URI,
-// accelerator, CPU model given to the guest; issue 18). Older stores are migrated when opened
-// for writing (the columns are added, NULL: "not recorded") and read as they are.
-constexpr int kSchemaVersion = 3;
+// accelerator, CPU model given to the guest; issue 18). Schema 4 (issue 16) added the host: a
+// cell is (experiment, host, cell_key), boots and runs name their host, boots their end time.
+// Older stores are migrated when opened for writing (the columns are added, NULL: "not
+// recorded"; cells get the host the experiment ran on) and read as they are.
+constexpr int kSchemaVersion = 4;
 constexpr const char* kSchema = R"SQL(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '3');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '4');
 CREATE TABLE IF NOT EXISTS experiments(
   id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, spec TEXT NOT NULL,
   host_topology TEXT, versions TEXT, created TEXT NOT NULL, updated TEXT NOT NULL,
@@ -28,17 +30,18 @@ CREATE TABLE IF NOT EXISTS cells(
   id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
   cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL, label TEXT NOT NULL,
   position INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending', error TEXT,
-  mismatches TEXT, boot_id INTEGER, layout TEXT, UNIQUE(experiment_id, cell_key));
+  mismatches TEXT, boot_id INTEGER, layout TEXT, host TEXT NOT NULL DEFAULT '',
+  UNIQUE(experiment_id, host, cell_key));
 CREATE TABLE IF NOT EXISTS boots(
   id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
   config_key TEXT NOT NULL, order_seed TEXT NOT NULL, intended_topology TEXT,
   seen_topology TEXT, mismatches TEXT, timings TEXT, versions TEXT, started TEXT NOT NULL,
-  context TEXT);
+  context TEXT, host TEXT, finished TEXT);
 CREATE TABLE IF NOT EXISTS runs(
   id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
   benchmark_index INTEGER NOT NULL, benchmark TEXT NOT NULL, repetition INTEGER NOT NULL,
   params TEXT NOT NULL, samples TEXT, summary TEXT, result TEXT NOT NULL, value REAL,
-  unit TEXT, duration_ms REAL, started TEXT NOT NULL,
+  unit TEXT, duration_ms REAL, started TEXT NOT NULL, host TEXT,
   UNIQUE(cell_id, benchmark_index, repetition));
 CREATE TABLE IF NOT EXISTS failures(
   id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
@@ -139,7 +142,9 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::pa
     return make_error("store " + path.string() + ": the file is read-only; cannot record results");
   TL_TRY(store->exec("PRAGMA journal_mode=WAL"));
   TL_TRY(store->exec("PRAGMA synchronous=NORMAL"));
-  TL_TRY(store->exec("PRAGMA foreign_keys=ON"));
+  // Off during the migration: schema 4 rebuilds the cells table (a new UNIQUE), and SQLite
+  // only honours the pragma outside a transaction.
+  TL_TRY(store->exec("PRAGMA foreign_keys=OFF"));
   TL_TRY(store->exec(std::string("BEGIN IMMEDIATE;") + kSchema));
   auto migrated = store->migrate();
   if (!migrated) {
@@ -147,6 +152,7 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::pa
     return migrated.error();
   }
   TL_TRY(store->exec("COMMIT"));
+  TL_TRY(store->exec("PRAGMA foreign_keys=ON"));
   return store;
 }
 
@@ -176,6 +182,9 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
   auto has = store->has_column("experiments", "context");
   if (!has) return has.error();
   store->has_context_ = *has;
+  auto host = store->has_column("cells", "host");
+  if (!host) return host.error();
+  store->has_host_ = *host;
   return store;
 }
 
@@ -197,24 +206,92 @@ Result<bool> ResultStore::has_column(const char* table, const char* column) {
 
 // Inside open()'s transaction: brings a schema-1 store to schema 2, refuses a newer one.
 Result<void> ResultStore::migrate() {
-  Stmt v(db_, "SELECT value FROM meta WHERE key='schema_version'");
-  if (!v.prepared() || v.step() != SQLITE_ROW) return db_error("read the schema version");
-  const std::string version = v.text(0);
+  std::string version;
+  {  // finalized before the cells rebuild: DROP TABLE fails while a statement reads
+    Stmt v(db_, "SELECT value FROM meta WHERE key='schema_version'");
+    if (!v.prepared() || v.step() != SQLITE_ROW) return db_error("read the schema version");
+    version = v.text(0);
+  }
   if (!known_schema(version))
     return make_error("store " + path_.string() + ": schema version '" + version +
                       "' is not one this topolab knows (1 to " + std::to_string(kSchemaVersion) +
                       "); it was written by another version: use a new --store");
   for (const auto& [table, column] : {std::pair<const char*, const char*>{"cells", "layout"},
                                       {"experiments", "context"},
-                                      {"boots", "context"}}) {
+                                      {"boots", "context"},
+                                      {"boots", "host"},
+                                      {"boots", "finished"},
+                                      {"runs", "host"}}) {
     auto has = has_column(table, column);
     if (!has) return has.error();
     if (!*has)
       TL_TRY(exec(std::string("ALTER TABLE ") + table + " ADD COLUMN " + column + " TEXT"));
   }
+  TL_TRY(migrate_cells_host());
   has_context_ = true;
+  has_host_ = true;
   return exec("UPDATE meta SET value='" + std::to_string(kSchemaVersion) +
               "' WHERE key='schema_version'");
+}
+
+namespace {
+
+// The host a schema-1..3 experiment ran on: its recorded connection URI (schema 3), "local"
+// for backend "host", else the default connection every run used before issue 16.
+std::string recorded_host(const nlohmann::json& context, const nlohmann::json& spec) {
+  auto text = [](const nlohmann::json& j, const char* k) {
+    return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : "";
+  };
+  const std::string uri = text(context, "connect_uri");
+  if (!uri.empty() && uri.size() <= 256) return uri;
+  if (text(context, "backend") == "host" || text(spec, "backend") == "host") return "local";
+  return "qemu:///system";
+}
+
+constexpr const char* kCellsV4 = R"SQL(
+CREATE TABLE cells_v4(
+  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
+  cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL, label TEXT NOT NULL,
+  position INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending', error TEXT,
+  mismatches TEXT, boot_id INTEGER, layout TEXT, host TEXT NOT NULL DEFAULT '',
+  UNIQUE(experiment_id, host, cell_key));
+INSERT INTO cells_v4(id, experiment_id, cell_key, config_key, factors, label, position, status,
+                     error, mismatches, boot_id, layout)
+  SELECT id, experiment_id, cell_key, config_key, factors, label, position, status, error,
+         mismatches, boot_id, layout FROM cells;
+DROP TABLE cells;
+ALTER TABLE cells_v4 RENAME TO cells;
+)SQL";
+
+}  // namespace
+
+// Schema 4: the cells table is rebuilt with host in its UNIQUE key (SQLite cannot alter a
+// constraint), keeping every id so runs, failures and boots still point at their cells; then
+// every old row gets the host its experiment ran on.
+Result<void> ResultStore::migrate_cells_host() {
+  auto has = has_column("cells", "host");
+  if (!has) return has.error();
+  if (*has) return {};
+  TL_TRY(exec(kCellsV4));
+  std::vector<std::pair<std::int64_t, std::string>> hosts;
+  {
+    Stmt q(db_, "SELECT id, context, spec FROM experiments");
+    if (!q.prepared()) return db_error("read experiments to migrate");
+    while (q.step() == SQLITE_ROW)
+      hosts.emplace_back(q.i64(0), recorded_host(q.json(1), q.json(2)));
+  }
+  for (const auto& [id, host] : hosts) {
+    for (const char* sql : {"UPDATE cells SET host=?2 WHERE experiment_id=?1",
+                            "UPDATE boots SET host=?2 WHERE experiment_id=?1",
+                            "UPDATE runs SET host=?2 WHERE cell_id IN "
+                            "(SELECT id FROM cells WHERE experiment_id=?1)"}) {
+      Stmt u(db_, sql);
+      if (!u.prepared()) return db_error("migrate hosts");
+      u.bind(1, id).bind(2, host);
+      if (u.step() != SQLITE_DONE) return db_error("migrate hosts");
+    }
+  }
+  return {};
 }
 
 Result<std::int64_t> ResultStore::begin_experiment(const std::string& name,
@@ -244,15 +321,16 @@ Result<std::int64_t> ResultStore::begin_experiment(const std::string& name,
 Result<std::int64_t> ResultStore::upsert_cell(std::int64_t experiment_id, const CellRecord& c) {
   Stmt s(db_,
          "INSERT INTO cells(experiment_id, cell_key, config_key, factors, label, position, "
-         "layout) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(experiment_id, cell_key) DO "
-         "UPDATE SET config_key=?3, factors=?4, label=?5, position=?6, layout=?7");
+         "layout, host) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(experiment_id, host, "
+         "cell_key) DO UPDATE SET config_key=?3, factors=?4, label=?5, position=?6, layout=?7");
   if (!s.prepared()) return db_error("prepare cell");
   s.bind(1, experiment_id).bind(2, c.key).bind(3, c.config_key).bind_json(4, c.factors);
   s.bind(5, c.label).bind(6, c.position);
   s.bind(7, c.layout.dump());  // "null" (no guest) stays distinct from NULL (not recorded)
+  s.bind(8, c.host);
   if (s.step() != SQLITE_DONE) return db_error("record cell " + c.label);
-  Stmt q(db_, "SELECT id FROM cells WHERE experiment_id=?1 AND cell_key=?2");
-  q.bind(1, experiment_id).bind(2, c.key);
+  Stmt q(db_, "SELECT id FROM cells WHERE experiment_id=?1 AND host=?2 AND cell_key=?3");
+  q.bind(1, experiment_id).bind(2, c.host).bind(3, c.key);
   if (q.step() != SQLITE_ROW) return db_error("find cell " + c.label);
   return q.i64(0);
 }
@@ -271,7 +349,7 @@ Result<std::vector<StoredRunIdentity>> ResultStore::run_identities(
     const std::string& experiment_name) {
   Stmt q(db_,
          "SELECT DISTINCT c.cell_key, c.label, c.layout, r.benchmark_index, r.benchmark, "
-         "r.params FROM runs r JOIN cells c ON r.cell_id = c.id JOIN experiments e ON "
+         "r.params, c.host FROM runs r JOIN cells c ON r.cell_id = c.id JOIN experiments e ON "
          "c.experiment_id = e.id WHERE e.name = ?1 ORDER BY c.position, r.benchmark_index");
   if (!q.prepared()) return db_error("read stored runs");
   q.bind(1, experiment_name);
@@ -284,6 +362,7 @@ Result<std::vector<StoredRunIdentity>> ResultStore::run_identities(
     id.benchmark_index = static_cast<int>(q.i64(3));
     id.benchmark = q.text(4);
     id.params = q.json(5);
+    id.host = q.text(6);
     out.push_back(std::move(id));
   }
   return out;
@@ -292,14 +371,23 @@ Result<std::vector<StoredRunIdentity>> ResultStore::run_identities(
 Result<std::int64_t> ResultStore::add_boot(const BootRecord& b) {
   Stmt s(db_,
          "INSERT INTO boots(experiment_id, config_key, order_seed, intended_topology, "
-         "seen_topology, mismatches, timings, versions, started, context) "
-         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+         "seen_topology, mismatches, timings, versions, started, context, host) "
+         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
   if (!s.prepared()) return db_error("prepare boot");
   s.bind(1, b.experiment_id).bind(2, b.config_key).bind(3, std::to_string(b.order_seed));
   s.bind_json(4, b.intended).bind_json(5, b.seen).bind_json(6, b.mismatches);
-  s.bind_json(7, b.timings).bind_json(8, b.versions).bind(9, utc_now()).bind_json(10, b.context);
+  s.bind_json(7, b.timings).bind_json(8, b.versions);
+  s.bind(9, b.started.empty() ? utc_now() : b.started).bind_json(10, b.context).bind(11, b.host);
   if (s.step() != SQLITE_DONE) return db_error("record boot");
   return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
+}
+
+Result<void> ResultStore::finish_boot(std::int64_t boot_id) {
+  Stmt s(db_, "UPDATE boots SET finished=?2 WHERE id=?1");
+  if (!s.prepared()) return db_error("prepare boot end");
+  s.bind(1, boot_id).bind(2, utc_now());
+  if (s.step() != SQLITE_DONE) return db_error("record boot end");
+  return {};
 }
 
 Result<void> ResultStore::set_cell_status(std::int64_t cell_id, const std::string& status,
@@ -315,8 +403,9 @@ Result<void> ResultStore::set_cell_status(std::int64_t cell_id, const std::strin
 Result<void> ResultStore::add_run(const RunRecord& r) {
   Stmt s(db_,
          "INSERT OR REPLACE INTO runs(cell_id, boot_id, benchmark_index, benchmark, repetition, "
-         "params, samples, summary, result, value, unit, duration_ms, started) "
-         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+         "params, samples, summary, result, value, unit, duration_ms, started, host) "
+         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+         "(SELECT host FROM cells WHERE id=?1))");
   if (!s.prepared()) return db_error("prepare run");
   // The store keeps only validated results (issue 12): the same validator as at receipt.
   auto valid = protocol::validate_result(r.result);
@@ -365,12 +454,14 @@ Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
   Stmt cols(db_, "SELECT name FROM pragma_table_info('cells')");
   while (cols.prepared() && cols.step() == SQLITE_ROW)
     has_layout = has_layout || cols.text(0) == "layout";
-  Stmt q(db_, has_layout ? "SELECT id, cell_key, config_key, factors, label, position, status, "
-                           "error, mismatches, boot_id, layout FROM cells WHERE experiment_id=?1 "
-                           "ORDER BY position"
-                         : "SELECT id, cell_key, config_key, factors, label, position, status, "
-                           "error, mismatches, boot_id, NULL FROM cells WHERE experiment_id=?1 "
-                           "ORDER BY position");
+  // Grouped by host (one host: ordered by position, as before schema 4).
+  const std::string sql = std::string(
+                              "SELECT id, cell_key, config_key, factors, label, position, "
+                              "status, error, mismatches, boot_id, ") +
+                          (has_layout ? "layout" : "NULL") + ", " + (has_host_ ? "host" : "''") +
+                          " FROM cells WHERE experiment_id=?1 ORDER BY " +
+                          (has_host_ ? "host, position" : "position");
+  Stmt q(db_, sql.c_str());
   if (!q.prepared()) return db_error("read cells");
   q.bind(1, experiment_id);
   std::vector<StoredCell> out;
@@ -379,7 +470,8 @@ Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
     c.id = q.i64(0);
     // layout: NULL in schema-1 stores reads as null, like "no guest" (the report's placement
     // pictures say so).
-    c.cell = {q.text(1), q.text(2), q.json(3), q.text(4), static_cast<int>(q.i64(5)), q.json(10)};
+    c.cell = {q.text(1),  q.text(2), q.json(3), q.text(4), static_cast<int>(q.i64(5)),
+              q.json(10), q.text(11)};
     c.status = q.text(6);
     c.error = q.text(7);
     c.mismatches = q.json(8);
@@ -460,16 +552,19 @@ StoredBoot boot_from_row(const Stmt& q) {
   b.boot.versions = q.json(8);
   b.started = q.text(9);
   b.boot.context = q.json(10);
+  b.boot.host = q.text(11);
+  b.finished = q.text(12);
   return b;
 }
 }  // namespace
 
-// Schema 1 and 2 stores have no boots.context: it reads as NULL there.
+// Schema 1 and 2 stores have no boots.context, schema 1..3 no host/finished: NULL there.
 std::string ResultStore::boot_columns() const {
   return std::string(
              "SELECT id, experiment_id, config_key, order_seed, intended_topology, "
              "seen_topology, mismatches, timings, versions, started, ") +
-         (has_context_ ? "context" : "NULL") + " FROM boots ";
+         (has_context_ ? "context" : "NULL") + (has_host_ ? ", host, finished" : ", NULL, NULL") +
+         " FROM boots ";
 }
 
 Result<std::vector<StoredBoot>> ResultStore::boots(std::int64_t experiment_id) {

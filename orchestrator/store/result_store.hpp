@@ -26,6 +26,9 @@ struct CellRecord {
   // What the cell's guest was: the resolved layout (layout_to_json), null without a guest
   // (backend "host"). Resume compares it (schema 2; NULL in cells of schema-1 stores).
   nlohmann::json layout;
+  // The host the cell runs on (schema 4, issue 16): a libvirt URI, "local" for backend "host".
+  // A cell is (experiment, host, key): the same levels on two hosts are two cells.
+  std::string host;
 };
 
 // What one stored result was measured with: enough to refuse a resume whose experiment file
@@ -36,6 +39,7 @@ struct StoredRunIdentity {
   int benchmark_index = 0;
   std::string benchmark;
   nlohmann::json params;  // the parameters the benchmark ran with (factor levels applied)
+  std::string host;       // the cell's host (schema 4)
 };
 
 struct BootRecord {
@@ -50,6 +54,8 @@ struct BootRecord {
   // Where this boot ran (schema 3): {"accelerator":"kvm"|"tcg"|"host", "accel_reason",
   // "cpu_model":{"mode","model","cache_mode","reason"}}; null when not recorded.
   nlohmann::json context;
+  std::string host;     // the host it booted on (schema 4; "" in older stores read as they are)
+  std::string started;  // UTC time the boot began; empty: when it is recorded
 };
 
 struct RunRecord {
@@ -76,7 +82,7 @@ struct StoredExperiment {
 struct StoredCell {
   std::int64_t id = 0;
   CellRecord cell;
-  std::string status;  // pending | running | done | failed
+  std::string status;  // pending | running | done | failed | does-not-fit
   std::string error;
   nlohmann::json mismatches;  // null when never booted; [] when the topology matched
   std::int64_t boot_id = 0;
@@ -96,6 +102,7 @@ struct StoredBoot {
   std::int64_t id = 0;
   BootRecord boot;
   std::string started;
+  std::string finished;  // UTC time its guest was stopped (schema 4); "" while running or older
 };
 
 class ResultStore {
@@ -126,6 +133,8 @@ class ResultStore {
   // empty when it has none. Reads only.
   Result<std::vector<StoredRunIdentity>> run_identities(const std::string& experiment_name);
   Result<std::int64_t> add_boot(const BootRecord& boot);
+  // When the boot's guest was stopped: with `started`, the interval the host was busy.
+  Result<void> finish_boot(std::int64_t boot_id);
   Result<void> set_cell_status(std::int64_t cell_id, const std::string& status,
                                const std::string& error, const nlohmann::json& mismatches,
                                std::int64_t boot_id);
@@ -155,8 +164,10 @@ class ResultStore {
   Result<void> migrate();
   static bool known_schema(const std::string& version);
   Result<bool> has_column(const char* table, const char* column);
+  Result<void> migrate_cells_host();
   std::string boot_columns() const;
   bool has_context_ = true;  // false for a schema-1/2 store opened read-only
+  bool has_host_ = true;     // false for a schema-1..3 store opened read-only
   Result<void> check_run_budget(std::int64_t cell_id);
   std::int64_t runs_read_ = 0;  // by runs(), against kMaxRunsPerStore
   Error db_error(const std::string& what) const;

@@ -180,6 +180,14 @@ Result<void> request_shutdown(virDomainPtr dom) {
   return {};
 }
 
+Result<void> press_acpi_power_button(virDomainPtr dom) {
+  CallTimer timer("virDomainShutdownFlags(" + domain_name(dom) + ", ACPI_POWER_BTN)");
+  if (auto e = failed(virDomainShutdownFlags(dom, VIR_DOMAIN_SHUTDOWN_ACPI_POWER_BTN))) {
+    return e->context("virDomainShutdownFlags(" + domain_name(dom) + ", ACPI_POWER_BTN)");
+  }
+  return {};
+}
+
 Result<void> wait_for_shutoff(virDomainPtr dom, std::chrono::milliseconds timeout) {
   if (auto evented = wait_for_shutoff_event(dom, timeout)) return *evented;
   auto deadline = Clock::now() + timeout;

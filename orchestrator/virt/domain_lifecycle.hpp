@@ -41,8 +41,11 @@ Result<DomainRunState> domain_state(virDomainPtr dom);
 // Waits until the domain is shut off (woken by libvirt lifecycle events, event_loop.hpp; polled
 // every 20 ms where events are unavailable), or fails when `timeout` passes first.
 Result<void> wait_for_shutoff(virDomainPtr dom, std::chrono::milliseconds timeout);
-// Asks the guest to power off (ACPI); the caller waits with wait_for_shutoff.
+// Asks the guest to power off (libvirt's default method); the caller waits with wait_for_shutoff.
 Result<void> request_shutdown(virDomainPtr dom);
+// Presses the guest's ACPI power button (VIR_DOMAIN_SHUTDOWN_ACPI_POWER_BTN): only ACPI, never a
+// QEMU guest agent the template may carry. The caller waits with wait_for_shutoff.
+Result<void> press_acpi_power_button(virDomainPtr dom);
 
 std::string domain_name(virDomainPtr dom);
 Result<std::string> domain_uuid(virDomainPtr dom);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -32,12 +33,24 @@ void watch_signals() {
     int sig = b;
     auto& reg = DomainRegistry::instance();
     auto names = reg.names();
+    auto files = reg.files();
     auto failures = reg.interrupt_cleanup(sig);
-    logging::info("interrupted by {}: removed {} domain(s){}",
+    // Failures name their domain or file first ("NAME: why").
+    auto failed = [&](const std::string& what) {
+      return std::count_if(failures.begin(), failures.end(),
+                           [&](const std::string& f) { return f.rfind(what + ": ", 0) == 0; });
+    };
+    std::size_t domains_removed = 0, files_removed = 0;
+    for (const auto& name : names) domains_removed += failed(name) == 0 ? 1 : 0;
+    for (const auto& f : files) files_removed += failed(f.string()) == 0 ? 1 : 0;
+    std::string removed_files;
+    if (!files.empty())
+      removed_files = " and " + std::to_string(files_removed) + " overlay file(s)";
+    logging::info("interrupted by {}: removed {} domain(s){}{}",
                   sig == SIGINT    ? "SIGINT"
                   : sig == SIGTERM ? "SIGTERM"
                                    : "signal",
-                  names.size() - failures.size(), failures.empty() ? "" : ", failures:");
+                  domains_removed, removed_files, failures.empty() ? "" : ", failures:");
     for (const auto& f : failures) logging::warn("cleanup failed: {}", f);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
@@ -124,7 +137,35 @@ std::vector<std::string> DomainRegistry::cleanup_all() {
 std::vector<std::string> DomainRegistry::interrupt_cleanup(int signal_number) {
   std::lock_guard lock(mu_);
   interrupt_signal_ = signal_number;
-  return cleanup_locked();
+  auto failures = cleanup_locked();
+  // After the domains: QEMU no longer has the overlays open.
+  for (const auto& f : files_) {
+    if (unlink(f.c_str()) != 0 && errno != ENOENT) {
+      failures.push_back(f.string() + ": " + std::strerror(errno));
+    }
+  }
+  files_.clear();
+  return failures;
+}
+
+Result<void> DomainRegistry::add_file(const std::filesystem::path& path) {
+  std::lock_guard lock(mu_);
+  if (interrupt_signal_ != 0) {
+    return make_error("not creating " + path.string() + ": interrupted by signal " +
+                      std::to_string(interrupt_signal_));
+  }
+  files_.push_back(path);
+  return {};
+}
+
+void DomainRegistry::forget_file(const std::filesystem::path& path) {
+  std::lock_guard lock(mu_);
+  std::erase(files_, path);
+}
+
+std::vector<std::filesystem::path> DomainRegistry::files() const {
+  std::lock_guard lock(mu_);
+  return files_;
 }
 
 std::vector<std::string> DomainRegistry::names() const {

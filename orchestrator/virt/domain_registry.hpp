@@ -3,7 +3,12 @@
 // undefines exactly those domains and nothing else: normal return (OwnedDomain's destructor),
 // errors and timeouts (the same destructor during unwinding), and SIGINT/SIGTERM (a watcher
 // thread cleans up the registry, then lets the signal terminate the process).
-// A SIGKILLed run cannot clean up: stale_domains.hpp removes its leftovers later.
+// Files that must not outlive the run (own guests' qcow2 overlays, their base XMLs and NVRAM
+// copies, issue 14) are recorded beside the domains: an interrupt removes them too, after the
+// domains that use them are gone.
+// A SIGKILLed run cannot clean up: stale_domains.hpp (and guestsource/overlay.hpp for the
+// files) removes its leftovers later.
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -29,10 +34,17 @@ class DomainRegistry {
   void release(const std::string& uuid);
   // Destroys + undefines every recorded domain; one message per failure.
   std::vector<std::string> cleanup_all();
-  // What an interrupt does before the process exits: refuse new defines, then cleanup_all().
+  // What an interrupt does before the process exits: refuse new defines and files, then
+  // cleanup_all(), then unlink every recorded file.
   std::vector<std::string> interrupt_cleanup(int signal_number);
 
+  // Records a file for the interrupt path (its owner deletes it on every other path). Refused
+  // after an interrupt: the caller must not create it.
+  Result<void> add_file(const std::filesystem::path& path);
+  void forget_file(const std::filesystem::path& path);
+
   std::vector<std::string> names() const;
+  std::vector<std::filesystem::path> files() const;
   bool interrupted() const;
   int interrupt_signal() const;
 
@@ -53,6 +65,7 @@ class DomainRegistry {
 
   mutable std::mutex mu_;
   std::vector<Entry> entries_;
+  std::vector<std::filesystem::path> files_;
   int interrupt_signal_ = 0;
 };
 

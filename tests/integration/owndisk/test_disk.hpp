@@ -27,6 +27,24 @@ inline std::filesystem::path test_disk_image() {
   return image;
 }
 
+// A variant of the test disk (derive-test-disk.sh: "no-agent", "no-poweroff"), a raw copy made
+// once per base image; the base is only read. Empty (and a test failure) when it failed.
+inline std::filesystem::path derived_test_disk(const std::string& variant) {
+  auto base = test_disk_image();
+  if (base.empty()) return {};
+  auto r = run_process(
+      {"/bin/bash",
+       std::string(TOPOLAB_SOURCE_DIR) + "/tests/integration/owndisk/derive-test-disk.sh",
+       base.string(), variant},
+      std::chrono::minutes(10));
+  if (r.exit_code != 0) {
+    ADD_FAILURE() << "derive-test-disk.sh " << variant << " failed (" << r.status()
+                  << "): " << r.err;
+    return {};
+  }
+  return std::filesystem::path(r.out.substr(0, r.out.find('\n')));
+}
+
 inline std::string sha256_of(const std::filesystem::path& p) {
   auto r = run_process({"/usr/bin/sha256sum", p.string()}, std::chrono::minutes(5));
   return r.exit_code == 0 ? r.out.substr(0, 64) : "sha256sum failed: " + r.err;

@@ -151,7 +151,8 @@ TEST(ResumeCheck, AChangedLayoutNamesTheFieldsAndALegacyCellIsRefused) {
                                   layout_to_json(was),
                                   0,
                                   "sqrt",
-                                  benchmark_params(*e, cells[0], 0)};
+                                  benchmark_params(*e, cells[0], 0),
+                                  ""};
   auto r = check_resume(*e, cells, layouts, {stored}, "S.db");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,

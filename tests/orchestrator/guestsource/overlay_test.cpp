@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "common/process.hpp"
+#include "orchestrator/virt/domain_registry.hpp"
 
 namespace topolab::guestsource {
 namespace {
@@ -54,6 +56,29 @@ TEST_F(OverlayTest, BacksOntoTheUserImageAndIsDeletedWithItsOwner) {
     EXPECT_NE(info->out.find("\"backing-filename-format\": \"raw\""), std::string::npos);
   }
   EXPECT_FALSE(fs::exists(path)) << "the overlay outlived its owner";
+}
+
+// SIGINT/SIGTERM (domain_registry.hpp): the process-wide registry knows the overlay exactly
+// while its owner lives, so the interrupt path can remove it.
+TEST_F(OverlayTest, OverlayIsRecordedForTheInterruptPathWhileItsOwnerLives) {
+  auto disk = make_disk("qcow2");
+  auto& reg = virt::DomainRegistry::instance();
+  auto recorded = [&](const fs::path& p) {
+    auto files = reg.files();
+    return std::find(files.begin(), files.end(), p) != files.end();
+  };
+  fs::path path;
+  {
+    auto ov = create_overlay(disk, "unit-3", 0, dir_ / "ov");
+    ASSERT_TRUE(ov) << ov.error().message;
+    path = ov->path();
+    EXPECT_TRUE(ov->registered());
+    EXPECT_TRUE(recorded(path));
+    OwnedFile moved = std::move(ov).value();
+    EXPECT_TRUE(recorded(path)) << "a move must not forget the file";
+  }
+  EXPECT_FALSE(recorded(path));
+  EXPECT_FALSE(fs::exists(path));
 }
 
 TEST_F(OverlayTest, StaleCleanupRemovesOnlyDeadOwners) {

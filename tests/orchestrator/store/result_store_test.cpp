@@ -33,7 +33,7 @@ class StoreTest : public ::testing::Test {
 
   static CellRecord cell(const std::string& expose, int pos) {
     nlohmann::json f = {{"expose", expose}};
-    return {f.dump(), f.dump(), f, "expose=" + expose, pos, nullptr};
+    return {f.dump(), f.dump(), f, "expose=" + expose, pos, nullptr, "qemu:///system"};
   }
 
   static RunRecord run(std::int64_t cell_id, int bench, int rep, double median) {

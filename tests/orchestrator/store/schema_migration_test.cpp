@@ -106,7 +106,7 @@ TEST_F(SchemaMigrationTest, OpeningForWritingMigratesAndMarksLayoutsNotRecorded)
   sql(kSchema1);
   auto s = ResultStore::open(path_);
   ASSERT_TRUE(s.ok()) << s.error().message;
-  EXPECT_EQ(query("SELECT value FROM meta WHERE key='schema_version'"), "3");
+  EXPECT_EQ(query("SELECT value FROM meta WHERE key='schema_version'"), "4");
   auto ids = (*s)->run_identities("old");
   ASSERT_TRUE(ids.ok()) << ids.error().message;
   ASSERT_EQ(ids->size(), 1u);
@@ -114,7 +114,7 @@ TEST_F(SchemaMigrationTest, OpeningForWritingMigratesAndMarksLayoutsNotRecorded)
   EXPECT_EQ((*ids)[0].benchmark, "sqrt");
   EXPECT_EQ((*ids)[0].params, nlohmann::json({{"n", 1000}}));
   // New cells record theirs; "null" (no guest) is not "not recorded".
-  CellRecord c{"{}", "{}", nlohmann::json::object(), "(default)", 1, nullptr};
+  CellRecord c{"{}", "{}", nlohmann::json::object(), "(default)", 1, nullptr, "local"};
   auto id = (*s)->upsert_cell(1, c);
   ASSERT_TRUE(id.ok()) << id.error().message;
   RunRecord r;
@@ -173,6 +173,62 @@ TEST_F(SchemaMigrationTest, OldStoresReadWithoutContextAndMigrateToRecordIt) {
   ASSERT_EQ(boots->size(), 1u);
   EXPECT_EQ((*boots)[0].boot.context, b.context);
   EXPECT_TRUE((*s)->boot(1)->boot.context.is_null());
+}
+
+// Schema 4 (issue 16): a cell is (experiment, host, key). A schema-3 store read as it is has no
+// host (""); migrated, every old cell, boot and run gets the host its experiment ran on (the
+// recorded connection URI, "local" for backend "host"), ids and runs are kept, and the same
+// cell key can then be stored for a second host.
+TEST_F(SchemaMigrationTest, SchemaThreeMigratesToOneHostPerCell) {
+  sql(kSchema1);
+  sql("ALTER TABLE cells ADD COLUMN layout TEXT; ALTER TABLE experiments ADD COLUMN context TEXT;"
+      "ALTER TABLE boots ADD COLUMN context TEXT;"
+      "UPDATE meta SET value='3' WHERE key='schema_version';"
+      "UPDATE experiments SET context='{\"connect_uri\":\"qemu+tcp://127.0.0.1:16509/system\"}';"
+      "INSERT INTO experiments VALUES(2, 'bare', '{\"backend\":\"host\"}', NULL, NULL, 't', "
+      "'t', 'not json');"
+      "INSERT INTO cells(id, experiment_id, cell_key, config_key, factors, label, position) "
+      "VALUES(2, 2, '{}', '{}', '{}', '(default)', 0);"
+      "INSERT INTO boots VALUES(1, 1, '{}', '7', NULL, NULL, '[]', '{}', '{}', 't', NULL)");
+  {
+    auto ro = ResultStore::open_read_only(path_);
+    ASSERT_TRUE(ro.ok()) << ro.error().message;
+    auto cells = (*ro)->cells(1);
+    ASSERT_TRUE(cells.ok()) << cells.error().message;
+    EXPECT_EQ((*cells)[0].cell.host, "") << "read as it is: not recorded";
+    EXPECT_EQ((*ro)->boot(1)->finished, "");
+  }
+  auto s = ResultStore::open(path_);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(query("SELECT value FROM meta WHERE key='schema_version'"), "4");
+  auto cells = (*s)->cells(1);
+  ASSERT_TRUE(cells.ok()) << cells.error().message;
+  ASSERT_EQ(cells->size(), 1u);
+  EXPECT_EQ((*cells)[0].id, 1);
+  EXPECT_EQ((*cells)[0].cell.host, "qemu+tcp://127.0.0.1:16509/system");
+  EXPECT_EQ((*cells)[0].status, "done");
+  EXPECT_EQ((*s)->runs(1)->size(), 1u) << "the runs still point at their cell";
+  EXPECT_EQ(query("SELECT host FROM runs WHERE cell_id=1"), "qemu+tcp://127.0.0.1:16509/system");
+  EXPECT_EQ((*s)->boot(1)->boot.host, "qemu+tcp://127.0.0.1:16509/system");
+  EXPECT_EQ((*s)->cells(2)->at(0).cell.host, "local") << "backend host, unreadable context";
+  EXPECT_EQ(query("SELECT count(*) FROM pragma_foreign_key_check"), "0");
+  // The same levels on a second host are a second cell.
+  CellRecord other{R"({"expose":"flat"})",
+                   R"({"expose":"flat"})",
+                   {{"expose", "flat"}},
+                   "expose=flat",
+                   0,
+                   nullptr,
+                   "qemu:///system"};
+  auto id = (*s)->upsert_cell(1, other);
+  ASSERT_TRUE(id.ok()) << id.error().message;
+  EXPECT_NE(*id, 1);
+  EXPECT_EQ((*s)->cells(1)->size(), 2u);
+  ASSERT_TRUE((*s)->finish_boot(1).ok());
+  EXPECT_NE((*s)->boot(1)->finished, "");
+  s->reset();
+  ASSERT_TRUE(ResultStore::open(path_).ok()) << "opening again is a no-op";
+  EXPECT_EQ(query("SELECT count(*) FROM cells"), "3");
 }
 
 TEST_F(SchemaMigrationTest, AnUnknownSchemaIsRefusedAndLeftUntouched) {

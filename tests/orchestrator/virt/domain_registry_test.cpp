@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "orchestrator/virt/domain_lifecycle.hpp"
 #include "tests/orchestrator/virt/test_domain.hpp"
@@ -89,6 +93,32 @@ TEST_F(Registry, InterruptCleansUpAndRefusesLaterDefines) {
   ASSERT_FALSE(late.ok());
   EXPECT_NE(late.error().message.find("interrupted"), std::string::npos);
   EXPECT_FALSE(domain_exists(conn(), "topolab-reg-5b"));
+}
+
+// Own guests' overlays (issue 14): the interrupt path unlinks recorded files after the domains,
+// leaves files it was told to forget, and refuses new ones.
+TEST_F(Registry, InterruptRemovesRecordedFilesAndRefusesNewOnes) {
+  char tmpl[] = "/tmp/topolab-registry-files-XXXXXX";
+  const std::filesystem::path dir = ::mkdtemp(tmpl);
+  const auto a = dir / "ov-a.qcow2", b = dir / "ov-b.qcow2", gone = dir / "ov-gone.qcow2";
+  for (const auto& p : {a, b}) std::ofstream(p) << "x";
+  ASSERT_TRUE(registry_.add_file(a).ok());
+  ASSERT_TRUE(registry_.add_file(b).ok());
+  ASSERT_TRUE(registry_.add_file(gone).ok());  // never created: not a failure
+  registry_.forget_file(b);
+  EXPECT_EQ(registry_.files(), (std::vector<std::filesystem::path>{a, gone}));
+  auto dom = OwnedDomain::define(conn(), test_domain_xml("topolab-reg-7"), registry_);
+  ASSERT_TRUE(dom.ok());
+
+  EXPECT_TRUE(registry_.interrupt_cleanup(SIGTERM).empty());
+  EXPECT_FALSE(std::filesystem::exists(a));
+  EXPECT_TRUE(std::filesystem::exists(b)) << "a forgotten file is its owner's";
+  EXPECT_FALSE(domain_exists(conn(), "topolab-reg-7"));
+  EXPECT_TRUE(registry_.files().empty());
+  auto late = registry_.add_file(dir / "ov-late.qcow2");
+  ASSERT_FALSE(late.ok());
+  EXPECT_NE(late.error().message.find("interrupted by signal 15"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(Registry, MovedOwnerCleansUpOnce) {

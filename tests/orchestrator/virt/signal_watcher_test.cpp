@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,25 @@ TEST(SignalWatcherDeathTest, SigtermWhileTheMainThreadDefinesCleansUpAndDies) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(define_until_interrupted(), ::testing::KilledBySignal(SIGTERM),
               "interrupted by SIGTERM: removed [0-9]+ domain\\(s\\)\n");
+}
+
+// Own guests' overlays (issue 14): a file recorded in the registry is deleted by the watcher
+// before the process dies by the signal.
+[[noreturn]] void record_file_then_sigterm(const std::string& path) {
+  DomainRegistry::install_signal_handlers();
+  std::ofstream(path) << "overlay";
+  if (!DomainRegistry::instance().add_file(path)) _exit(2);
+  kill(getpid(), SIGTERM);
+  for (;;) pause();
+}
+
+TEST(SignalWatcherDeathTest, SigtermRemovesRecordedFiles) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string path = "/tmp/topolab-sigfile-" + std::to_string(getpid()) + ".qcow2";
+  EXPECT_EXIT(record_file_then_sigterm(path), ::testing::KilledBySignal(SIGTERM),
+              "interrupted by SIGTERM: removed 0 domain\\(s\\) and 1 overlay file\\(s\\)\n");
+  EXPECT_FALSE(std::filesystem::exists(path));
+  std::filesystem::remove(path);
 }
 
 }  // namespace

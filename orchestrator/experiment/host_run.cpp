@@ -1,0 +1,276 @@
+#include "orchestrator/experiment/host_run.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "common/utc_time.hpp"
+#include "orchestrator/report/statistics.hpp"
+
+namespace topolab::experiment::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+}  // namespace
+
+Result<void> HostRun::load_cells(store::ResultStore& s, std::int64_t experiment_id) {
+  exp_id_ = experiment_id;
+  for (const auto& config : d_.configs)
+    if (auto why = backend_.does_not_fit(config); !why.empty()) unfit_[config.key] = why;
+  for (const auto& c : d_.cells) {
+    store::CellRecord rec{c.key,        c.config_key, c.factors_json(),
+                          c.label(),    c.index,      d_.layouts.at(c.config_key),
+                          summary_.host};
+    auto id = s.upsert_cell(experiment_id, rec);
+    if (!id) return id.error();
+    auto done = s.completed_runs(*id);
+    if (!done) return done.error();
+    state_.push_back({*id, *done, "", 0});
+    // Planned again on every run (the planner is deterministic): stays does-not-fit, never
+    // counted as work left to do or as a failure.
+    if (auto it = unfit_.find(c.config_key); it != unfit_.end())
+      TL_TRY(s.set_cell_status(*id, "does-not-fit", it->second, nullptr, 0));
+  }
+  return {};
+}
+
+bool HostRun::fits(int cell) const { return !unfit_.count(d_.cells[cell].config_key); }
+
+int HostRun::missing_runs(int cell) const {
+  int n = 0;
+  for (int b = 0; b < static_cast<int>(d_.e.benchmarks.size()); ++b)
+    for (int r = 1; r <= d_.e.repetitions; ++r) n += state_[cell].done.count({b, r}) ? 0 : 1;
+  return n;
+}
+
+std::vector<RunSpec> HostRun::pending_runs(const Configuration& config, std::uint64_t seed) {
+  std::vector<RunSpec> out;
+  for (const auto& r : configuration_runs(d_.e, config, 1, d_.e.repetitions, seed)) {
+    if (state_[r.cell].done.count({r.benchmark, r.repetition}))
+      ++summary_.runs_skipped;
+    else
+      out.push_back(r);
+  }
+  return out;
+}
+
+Result<void> HostRun::fail_configuration(const Configuration& config, const std::string& error) {
+  for (int c : config.cells) {
+    TL_TRY(store_.with([&](store::ResultStore& s) -> Result<void> {
+      TL_TRY(s.add_failure(state_[c].id, 0, -1, -1, error));
+      return s.set_cell_status(state_[c].id, "failed", error, nullptr, 0);
+    }));
+    ++summary_.cells_failed;
+    lane_.cell_done(d_.cells[c].label(), "failed: " + error);
+  }
+  return {};
+}
+
+// After a failed start or a target that stopped answering: a host that no longer accepts a
+// connection stops its worker (the other hosts carry on).
+void HostRun::check_host() {
+  if (auto ok = backend_.check_reachable(); !ok) {
+    summary_.unreachable = ok.error().message;
+    lane_.state("unreachable: " + ok.error().message);
+  }
+}
+
+Result<void> HostRun::run() {
+  for (const auto& config : d_.configs) {
+    if (auto it = unfit_.find(config.key); it != unfit_.end()) {
+      for (int c : config.cells) {
+        ++summary_.cells_does_not_fit;
+        lane_.cell_done(d_.cells[c].label(), "does-not-fit: " + it->second);
+      }
+      continue;
+    }
+    if (!summary_.unreachable.empty()) {
+      bool missing = false;
+      for (int c : config.cells) missing = missing || missing_runs(c) > 0;
+      if (!missing) {
+        summary_.cells_done += static_cast<int>(config.cells.size());
+        continue;
+      }
+      TL_TRY(fail_configuration(config, "not run: host " + summary_.host + " became unreachable (" +
+                                            summary_.unreachable + ")"));
+      continue;
+    }
+    TL_TRY(run_configuration(config));
+  }
+  lane_.state(summary_.unreachable.empty() ? "done" : "FAILED: unreachable");
+  return {};
+}
+
+Result<void> HostRun::run_configuration(const Configuration& config) {
+  const std::uint64_t seed = configuration_seed(d_.e.seed, config.key);
+  auto runs = pending_runs(config, seed);
+  if (runs.empty() && !needs_adaptive(config)) {
+    summary_.cells_done += static_cast<int>(config.cells.size());
+    return {};
+  }
+  lane_.config_start(config.label());
+  const std::string started = utc_now();  // the boot's interval starts before its define
+  auto t0 = Clock::now();
+  auto target = backend_.start(d_.e, config);
+  if (!target) {
+    TL_TRY(fail_configuration(config, "start: " + target.error().message));
+    check_host();
+    return {};
+  }
+  ++summary_.boots;
+  Target& t = **target;
+  const nlohmann::json mismatches = t.mismatches();
+  const bool mismatch = mismatches.is_array() && !mismatches.empty();
+  lane_.boot_done(config.label(), ms_since(t0), mismatch);
+  store::BootRecord boot{exp_id_,     config.key,    seed,        t.intended(),
+                         t.seen(),    mismatches,    t.timings(), t.versions(),
+                         t.context(), summary_.host, started};
+  auto boot_id = store_.with([&](store::ResultStore& s) -> Result<std::int64_t> {
+    auto id = s.add_boot(boot);
+    if (!id) return id.error();
+    for (int c : config.cells)
+      TL_TRY(s.set_cell_status(state_[c].id, "running", "", mismatches, *id));
+    return id;
+  });
+  if (!boot_id) return boot_id.error();
+
+  bool alive = true;
+  for (const auto& r : runs) TL_TRY(execute(t, r, *boot_id, alive));
+  TL_TRY(adaptive_runs(t, config, *boot_id, alive));
+  if (alive) {
+    auto down = t.shutdown();
+    if (!down) lane_.message("shutdown " + config.label() + ": " + down.error().message);
+  } else {
+    // An agent that stopped answering will not ack a shutdown either: destroy at once
+    // instead of waiting out the shutdown timeouts.
+    lane_.message("stopping " + config.label() + ": the agent stopped answering");
+  }
+  target->reset();  // destroys the domain / agent on every path
+  TL_TRY(store_.with([&](store::ResultStore& s) { return s.finish_boot(*boot_id); }));
+  TL_TRY(finish_cells(config, mismatches, *boot_id));
+  if (!alive) check_host();
+  return {};
+}
+
+Result<void> HostRun::finish_cells(const Configuration& config, const nlohmann::json& mismatches,
+                                   std::int64_t boot_id) {
+  const bool mismatch = mismatches.is_array() && !mismatches.empty();
+  for (int c : config.cells) {
+    bool complete = missing_runs(c) == 0;
+    std::string status = complete ? "done" : "failed";
+    std::string error = complete ? "" : state_[c].error;
+    if (!complete && state_[c].failed_runs > 1)
+      error += " (" + std::to_string(state_[c].failed_runs - 1) + " later run(s) failed too)";
+    TL_TRY(store_.with([&](store::ResultStore& s) {
+      return s.set_cell_status(state_[c].id, status, error, mismatches, boot_id);
+    }));
+    if (complete)
+      ++summary_.cells_done;
+    else
+      ++summary_.cells_failed;
+    if (mismatch) ++summary_.cells_mismatch;
+    lane_.cell_done(d_.cells[c].label(), status + (mismatch ? " (topology mismatch)" : "") +
+                                             (error.empty() ? "" : ": " + error));
+  }
+  return {};
+}
+
+// One benchmark run; a failure is recorded and, if the target stopped answering, every
+// later run of this boot fails fast instead of waiting for its timeout.
+Result<void> HostRun::execute(Target& t, const RunSpec& r, std::int64_t boot_id, bool& alive) {
+  const Cell& cell = d_.cells[r.cell];
+  const auto& bench = d_.e.benchmarks[r.benchmark];
+  CellState& st = state_[r.cell];
+  lane_.run_start(cell.label(), bench.name, r.repetition);
+  Result<protocol::BenchmarkResult> result =
+      make_error("target stopped answering earlier in this boot");
+  auto t0 = Clock::now();
+  double ms = 0;
+  if (alive) {
+    result = t.run(bench.name, benchmark_params(d_.e, cell, r.benchmark),
+                   std::chrono::seconds(d_.e.timeout_s));
+    ms = ms_since(t0);
+  }
+  if (!result) {
+    ++summary_.runs_failed;
+    ++st.failed_runs;
+    // The first failure is the cause; later ones of the boot only say it stopped answering.
+    if (st.error.empty())
+      st.error = bench.name + " #" + std::to_string(r.repetition) + ": " + result.error().message;
+    TL_TRY(store_.with([&](store::ResultStore& s) {
+      return s.add_failure(st.id, boot_id, r.benchmark, r.repetition, result.error().message);
+    }));
+    lane_.run_failed(cell.label(), bench.name, r.repetition, result.error().message);
+    if (alive && !t.ping()) alive = false;
+    return {};
+  }
+  store::RunRecord rec{st.id,
+                       boot_id,
+                       r.benchmark,
+                       bench.name,
+                       r.repetition,
+                       benchmark_params(d_.e, cell, r.benchmark),
+                       protocol::result_to_json(*result),
+                       ms};
+  TL_TRY(store_.with([&](store::ResultStore& s) { return s.add_run(rec); }));
+  st.done.insert({r.benchmark, r.repetition});
+  ++summary_.runs_executed;
+  summary_.benchmark_ms += ms;
+  lane_.run_done(cell.label(), bench.name, r.repetition, protocol::result_value(*result),
+                 result->unit, ms);
+  return {};
+}
+
+// Repetition values of one cell x benchmark, from the store (earlier runs included).
+std::vector<double> HostRun::values(int cell, int bench) {
+  std::vector<double> out;
+  auto runs = store_.with([&](store::ResultStore& s) { return s.runs(state_[cell].id); });
+  if (!runs) return out;
+  for (const auto& r : *runs)
+    if (r.benchmark_index == bench && std::isfinite(r.value)) out.push_back(r.value);
+  return out;
+}
+
+int HostRun::next_rep(int cell, int bench) const {
+  int rep = 0;
+  for (const auto& [b, r] : state_[cell].done)
+    if (b == bench) rep = std::max(rep, r);
+  return rep + 1;
+}
+
+bool HostRun::wants_more(int cell, int bench) {
+  if (!d_.e.adaptive) return false;
+  auto v = values(cell, bench);
+  if (static_cast<int>(v.size()) < d_.e.repetitions) return false;  // base runs failed
+  return static_cast<int>(v.size()) < d_.e.adaptive->max_repetitions &&
+         report::cv(v) > d_.e.adaptive->cv_threshold;
+}
+
+bool HostRun::needs_adaptive(const Configuration& config) {
+  for (int c : config.cells)
+    for (int b = 0; b < static_cast<int>(d_.e.benchmarks.size()); ++b)
+      if (wants_more(c, b)) return true;
+  return false;
+}
+
+// Phoronix-style: while a cell x benchmark's CV exceeds the threshold, add one repetition,
+// up to max_repetitions.
+Result<void> HostRun::adaptive_runs(Target& t, const Configuration& config, std::int64_t boot_id,
+                                    bool& alive) {
+  if (!d_.e.adaptive) return {};
+  for (int c : config.cells)
+    for (int b = 0; b < static_cast<int>(d_.e.benchmarks.size()); ++b)
+      while (alive && wants_more(c, b)) {
+        int before = summary_.runs_failed;
+        TL_TRY(execute(t, {c, b, next_rep(c, b)}, boot_id, alive));
+        ++summary_.runs_adaptive;
+        if (summary_.runs_failed != before) break;
+      }
+  return {};
+}
+
+}  // namespace topolab::experiment::detail

@@ -1,0 +1,93 @@
+#pragma once
+// Internal to orchestrator/experiment: one host's share of an experiment run (runner.cpp).
+// It owns that host's cell states and summary; the design is shared read-only, the store is
+// shared through SharedStore (one mutex around every call) and progress through its Lane.
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "orchestrator/experiment/backend.hpp"
+#include "orchestrator/experiment/experiment.hpp"
+#include "orchestrator/experiment/matrix.hpp"
+#include "orchestrator/experiment/progress.hpp"
+#include "orchestrator/experiment/runner.hpp"
+#include "orchestrator/store/result_store.hpp"
+
+namespace topolab::experiment::detail {
+
+// The one store of a run, written by every host's worker thread: SQLite's connection and its
+// batches are not shared between threads safely, so one writer at a time (issue 16).
+class SharedStore {
+ public:
+  explicit SharedStore(store::ResultStore& s) : s_(s) {}
+  template <class F>
+  auto with(F&& f) {
+    std::lock_guard lock(mu_);
+    return f(s_);
+  }
+
+ private:
+  std::mutex mu_;
+  store::ResultStore& s_;
+};
+
+// What every host runs: the expanded cells and configurations (read-only once built).
+struct Design {
+  const Experiment& e;
+  std::vector<Cell> cells;
+  std::vector<Configuration> configs;
+  std::map<std::string, nlohmann::json> layouts;  // configuration key -> layout identity
+};
+
+class HostRun {
+ public:
+  HostRun(const Design& d, const HostSlot& slot, SharedStore& store, Progress::Lane lane)
+      : d_(d), backend_(*slot.backend), store_(store), lane_(lane) {
+    summary_.host = slot.host;
+  }
+  // Records this host's cells (the caller holds the store and a batch): ids, stored runs,
+  // does-not-fit cells with the planner's reason.
+  Result<void> load_cells(store::ResultStore& s, std::int64_t experiment_id);
+  int missing_runs(int cell) const;
+  bool fits(int cell) const;
+  // The worker: this host's configurations one at a time. An error stops the whole run (the
+  // store failed); a failed boot or a lost host is recorded and returns ok.
+  Result<void> run();
+  const HostSummary& summary() const { return summary_; }
+
+ private:
+  struct CellState {
+    std::int64_t id = 0;
+    std::set<std::pair<int, int>> done;  // (benchmark, repetition) already stored
+    std::string error;
+    int failed_runs = 0;
+  };
+
+  std::vector<RunSpec> pending_runs(const Configuration& config, std::uint64_t seed);
+  Result<void> fail_configuration(const Configuration& config, const std::string& error);
+  Result<void> run_configuration(const Configuration& config);
+  Result<void> finish_cells(const Configuration& config, const nlohmann::json& mismatches,
+                            std::int64_t boot_id);
+  Result<void> execute(Target& t, const RunSpec& r, std::int64_t boot_id, bool& alive);
+  std::vector<double> values(int cell, int bench);
+  int next_rep(int cell, int bench) const;
+  bool wants_more(int cell, int bench);
+  bool needs_adaptive(const Configuration& config);
+  Result<void> adaptive_runs(Target& t, const Configuration& config, std::int64_t boot_id,
+                             bool& alive);
+  void check_host();
+
+  const Design& d_;
+  Backend& backend_;
+  SharedStore& store_;
+  Progress::Lane lane_;
+  std::int64_t exp_id_ = 0;
+  std::vector<CellState> state_;              // by cell index
+  std::map<std::string, std::string> unfit_;  // configuration key -> the planner's reason
+  HostSummary summary_;
+};
+
+}  // namespace topolab::experiment::detail

@@ -1,0 +1,34 @@
+#pragma once
+// The hosts of an experiment (issue 16): `hosts = ["qemu:///system", "qemu+ssh://box/system"]`
+// in the file or `--connect URI` (repeatable) on `topolab run`. Each is a libvirt URI of the QEMU
+// driver checked here, at the boundary, before anything connects: the URI is later handed to
+// virConnectOpen and printed in progress lines and reports, so it is bounded and plain text.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+
+namespace topolab::experiment {
+
+inline constexpr std::size_t kMaxHosts = 16;
+inline constexpr std::size_t kMaxHostUriBytes = 256;
+// The host of a single-host run that names none: today's behaviour.
+inline constexpr const char* kDefaultHost = "qemu:///system";
+// The host of backend "host" (the agent runs on this machine, no libvirt connection).
+inline constexpr const char* kLocalHost = "local";
+
+// "" when `uri` is one libvirt could accept for QEMU guests:
+//   qemu[+unix|ssh|libssh|libssh2|tcp|tls|ext]://[user@][host][:port]/(system|session)[?query]
+// otherwise what is wrong (for "FIELD 'uri': <reason>").
+std::string host_uri_problem(std::string_view uri);
+
+// 'URI' when it is short printable text, else "#N" (1-based): how an error names a host.
+std::string shown_uri(std::string_view uri, std::size_t index);
+
+// Checks a whole list (count 1..kMaxHosts, each URI, no duplicates); `what` names the source
+// in the error ("--connect"), the file's list is checked entry by entry in experiment.cpp.
+Result<void> check_host_list(const std::vector<std::string>& hosts, const std::string& what);
+
+}  // namespace topolab::experiment
