@@ -81,6 +81,7 @@ struct ChildPlan {
   const char* cwd = nullptr;
   int in = -1, out = -1, err = -1;  // -1: keep ours (inherit)
   int report = -1;                  // CLOEXEC pipe: errno of a failed exec
+  bool new_group = true;
   bool die_with_parent = false;
   pid_t parent = 0;
   rlimit address_space{0, 0};
@@ -99,7 +100,7 @@ struct ChildPlan {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);  // ignored ones too
-  ::setpgid(0, 0);
+  if (p.new_group) ::setpgid(0, 0);
   if (p.die_with_parent) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != p.parent) _exit(127);  // the parent died before prctl
@@ -143,6 +144,7 @@ struct Process::State {
   OwnedFd out, err, pidfd;
   bool exited = false;  // seen ended (waitid WNOWAIT), not yet reaped: its pid stays ours
   bool reaped = false;
+  bool own_group = true;  // the child leads its process group: signal the group
   std::size_t max_output = 0;
   milliseconds kill_grace{0};
   ProcessResult r;
@@ -182,11 +184,11 @@ struct Process::State {
     return exited;
   }
   void kill_group(int sig) {
-    ::kill(-pid, sig);
+    if (own_group) ::kill(-pid, sig);
     ::kill(pid, sig);  // in case setpgid lost a race with exec
   }
-  // The child has ended: kill what it left in its group (its pid, still unreaped, cannot have
-  // been reused), read the rest of its output, reap it.
+  // The child has ended (or is to die now): kill it and what it left in its group (its pid,
+  // still unreaped, cannot have been reused), read the rest of its output, reap it.
   void finish() {
     kill_group(SIGKILL);
     for (OwnedFd* fd : {&out, &err}) {
@@ -284,6 +286,7 @@ Result<Process> Process::spawn(const ProcessSpec& spec) {
   plan.argv = argv.data();
   plan.envp = envp.data();
   plan.cwd = cwd.empty() ? nullptr : cwd.c_str();
+  plan.new_group = spec.new_group;
   plan.die_with_parent = spec.die_with_parent;
   plan.parent = ::getpid();
   if (spec.address_space) {
@@ -329,10 +332,11 @@ Result<Process> Process::spawn(const ProcessSpec& spec) {
   int fork_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) return sys_error("fork for " + spec.argv[0], fork_errno);
-  ::setpgid(pid, pid);  // also here: no race with the child's own setpgid
+  if (spec.new_group) ::setpgid(pid, pid);  // also here: no race with the child's own setpgid
 
   auto state = std::make_unique<State>();
   state->pid = pid;
+  state->own_group = spec.new_group;
   state->max_output = spec.max_output;
   state->kill_grace = spec.kill_grace;
   state->out = std::move(out.read);

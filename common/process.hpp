@@ -4,8 +4,8 @@
 // /dev/null unless given; stdout/stderr captured with a bound each (the rest is read and
 // dropped, so the child never blocks on a full pipe), or sent to /dev/null, a given fd or ours;
 // a wall-clock timeout that stops the child's whole process group (SIGTERM, a grace, SIGKILL).
-// The child runs in its own process group, sees no descriptor of ours but 0-2, and is always
-// reaped. No global state: threads may each run their own processes.
+// The child runs in its own process group (unless new_group is off), sees no descriptor of ours
+// but 0-2, and is always reaped. No global state: threads may each run their own processes.
 #include <sys/types.h>
 
 #include <chrono>
@@ -56,6 +56,10 @@ struct ProcessSpec {
   std::size_t max_output = 1u << 20;  // per captured stream; more is read and dropped
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // run_process only
   std::chrono::milliseconds kill_grace{1000};  // SIGTERM to SIGKILL when stopping the group
+  // true: the child leads a new process group, which a timeout or stop signals as a whole and
+  // which is killed when the child ends. false: the child stays in ours and only it is
+  // signalled (for programs that leave daemons on purpose, e.g. wine's wineserver).
+  bool new_group = true;
   bool die_with_parent = false;   // PR_SET_PDEATHSIG SIGKILL (fires when the spawning THREAD ends)
   std::size_t address_space = 0;  // RLIMIT_AS in bytes; 0: inherited
 };

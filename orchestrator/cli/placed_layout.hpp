@@ -22,8 +22,9 @@ inline Result<PlacedLayout> load_placed_layout(const LayoutArgs& args,
   TL_ASSIGN(auto layout, load_layout_with_overrides(args));
   // A layout that can never boot is refused here, at plan time, with the limit's source.
   const bool from_libvirt = source.sysfs.empty() && source.caps.empty();
-  TL_TRY(virt::check_vcpu_limit(
-      layout, from_libvirt ? virt::libvirt_vcpu_limit(source.connect) : virt::static_vcpu_limit()));
+  TL_TRY(session::check_vcpu_limit(layout, from_libvirt
+                                               ? session::libvirt_vcpu_limit(source.connect)
+                                               : session::static_vcpu_limit()));
   TL_ASSIGN(auto host, load_host_topology(source));
   TL_ASSIGN_CTX(auto plan, plan_placement(layout, host), "layout " + layout.name);
   return PlacedLayout{std::move(layout), std::move(host), std::move(plan)};

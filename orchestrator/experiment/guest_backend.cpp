@@ -87,7 +87,7 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
   auto host = load_host_topology({options_.connect_uri, "", ""});
   if (!host) return host.error().context("host topology");
   host_ = *host;
-  const auto vcpu_limit = virt::libvirt_vcpu_limit(options_.connect_uri);
+  const auto vcpu_limit = session::libvirt_vcpu_limit(options_.connect_uri);
   // Every configuration is planned before the first boot: a typo in the last level should not
   // surface an hour into the run. A layout error is the file's and refuses the run; what the
   // planner refuses is this host's: recorded as does-not-fit (the runner refuses the run when
@@ -96,7 +96,7 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
     auto layout = configure_layout(*base, config);
     if (!layout) return layout.error().context(e.source_file.string() + ": " + config.label());
     layouts_[config.key] = *layout;
-    if (auto ok = virt::check_vcpu_limit(*layout, vcpu_limit); !ok) {
+    if (auto ok = session::check_vcpu_limit(*layout, vcpu_limit); !ok) {
       unfit_[config.key] = ok.error().message;
       continue;
     }

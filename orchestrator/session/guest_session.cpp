@@ -109,9 +109,10 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   if (remote_) timings_["image_bytes_sent"] = placed->bytes_sent;
 
   auto t_accel = Clock::now();
-  virt::KvmProbeOptions probe{image, run_dir_ / "kvm-probe", run_id_};
+  session::KvmProbeOptions probe{image, run_dir_ / "kvm-probe", run_id_};
   auto accel = virt::choose_accelerator(
-      conn_.get(), req.accel, [&] { return virt::probe_kvm(conn_.get(), probe); }, req.accel_cache);
+      conn_.get(), req.accel, [&] { return session::probe_kvm(conn_.get(), probe); },
+      req.accel_cache);
   if (!accel) return accel.error();
   accel_ = *accel;
   timings_["accel_ms"] = ms_between(t_accel, Clock::now());

@@ -14,7 +14,8 @@
 #include "orchestrator/virt/domain_registry.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 
-namespace topolab::virt {
+namespace topolab::session {
+using namespace virt;  // the libvirt layer this code drives (it lived in virt:: before)
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -130,4 +131,4 @@ KvmVerdict probe_kvm(virConnectPtr conn, const KvmProbeOptions& o) {
   return {true, "a KVM probe guest said hello after " + std::to_string(ms_since(t0)) + " ms"};
 }
 
-}  // namespace topolab::virt
+}  // namespace topolab::session

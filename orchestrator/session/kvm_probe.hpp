@@ -11,13 +11,13 @@
 #include "orchestrator/virt/accelerator.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 
-namespace topolab::virt {
+namespace topolab::session {
 
 struct KvmProbeOptions {
   GuestImage image;
   std::filesystem::path work_dir;  // gets probe.xml, probe-console.log, probe-agent.log
   std::string run_id;
-  std::chrono::milliseconds bound = kKvmProbeBound;
+  std::chrono::milliseconds bound = virt::kKvmProbeBound;
   std::chrono::milliseconds console_bound{3000};
 };
 
@@ -27,6 +27,6 @@ std::string kvm_probe_domain_xml(const std::string& name, const GuestImage& imag
                                  const std::filesystem::path& socket);
 
 // Never leaves a domain behind (the probe domain is an OwnedDomain).
-KvmVerdict probe_kvm(virConnectPtr conn, const KvmProbeOptions& options);
+virt::KvmVerdict probe_kvm(virConnectPtr conn, const KvmProbeOptions& options);
 
-}  // namespace topolab::virt
+}  // namespace topolab::session

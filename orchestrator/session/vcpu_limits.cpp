@@ -6,7 +6,8 @@
 #include "common/accelerator.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 
-namespace topolab::virt {
+namespace topolab::session {
+using namespace virt;  // the libvirt layer this code drives (it lived in virt:: before)
 namespace {
 
 const char* const kHelloSource =
@@ -77,4 +78,4 @@ Result<void> check_vcpu_limit(const Layout& l, const VcpuLimit& limit) {
                     std::to_string(limit.max) + " (" + limit.source + ")");
 }
 
-}  // namespace topolab::virt
+}  // namespace topolab::session

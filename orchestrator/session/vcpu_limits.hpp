@@ -13,7 +13,7 @@
 #include "common/result.hpp"
 #include "orchestrator/layout/layout.hpp"
 
-namespace topolab::virt {
+namespace topolab::session {
 
 inline constexpr int kMaxHelloVcpus = 1536;
 inline constexpr const char* kLimitMachine = "q35";
@@ -32,4 +32,4 @@ Result<int> parse_domcaps_vcpu_max(const std::string& xml);
 // Refuses a layout whose vCPU count exceeds the limit, naming both and the source.
 Result<void> check_vcpu_limit(const Layout&, const VcpuLimit&);
 
-}  // namespace topolab::virt
+}  // namespace topolab::session

@@ -169,6 +169,20 @@ TEST(Process, LeftoversInTheGroupAreKilledWhenTheChildEnds) {
   EXPECT_TRUE(gone_within(std::stoi(r->out), 3s));
 }
 
+TEST(Process, WithoutANewGroupOnlyTheChildIsSignalledAndDaemonsLive) {
+  // wine's wineserver must outlive `wine`: such callers keep the child in our group.
+  ProcessSpec spec = sh("sleep 30 & echo $!");
+  spec.new_group = false;
+  auto t0 = Clock::now();
+  auto r = run_process(spec);
+  ASSERT_TRUE(r);
+  EXPECT_LT(Clock::now() - t0, 5s);  // the daemon's open stdout does not stall the reader
+  const pid_t daemon = std::stoi(r->out);
+  EXPECT_FALSE(gone_within(daemon, 300ms)) << "the daemon was killed";
+  ::kill(daemon, SIGKILL);
+  EXPECT_TRUE(gone_within(daemon, 3s));
+}
+
 TEST(Process, EnvironmentIsExactlyTheGivenOne) {
   ProcessSpec spec({"/usr/bin/env"});
   spec.env = std::vector<std::string>{"FOO=bar baz", "X=1"};

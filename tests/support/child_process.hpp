@@ -36,7 +36,7 @@ struct ChildOptions {
 };
 
 // A thin test-side face of the one runner (common/process.hpp): streams are captured (bounded
-// at 256 MiB each), a deadline stops the child's group at once (no grace).
+// at 256 MiB each), a deadline kills the child at once (no grace).
 class ChildProcess {
  public:
   // argv[0] is the program's path (no PATH search unless `search_path`).
@@ -51,6 +51,9 @@ class ChildProcess {
     spec.out = spec.err = options.capture_output ? Sink::capture() : Sink::inherit();
     spec.max_output = std::size_t{256} << 20;
     spec.kill_grace = std::chrono::milliseconds(0);
+    // In our group, only the child signalled, as before the one runner: wine's wineserver must
+    // outlive `wine` until the suite's `wineserver -k`.
+    spec.new_group = false;
     spec.address_space = options.address_space;
     if (!options.env.empty()) spec.env = environment_with(options.env);
     auto child = Process::spawn(spec);

@@ -23,11 +23,11 @@ TEST(AccelAuto, RealProbeDecidesQuicklyAndTheVerdictIsCached) {
   std::filesystem::remove_all(dir);
   auto cache = dir / "accel.json";
   std::string run_id = "it" + std::to_string(getpid()) + "-probe";
-  virt::KvmProbeOptions opts{*image, dir / "probe", run_id};
+  session::KvmProbeOptions opts{*image, dir / "probe", run_id};
   int probes = 0;
   auto probe = [&] {
     ++probes;
-    return virt::probe_kvm(conn->get(), opts);
+    return session::probe_kvm(conn->get(), opts);
   };
 
   auto t0 = Clock::now();

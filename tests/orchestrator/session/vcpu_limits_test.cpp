@@ -10,7 +10,7 @@
 #include "protocol/protocol.hpp"
 #include "tests/support/child_process.hpp"
 
-namespace topolab::virt {
+namespace topolab::session {
 namespace {
 
 // A guest topology of n CPUs shaped to make the hello as long as possible: every CPU in its own
@@ -113,4 +113,4 @@ TEST(VcpuLimits, PlanRefuses289VcpusOnQ35AndAccepts288) {
 }
 
 }  // namespace
-}  // namespace topolab::virt
+}  // namespace topolab::session
