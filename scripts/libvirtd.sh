@@ -7,6 +7,8 @@
 #                              auth none: a second endpoint through libvirt's remote driver, for
 #                              tests only. Prints "started" or "already" (already listening).
 #   libvirtd.sh restore        restart it without the listener
+#   libvirtd.sh restart        restart it as it runs now (with its listener if it has one), or
+#                              start it if it is down: what `systemctl restart libvirtd` does
 #   libvirtd.sh status         "listening PORT" or "local" or "down"
 #
 # Why tini: libvirtd daemonizes QEMU, so an exited QEMU is reparented to PID 1. On these
@@ -101,11 +103,22 @@ case "${1:-}" in
     rm -f "$STATE/port"
     start_daemon ""
     ;;
+  restart)
+    if [[ "$(status)" == listening* ]]; then
+      conf=$(listen_conf "$(cat "$STATE/port")")
+      stop_daemon
+      start_daemon "--listen -f $conf"
+    else
+      stop_daemon
+      rm -f "$STATE/port"
+      start_daemon ""
+    fi
+    ;;
   status)
     status
     ;;
   *)
-    echo "usage: libvirtd.sh start | listen [PORT] | restore | status" >&2
+    echo "usage: libvirtd.sh start | listen [PORT] | restore | restart | status" >&2
     exit 2
     ;;
 esac

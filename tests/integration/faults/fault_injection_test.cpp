@@ -107,21 +107,21 @@ bool libvirtd_answers() {
              .exit_code == 0;
 }
 
+// Through scripts/libvirtd.sh: libvirtd runs under tini (QEMU reaped at once) and keeps a TCP
+// listener another test fixture may have started; a bare `libvirtd -d` would drop both.
+const std::string kLibvirtdScript = std::string(TOPOLAB_SOURCE_DIR) + "/scripts/libvirtd.sh";
+
 void start_libvirtd() {
-  testing::run_process({"/usr/sbin/libvirtd", "-d"}, 30s);
+  testing::run_process({"/bin/bash", kLibvirtdScript, "start"}, 30s);
   for (int i = 0; i < 100 && !libvirtd_answers(); ++i) std::this_thread::sleep_for(100ms);
 }
 
-// SIGTERM to libvirtd, wait until it is gone, start it again: what `systemctl restart
-// libvirtd` does on a workstation. Running guests keep running; their clients' connections die.
+// SIGTERM to libvirtd, wait until it is gone, start it again (scripts/libvirtd.sh restart): what
+// `systemctl restart libvirtd` does on a workstation. Running guests keep running; their clients' connections die.
 bool restart_libvirtd() {
-  std::string pid_text = slurp("/run/libvirtd.pid");
-  if (pid_text.empty()) return false;
-  pid_t pid = static_cast<pid_t>(std::stol(pid_text));
-  if (kill(pid, SIGTERM) != 0) return false;
-  for (int i = 0; i < 150 && kill(pid, 0) == 0; ++i) std::this_thread::sleep_for(100ms);
-  start_libvirtd();
-  return libvirtd_answers();
+  if (!libvirtd_answers()) return false;
+  auto r = testing::run_process({"/bin/bash", kLibvirtdScript, "restart"}, 60s);
+  return r.exit_code == 0 && libvirtd_answers();
 }
 
 class Faults : public ::testing::Test {
