@@ -117,7 +117,8 @@ void start_libvirtd() {
 }
 
 // SIGTERM to libvirtd, wait until it is gone, start it again (scripts/libvirtd.sh restart): what
-// `systemctl restart libvirtd` does on a workstation. Running guests keep running; their clients' connections die.
+// `systemctl restart libvirtd` does on a workstation. Running guests keep running; their clients'
+// connections die.
 bool restart_libvirtd() {
   if (!libvirtd_answers()) return false;
   auto r = testing::run_process({"/bin/bash", kLibvirtdScript, "restart"}, 60s);

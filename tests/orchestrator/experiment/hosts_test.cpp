@@ -52,7 +52,8 @@ TEST(Hosts, TheFileListIsCheckedWithFileAndLine) {
 
   auto typo = parse(R"(hosts = ["qemu:///system", "qemo:///system"])");
   ASSERT_FALSE(typo.ok());
-  EXPECT_THAT(typo.error().message, HasSubstr("h.toml:3: 'hosts' 'qemo:///system': unknown driver 'qemo'"));
+  EXPECT_THAT(typo.error().message,
+              HasSubstr("h.toml:3: 'hosts' 'qemo:///system': unknown driver 'qemo'"));
   auto twice = parse(R"(hosts = ["qemu:///system", "qemu:///system"])");
   ASSERT_FALSE(twice.ok());
   EXPECT_THAT(twice.error().message, HasSubstr("h.toml:3: 'hosts' 'qemu:///system': given twice"));
@@ -76,7 +77,8 @@ TEST(Hosts, ConnectReplacesTheFileAndIsCheckedTheSameWay) {
   o.hosts = {"qemu:///system", "qemu:///system"};
   EXPECT_THAT(parse("", o).error().message, HasSubstr("--connect 'qemu:///system': given twice"));
   o.hosts = {"xen:///system"};
-  EXPECT_THAT(parse("", o).error().message, HasSubstr("--connect 'xen:///system': unknown driver 'xen'"));
+  EXPECT_THAT(parse("", o).error().message,
+              HasSubstr("--connect 'xen:///system': unknown driver 'xen'"));
 }
 
 TEST(Hosts, BackendHostRunsOnThisMachineOnly) {
