@@ -82,41 +82,28 @@ std::vector<Result<void>> run_workers(std::vector<std::unique_ptr<HostRun>>& run
 }
 
 void add(RunSummary& s, const HostSummary& h) {
-  s.cells += h.cells;
-  s.cells_done += h.cells_done;
-  s.cells_failed += h.cells_failed;
-  s.cells_mismatch += h.cells_mismatch;
-  s.cells_does_not_fit += h.cells_does_not_fit;
-  s.boots += h.boots;
-  s.runs_executed += h.runs_executed;
-  s.runs_skipped += h.runs_skipped;
-  s.runs_failed += h.runs_failed;
-  s.runs_adaptive += h.runs_adaptive;
-  s.benchmark_ms += h.benchmark_ms;
+  s += h;
   s.hosts.push_back(h);
 }
 
 }  // namespace
 
-nlohmann::json HostSummary::to_json() const {
-  return {{"host", host},
-          {"cells", cells},
-          {"cells_done", cells_done},
-          {"cells_failed", cells_failed},
-          {"cells_mismatch", cells_mismatch},
-          {"cells_does_not_fit", cells_does_not_fit},
-          {"boots", boots},
-          {"runs_executed", runs_executed},
-          {"runs_skipped", runs_skipped},
-          {"runs_failed", runs_failed},
-          {"runs_adaptive", runs_adaptive},
-          {"benchmark_ms", benchmark_ms},
-          {"unreachable", unreachable.empty() ? nlohmann::json() : nlohmann::json(unreachable)}};
+RunCounts& RunCounts::operator+=(const RunCounts& o) {
+  cells += o.cells;
+  cells_done += o.cells_done;
+  cells_failed += o.cells_failed;
+  cells_mismatch += o.cells_mismatch;
+  cells_does_not_fit += o.cells_does_not_fit;
+  boots += o.boots;
+  runs_executed += o.runs_executed;
+  runs_skipped += o.runs_skipped;
+  runs_failed += o.runs_failed;
+  runs_adaptive += o.runs_adaptive;
+  benchmark_ms += o.benchmark_ms;
+  return *this;
 }
 
-nlohmann::json RunSummary::to_json() const {
-  nlohmann::json per_host = nlohmann::json::array();
-  for (const auto& h : hosts) per_host.push_back(h.to_json());
+nlohmann::json RunCounts::to_json() const {
   return {{"cells", cells},
           {"cells_done", cells_done},
           {"cells_failed", cells_failed},
@@ -127,11 +114,25 @@ nlohmann::json RunSummary::to_json() const {
           {"runs_skipped", runs_skipped},
           {"runs_failed", runs_failed},
           {"runs_adaptive", runs_adaptive},
-          {"wall_ms", wall_ms},
-          {"benchmark_ms", benchmark_ms},
-          {"wall_over_benchmark",
-           benchmark_ms > 0 ? nlohmann::json(wall_ms / benchmark_ms) : nlohmann::json()},
-          {"hosts", per_host}};
+          {"benchmark_ms", benchmark_ms}};
+}
+
+nlohmann::json HostSummary::to_json() const {
+  auto j = RunCounts::to_json();
+  j["host"] = host;
+  j["unreachable"] = unreachable.empty() ? nlohmann::json() : nlohmann::json(unreachable);
+  return j;
+}
+
+nlohmann::json RunSummary::to_json() const {
+  auto j = RunCounts::to_json();
+  j["wall_ms"] = wall_ms;
+  j["wall_over_benchmark"] =
+      benchmark_ms > 0 ? nlohmann::json(wall_ms / benchmark_ms) : nlohmann::json();
+  nlohmann::json per_host = nlohmann::json::array();
+  for (const auto& h : hosts) per_host.push_back(h.to_json());
+  j["hosts"] = per_host;
+  return j;
 }
 
 Result<RunSummary> run_experiment(const Experiment& e, const std::vector<HostSlot>& slots,

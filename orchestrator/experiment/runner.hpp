@@ -23,22 +23,24 @@
 
 namespace topolab::experiment {
 
-struct HostSummary {
-  std::string host;
+// What a run did, counted the same way for one host and for the whole run.
+struct RunCounts {
   int cells = 0, cells_done = 0, cells_failed = 0, cells_mismatch = 0, cells_does_not_fit = 0;
   int boots = 0;
   int runs_executed = 0, runs_skipped = 0, runs_failed = 0, runs_adaptive = 0;
-  double benchmark_ms = 0;
+  double benchmark_ms = 0;  // sum of the benchmark runs' durations (host clock)
+  RunCounts& operator+=(const RunCounts&);
+  nlohmann::json to_json() const;
+};
+
+struct HostSummary : RunCounts {
+  std::string host;
   std::string unreachable;  // why the host stopped answering mid-run ("" when it did not)
   nlohmann::json to_json() const;
 };
 
-struct RunSummary {
-  int cells = 0, cells_done = 0, cells_failed = 0, cells_mismatch = 0, cells_does_not_fit = 0;
-  int boots = 0;
-  int runs_executed = 0, runs_skipped = 0, runs_failed = 0, runs_adaptive = 0;
+struct RunSummary : RunCounts {
   double wall_ms = 0;              // whole run() call
-  double benchmark_ms = 0;         // sum of the benchmark runs' durations (host clock)
   std::vector<HostSummary> hosts;  // one per host, in the experiment's order
   nlohmann::json to_json() const;
 };
