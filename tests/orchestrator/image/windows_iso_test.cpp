@@ -65,8 +65,14 @@ TEST(WindowsIso, HoldsTheAgentAndItsInstallScripts) {
 
 TEST(WindowsIso, RefusesAnAgentThatIsNotAWindowsProgram) {
   TempDir tmp;
+  // The head of the Linux agent: a real ELF program, and small (a sanitized debug agent is over
+  // the 64 MiB size bound, which would be refused first for its size).
+  auto linux_agent = read_file(TOPOLAB_AGENT, 256u << 20);
+  ASSERT_TRUE(linux_agent.ok()) << linux_agent.error().message;
+  const fs::path elf = tmp.path() / "topolab-agent";
+  ASSERT_TRUE(write_file_atomic(elf, linux_agent->substr(0, 64 * 1024)).ok());
   auto run = testing::run_cli(
-      {"image", "--windows", "-o", (tmp.path() / "out").string(), "--agent", TOPOLAB_AGENT});
+      {"image", "--windows", "-o", (tmp.path() / "out").string(), "--agent", elf.string()});
   EXPECT_EQ(run.status(), 1);
   EXPECT_NE(run.err.find("not a Windows program (no MZ header)"), std::string::npos) << run.err;
   EXPECT_FALSE(fs::exists(tmp.path() / "out")) << "nothing is created for a refused input";
