@@ -71,6 +71,9 @@ inline std::string prepare_wine() {
   o.search_path = true;
   o.null_stdin = true;
   auto run = run_process({"timeout", "300", "wineboot", "-i"}, o, 320s);
+  // wineboot returns before wineserver has saved the registry (system.reg is written when the
+  // server exits): wait for it, or a fresh prefix looks unbooted (seen on a clean build).
+  if (run.status() == 0) run_process({"timeout", "60", "wineserver", "-w"}, o, 70s);
   if (run.status() != 0 || !fs::exists(wine_prefix() / "system.reg"))
     return "wineboot -i failed (" + std::to_string(run.status()) + "): " + run.err;
   return "";
