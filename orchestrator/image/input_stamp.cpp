@@ -1,9 +1,8 @@
 #include "orchestrator/image/input_stamp.hpp"
 
-#include <sys/stat.h>
-
 #include <nlohmann/json.hpp>
 
+#include "common/file_identity.hpp"
 #include "common/file_io.hpp"
 
 namespace topolab::image {
@@ -19,18 +18,14 @@ bool is_content_hash(const std::string& s) {
   return s.size() == 16 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-long long ns_of(const timespec& t) { return t.tv_sec * 1000000000LL + t.tv_nsec; }
-
 }  // namespace
 
 Result<std::string> stat_lines(const std::vector<fs::path>& files) {
   std::string out;
   for (const auto& f : files) {
-    struct stat st {};
-    if (::stat(f.c_str(), &st) != 0) return make_error("cannot stat " + f.string());
-    out += std::to_string(st.st_size) + " " + std::to_string(ns_of(st.st_mtim)) + " " +
-           std::to_string(ns_of(st.st_ctim)) + " " + std::to_string(st.st_ino) + " " +
-           std::to_string(st.st_dev) + " " + f.string() + "\n";
+    auto id = file_identity(f);
+    if (!id) return make_error("cannot stat " + f.string());
+    out += id->line + "\n";
   }
   return out;
 }

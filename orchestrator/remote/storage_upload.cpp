@@ -1,7 +1,6 @@
 #include "orchestrator/remote/storage_upload.hpp"
 
 #include <libvirt/virterror.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <map>
@@ -10,6 +9,7 @@
 #include <pugixml.hpp>
 #include <sstream>
 
+#include "common/file_identity.hpp"
 #include "common/file_io.hpp"
 #include "common/safe_name.hpp"
 #include "orchestrator/remote/sha256.hpp"
@@ -145,13 +145,8 @@ Result<void> check_reusable(VolumePtr& vol, VolumePtr& marker, const std::string
 // hashing it costs ~1 s, at every boot of a run that boots the same image many times.
 // Only regular files get a key; anything else goes through read_file, which refuses it.
 std::string identity_key(const std::filesystem::path& file) {
-  struct stat st {};
-  if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
-  std::ostringstream k;
-  k << file.string() << '|' << st.st_dev << '|' << st.st_ino << '|' << st.st_size << '|'
-    << st.st_mtim.tv_sec << '.' << st.st_mtim.tv_nsec << '|' << st.st_ctim.tv_sec << '.'
-    << st.st_ctim.tv_nsec;
-  return k.str();
+  auto id = file_identity(file);
+  return id && id->regular ? id->line : "";
 }
 
 struct HashMemo {
