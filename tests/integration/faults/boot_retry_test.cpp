@@ -2,6 +2,9 @@
 // topolab.fault=hang-boot-first never says hello on the first attempt) is destroyed after the
 // console stays silent for --boot-watchdog, booted again, and the cell completes; the store's
 // boot row records the retry (timings.boot_attempts, timings.boot_retries) with its reason.
+// Two retries are allowed: the retried boot itself can hit the rare real TCG hang at SMP
+// bring-up (CI once saw attempt 2 of a 2-vCPU guest stop after "sched_clock: Marking stable"),
+// which is what the watchdog exists for; the first retry must still be the planted fault.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -26,13 +29,13 @@ TEST(BootRetry, HungFirstBootIsRetriedAndTheRetryIsInTheStore) {
   const fs::path db = dir / "results.db";
   const auto t0 = std::chrono::steady_clock::now();
   auto r = testing::run_cli({"run", kBootHang.string(), "--store", db.string(), "--accel", "tcg",
-                             "--json", "--boot-watchdog", "4000", "--boot-retries", "1"},
+                             "--json", "--boot-watchdog", "4000", "--boot-retries", "2"},
                             8min);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << "[figures] run with one hung boot, retried: " << took << " s\n";
   ASSERT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("attempt 1 of 2 hung"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("attempt 1 of 3 hung"), std::string::npos) << r.err;
 
   auto store = store::ResultStore::open_read_only(db);
   ASSERT_TRUE(store) << store.error().message;
@@ -42,9 +45,13 @@ TEST(BootRetry, HungFirstBootIsRetriedAndTheRetryIsInTheStore) {
   ASSERT_TRUE(boots);
   ASSERT_EQ(boots->size(), 1u) << "one stored boot: the retried one";
   const auto& t = (*boots)[0].boot.timings;
-  EXPECT_EQ(t.value("boot_attempts", 0), 2) << t.dump();
+  const int attempts = t.value("boot_attempts", 0);
+  EXPECT_TRUE(attempts == 2 || attempts == 3) << t.dump();
+  if (attempts == 3)
+    std::cout << "[figures] the retry hung too (real TCG hang), third attempt ran\n";
   EXPECT_EQ(t.value("watchdog_ms", 0), 4000) << t.dump();
-  ASSERT_TRUE(t.contains("boot_retries") && t["boot_retries"].size() == 1u) << t.dump();
+  ASSERT_TRUE(t.contains("boot_retries") && t["boot_retries"].size() == std::size_t(attempts - 1))
+      << t.dump();
   const auto& retry = t["boot_retries"][0];
   EXPECT_EQ(retry.value("attempt", 0), 1);
   EXPECT_EQ(retry.value("console", ""), "console.attempt-1.log");
