@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/uri_text.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/store/result_store.hpp"
 
@@ -119,7 +120,7 @@ ExperimentContext experiment_context(const store::StoredExperiment& e) {
   if (auto m = text_of(e.host_topology, "model"); !m.empty()) x.host_cpu_model = m;
   x.host_topology = topology_summary(e.host_topology);
   if (auto uri = text_of(e.context, "connect_uri"); !uri.empty())
-    x.connect_uri = uri;
+    x.connect_uri = bounded(redacted_uri(uri));  // a store may hold a password (redteam 3)
   else if (backend == "host")
     x.connect_uri = "none (host backend)";
   if (auto v = text_of(e.versions, "topolab"); !v.empty()) x.topolab_version = v;

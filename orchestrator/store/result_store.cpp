@@ -7,6 +7,7 @@
 
 #include "common/file_io.hpp"
 #include "common/terminal_text.hpp"
+#include "common/uri_text.hpp"
 #include "common/utc_time.hpp"
 #include "protocol/protocol.hpp"
 
@@ -100,7 +101,10 @@ class Stmt {
   // A cell's or boot's host: a URI of at most 256 bytes when topolab wrote it. A crafted store's
   // 40 KB host was repeated on every report line (redteam wave 3); head and tail are kept so
   // distinct hosts stay distinct.
-  std::string host_text(int col) const { return bounded_text(text(col), kMaxStoredHostBytes); }
+  // A password (refused since, or planted) is never read back.
+  std::string host_text(int col) const {
+    return bounded_text(redacted_uri(text(col)), kMaxStoredHostBytes);
+  }
   static constexpr std::size_t kMaxStoredHostBytes = 256;
   std::int64_t i64(int col) const { return sqlite3_column_int64(stmt_, col); }
   bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }

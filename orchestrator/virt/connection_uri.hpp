@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "common/uri_text.hpp"
 
 namespace topolab::virt {
 
@@ -50,8 +51,7 @@ struct ConnectionUri {
 Result<ConnectionUri> parse_connection_uri(const std::string& uri,
                                            UriSource source = UriSource::command_line);
 
-// The URI with the password of a `user:password@` part replaced by "***": how a message shows
-// a URI that may hold one.
-std::string redacted_uri(std::string_view uri);
+// How a message shows a URI that may hold a password (common/uri_text.hpp).
+using topolab::redacted_uri;
 
 }  // namespace topolab::virt

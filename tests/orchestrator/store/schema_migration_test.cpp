@@ -193,6 +193,9 @@ TEST_F(SchemaMigrationTest, AHugeStoredHostIsReadBounded) {
   EXPECT_LE(host.size(), 300u);
   EXPECT_THAT(host, HasSubstr("bytes cut"));
   EXPECT_THAT(host, ::testing::EndsWith("A/system"));
+  // A password a store holds (written before it was refused, or planted) is never read back.
+  sql("UPDATE cells SET host = 'qemu+tcp://u:s3cret@h/system'");
+  EXPECT_EQ((*s)->cells(1)->at(0).cell.host, "qemu+tcp://u:***@h/system");
 }
 
 // Schema 4 (issue 16): a cell is (experiment, host, key). A schema-3 store read as it is has no
