@@ -220,6 +220,38 @@ TEST_F(RemoteStorage, AnExistingPoolThatIsNotADirectoryPoolIsRefused) {
   EXPECT_EQ(virStoragePoolIsActive(defined.get()), 0) << "the pool was started";
 }
 
+// Redteam wave 3: `--pool-path` naming a directory that holds other files (here one file,
+// "precious") made them volumes of topolab's pool; the new pool is refused and undefined, the
+// files stay. A directory holding only an earlier topolab pool's files is taken.
+TEST_F(RemoteStorage, ANewPoolOnADirectoryOfOtherFilesIsRefused) {
+  struct Cleanup {  // on every path: the pool (if any), then the directory this test made
+    virConnectPtr conn;
+    PoolSpec spec;
+    ~Cleanup() {
+      remove_pool(conn, spec.name);
+      std::error_code ec;
+      fs::remove_all(spec.path, ec);
+    }
+  } cleanup{conn_.get(), spec_};
+  fs::create_directories(spec_.path);
+  std::ofstream(spec_.path + "/precious") << "keep";
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_FALSE(pool.ok());
+  EXPECT_NE(pool.error().message.find("holds 1 file(s) that topolab did not put there (e.g. "
+                                      "'precious')"),
+            std::string::npos)
+      << pool.error().message;
+  EXPECT_TRUE(pool.error().is(ErrorKind::input));
+  EXPECT_FALSE(pool_defined(conn_.get(), spec_.name)) << "the refused pool stayed defined";
+  EXPECT_TRUE(fs::exists(spec_.path + "/precious"));
+
+  fs::remove(spec_.path + "/precious");
+  std::ofstream(spec_.path + "/vmlinuz-0123456789abcdef") << "old";
+  std::ofstream(spec_.path + "/vmlinuz-0123456789abcdef.complete");
+  auto ours = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(ours.ok()) << ours.error().message;
+}
+
 TEST_F(RemoteStorage, APathThatCannotBeCreatedIsOneLineAndNoPool) {
   spec_.path = "/proc/" + spec_.name + "/pool";
   auto pool = ensure_topolab_pool(conn_.get(), spec_);
