@@ -13,6 +13,7 @@
 #include <pugixml.hpp>
 #include <string>
 
+#include "orchestrator/remote/sha256.hpp"
 #include "orchestrator/remote/storage_pool.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 #include "tests/integration/remote/test_pool.hpp"
@@ -205,6 +206,22 @@ TEST_F(RemoteStorage, AVolumeOfTheNameWithOtherContentIsReplaced) {
   ASSERT_TRUE(redo.ok()) << redo.error().message;
   EXPECT_TRUE(redo->uploaded);
   EXPECT_EQ(download(conn_.get(), pool->get(), redo->volume), "the real kernel");
+}
+
+// Redteam wave 3: a directory of our content-keyed name without a marker looked like an
+// interrupted upload and was deleted; it is refused, never deleted.
+TEST_F(RemoteStorage, ANonFileOfOurNameWithoutMarkerIsNotDeleted) {
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(pool.ok()) << pool.error().message;
+  const std::string vol = content_volume_name("k", sha256_hex("the real kernel"));
+  ASSERT_TRUE(fs::create_directory(spec_.path + "/" + vol));
+  ASSERT_EQ(virStoragePoolRefresh(pool->get(), 0), 0);
+  auto up = upload_volume(conn_.get(), pool->get(), "k", write_local("the real kernel"));
+  ASSERT_FALSE(up.ok());
+  EXPECT_NE(up.error().message.find("'" + vol + "' exists and is not a plain file"),
+            std::string::npos)
+      << up.error().message;
+  EXPECT_TRUE(fs::is_directory(spec_.path + "/" + vol)) << "the directory was deleted";
 }
 
 TEST_F(RemoteStorage, AnExistingPoolThatIsNotADirectoryPoolIsRefused) {
