@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/terminal_text.hpp"
 #include "orchestrator/virt/connection_uri.hpp"
 
 namespace topolab::experiment {
@@ -60,9 +61,9 @@ std::string host_uri_problem(std::string_view uri, virt::UriSource source) {
   if (!parsed) {
     // Its line starts "connection URI 'U': "; the caller names the URI (and FILE:LINE) already.
     const std::string& m = parsed.error().message;
-    const auto cut =
-        m.rfind("': ", m.find("unknown ") == std::string::npos ? m.size() : m.find("unknown "));
-    return cut == std::string::npos ? m : m.substr(cut + 3);
+    const std::string prefix =
+        "connection URI '" + terminal_safe(virt::redacted_uri(uri.substr(0, 200))) + "': ";
+    return m.rfind(prefix, 0) == 0 ? m.substr(prefix.size()) : m;
   }
   if (parsed->driver != "qemu")
     return "driver '" + parsed->driver +
