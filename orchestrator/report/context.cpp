@@ -141,7 +141,7 @@ void multi_host_context(const store::StoredExperiment& e, const std::vector<std:
   std::size_t n = 0;
   for (const auto& h : e.context["hosts"]) {
     if (++n > kMaxDistinct) return void(x.host_topology = bounded(topo + "; ..."));
-    const std::string name = text_of(h, "host");
+    const std::string name = redacted_uri(text_of(h, "host"));
     const nlohmann::json t =
         h.is_object() && h.contains("host_topology") ? h["host_topology"] : nlohmann::json();
     topo += (topo.empty() ? "" : "; ") + name + ": " + topology_summary(t);
