@@ -93,9 +93,15 @@ nlohmann::json disk_identity(const DiskImage& disk) {
           {"mtime", disk.mtime_s}};
 }
 
-Result<DiskImage> check_disk(const std::string& connect_uri, const std::filesystem::path& disk) {
+Result<DiskImage> check_disk(const std::string& connect_uri, const std::filesystem::path& disk,
+                             bool from_file) {
   auto image = inspect_disk(disk);
   if (!image) return image.error();
+  if (from_file && image->block_device)
+    return make_error(ErrorKind::input,
+                      "disk " + disk.string() +
+                          ": a host block device: not accepted from a file (the guest would "
+                          "read the host's disk); give it with --disk if you mean it");
   auto conn = virt::open_connection(connect_uri);
   if (!conn) return conn.error();
   TL_TRY(check_not_in_use(conn->get(), *image));
@@ -157,7 +163,7 @@ Result<PreparedDisk> prepare_disk(const std::string& connect_uri, const GuestSou
     std::fprintf(stderr, "topolab: removed stale overlay %s (its run is gone)\n", stale.c_str());
   }
   PreparedDisk out;
-  auto disk = check_disk(connect_uri, source.disk);
+  auto disk = check_disk(connect_uri, source.disk, source.from_file);
   if (!disk) return disk.error();
   out.disk = *disk;
   auto os = parse_guest_os(source.os);
