@@ -224,6 +224,32 @@ TEST_F(RemoteStorage, ANonFileOfOurNameWithoutMarkerIsNotDeleted) {
   EXPECT_TRUE(fs::is_directory(spec_.path + "/" + vol)) << "the directory was deleted";
 }
 
+// Redteam wave 3: our content-keyed name planted as a symlink to a file outside the pool (here
+// a stand-in for /etc/shadow), with or without its marker: the link is replaced by a fresh
+// upload, the target is never written, truncated or deleted.
+TEST_F(RemoteStorage, ASymlinkOfOurNameNeverWritesItsTarget) {
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(pool.ok()) << pool.error().message;
+  const fs::path victim = local_ / "shadow";
+  std::ofstream(victim) << "root:$6$precious:19000:0:99999:7:::\n";
+  const std::string vol = content_volume_name("k", sha256_hex("the real kernel"));
+  for (bool marker : {true, false}) {
+    fs::remove(spec_.path + "/" + vol);
+    fs::remove(spec_.path + "/" + vol + ".complete");
+    fs::create_symlink(victim, spec_.path + "/" + vol);
+    if (marker) std::ofstream(spec_.path + "/" + vol + ".complete").flush();
+    ASSERT_EQ(virStoragePoolRefresh(pool->get(), 0), 0);
+    auto up = upload_volume(conn_.get(), pool->get(), "k", write_local("the real kernel"));
+    ASSERT_TRUE(up.ok()) << up.error().message;
+    EXPECT_TRUE(up->uploaded) << "marker " << marker;
+    EXPECT_FALSE(fs::is_symlink(spec_.path + "/" + vol)) << "marker " << marker;
+    EXPECT_EQ(download(conn_.get(), pool->get(), vol), "the real kernel");
+    std::ifstream in(victim);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, "root:$6$precious:19000:0:99999:7:::\n") << "marker " << marker;
+  }
+}
+
 TEST_F(RemoteStorage, AnExistingPoolThatIsNotADirectoryPoolIsRefused) {
   const std::string xml = "<pool type='logical'><name>" + spec_.name +
                           "</name><source><name>no-such-vg</name></source><target><path>/dev/"
