@@ -85,6 +85,8 @@ TEST(Hosts, SpellingsOfOneHostAreDuplicates) {
   }
   EXPECT_EQ(host_key("qemu://box/system"), host_key("qemu+tls://box:16514/system"));
   EXPECT_EQ(host_key("qemu:///system"), host_key("qemu+unix:///system"));
+  EXPECT_EQ(host_key("qemu+ssh://box/system"), host_key("qemu+libssh2://box:22/system?no_tty=1"))
+      << "the parameters and the ssh flavour do not make another host";
   // Different daemons or tunnels on one machine stay two hosts (tests/integration/remote).
   EXPECT_NE(host_key("qemu:///system"), host_key("qemu+tcp://127.0.0.1:16509/system"));
   EXPECT_NE(host_key("qemu+tcp://box/system"), host_key("qemu+tcp://box/session"));
