@@ -102,6 +102,9 @@ TEST(ConnectionUri, RefusedFromAnySource) {
     const char* want;
   };
   for (const auto& c : {Case{"qemu+ssh://h/system?comand=/x", "unknown parameter 'comand'"},
+                        // libvirt compares names ignoring case: other spellings are refused.
+                        Case{"qemu+ssh://h/system?CoMmAnD=/x", "unknown parameter 'CoMmAnD'"},
+                        Case{"qemu+ssh://h/system?+command=/x", "unknown parameter ' command'"},
                         Case{"qemu+ssh://h/system?no_tty=%0a", "encoded control character"},
                         Case{"qemu+ssh://h/system?no_tty=%zz", "broken %-escape"},
                         Case{"qemu+ssh://-oProxyCommand@h/system", "starting with '-'"},
