@@ -37,7 +37,8 @@ std::string host_key(std::string_view uri) {
   std::string transport = p->transport;
   if (transport.empty()) transport = p->host.empty() ? "unix" : "tls";
   if (transport == "libssh" || transport == "libssh2") transport = "ssh";
-  std::string port = p->port;
+  // Validated digits (1..65535): "016509" is 16509.
+  std::string port = p->port.empty() ? "" : std::to_string(std::stoi(p->port));
   if (port.empty() && transport == "tcp") port = "16509";
   if (port.empty() && transport == "tls") port = "16514";
   if (port.empty() && transport == "ssh") port = "22";

@@ -102,6 +102,14 @@ Authority split_authority(std::string_view authority) {
   return a;
 }
 
+bool valid_port(std::string_view port) {
+  if (port.size() > 5 ||
+      !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
+  const int n = std::stoi(std::string(port));
+  return n >= 1 && n <= 65535;
+}
+
 std::string authority_problem(std::string_view authority, const Authority& a) {
   if (a.password)
     return "holds a password (USER:PASSWORD@): libvirt takes none in a URI, and a URI is "
@@ -112,6 +120,8 @@ std::string authority_problem(std::string_view authority, const Authority& a) {
     return "a user name starting with '-' (ssh would read it as an option)";
   if (!a.host.empty() && a.host.front() == '-')
     return "a host name starting with '-' (ssh would read it as an option)";
+  if (!a.port.empty() && !valid_port(a.port))
+    return "port '" + std::string(a.port.substr(0, 20)) + "': expected a number 1..65535";
   return "";
 }
 

@@ -85,6 +85,7 @@ TEST(Hosts, SpellingsOfOneHostAreDuplicates) {
   }
   EXPECT_EQ(host_key("qemu://box/system"), host_key("qemu+tls://box:16514/system"));
   EXPECT_EQ(host_key("qemu:///system"), host_key("qemu+unix:///system"));
+  EXPECT_EQ(host_key("qemu+tcp://h:01234/system"), host_key("qemu+tcp://h:1234/system"));
   EXPECT_EQ(host_key("qemu+ssh://box/system"), host_key("qemu+libssh2://box:22/system?no_tty=1"))
       << "the parameters and the ssh flavour do not make another host";
   // Different daemons or tunnels on one machine stay two hosts (tests/integration/remote).

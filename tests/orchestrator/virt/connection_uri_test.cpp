@@ -101,18 +101,22 @@ TEST(ConnectionUri, RefusedFromAnySource) {
     const char* uri;
     const char* want;
   };
-  for (const auto& c : {Case{"qemu+ssh://h/system?comand=/x", "unknown parameter 'comand'"},
-                        // libvirt compares names ignoring case: other spellings are refused.
-                        Case{"qemu+ssh://h/system?CoMmAnD=/x", "unknown parameter 'CoMmAnD'"},
-                        Case{"qemu+ssh://h/system?+command=/x", "unknown parameter ' command'"},
-                        Case{"qemu+ssh://h/system?no_tty=%0a", "encoded control character"},
-                        Case{"qemu+ssh://h/system?no_tty=%zz", "broken %-escape"},
-                        Case{"qemu+ssh://-oProxyCommand@h/system", "starting with '-'"},
-                        Case{"qemu+ssh://-Fx/system", "host name starting with '-'"},
-                        Case{"qemu+ssh://%2DFx/system", "percent-encoding"},
-                        Case{"qemu+ssh://u%3Ap@h/system", "percent-encoding"},
-                        Case{"qemu+tcp://u:secret@h/system", "holds a password"},
-                        Case{"qemu:///system#frag", "fragment"}}) {
+  for (const auto& c :
+       {Case{"qemu+ssh://h/system?comand=/x", "unknown parameter 'comand'"},
+        // libvirt compares names ignoring case: other spellings are refused.
+        Case{"qemu+ssh://h/system?CoMmAnD=/x", "unknown parameter 'CoMmAnD'"},
+        Case{"qemu+ssh://h/system?+command=/x", "unknown parameter ' command'"},
+        Case{"qemu+ssh://h/system?no_tty=%0a", "encoded control character"},
+        Case{"qemu+ssh://h/system?no_tty=%zz", "broken %-escape"},
+        Case{"qemu+ssh://-oProxyCommand@h/system", "starting with '-'"},
+        Case{"qemu+ssh://-Fx/system", "host name starting with '-'"},
+        Case{"qemu+ssh://%2DFx/system", "percent-encoding"},
+        Case{"qemu+ssh://u%3Ap@h/system", "percent-encoding"},
+        Case{"qemu+tcp://u:secret@h/system", "holds a password"},
+        Case{"qemu+tcp://h:0/system", "port '0': expected a number 1..65535"},
+        Case{"qemu+tcp://h:65536/system", "port '65536'"},
+        Case{"qemu+tcp://h:http/system", "port 'http'"},
+        Case{"qemu+tcp://[::1]:x/system", "port 'x'"}, Case{"qemu:///system#frag", "fragment"}}) {
     auto r = parse_connection_uri(c.uri, UriSource::command_line);
     ASSERT_FALSE(r.ok()) << c.uri;
     EXPECT_NE(r.error().message.find(c.want), std::string::npos) << r.error().message;
