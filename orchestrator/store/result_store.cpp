@@ -19,34 +19,74 @@ namespace {
 // Older stores are migrated when opened for writing (the columns are added, NULL: "not
 // recorded"; cells get the host the experiment ran on) and read as they are.
 constexpr int kSchemaVersion = 4;
-constexpr const char* kSchema = R"SQL(
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '4');
-CREATE TABLE IF NOT EXISTS experiments(
-  id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, spec TEXT NOT NULL,
-  host_topology TEXT, versions TEXT, created TEXT NOT NULL, updated TEXT NOT NULL,
-  context TEXT);
-CREATE TABLE IF NOT EXISTS cells(
-  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
-  cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL, label TEXT NOT NULL,
-  position INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending', error TEXT,
-  mismatches TEXT, boot_id INTEGER, layout TEXT, host TEXT NOT NULL DEFAULT '',
-  UNIQUE(experiment_id, host, cell_key));
-CREATE TABLE IF NOT EXISTS boots(
-  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
-  config_key TEXT NOT NULL, order_seed TEXT NOT NULL, intended_topology TEXT,
-  seen_topology TEXT, mismatches TEXT, timings TEXT, versions TEXT, started TEXT NOT NULL,
-  context TEXT, host TEXT, finished TEXT);
-CREATE TABLE IF NOT EXISTS runs(
-  id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
-  benchmark_index INTEGER NOT NULL, benchmark TEXT NOT NULL, repetition INTEGER NOT NULL,
-  params TEXT NOT NULL, samples TEXT, summary TEXT, result TEXT NOT NULL, value REAL,
-  unit TEXT, duration_ms REAL, started TEXT NOT NULL, host TEXT,
-  UNIQUE(cell_id, benchmark_index, repetition));
-CREATE TABLE IF NOT EXISTS failures(
-  id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
-  benchmark_index INTEGER, repetition INTEGER, error TEXT NOT NULL, at TEXT NOT NULL);
-)SQL";
+
+// Columns or constraints of a table, with the schema versions that have them.
+struct Part {
+  const char* sql;
+  int since = 1;
+  int until = kSchemaVersion;
+};
+struct Table {
+  const char* name;
+  std::vector<Part> parts;
+};
+
+// The one description of every schema version: a new store gets the newest, the schema-4 cells
+// rebuild its cells table, and tests build stores of older versions from it (their data
+// fixtures hold only rows, so no copy of the schema goes stale).
+const std::vector<Table>& schema_tables() {
+  static const std::vector<Table> tables = {
+      {"meta", {{"key TEXT PRIMARY KEY, value TEXT NOT NULL"}}},
+      {"experiments",
+       {{"id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, spec TEXT NOT NULL"},
+        {"host_topology TEXT, versions TEXT, created TEXT NOT NULL, updated TEXT NOT NULL"},
+        {"context TEXT", 3}}},
+      {"cells",
+       {{"id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id)"},
+        {"cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL"},
+        {"label TEXT NOT NULL, position INTEGER NOT NULL"},
+        {"status TEXT NOT NULL DEFAULT 'pending', error TEXT, mismatches TEXT, boot_id INTEGER"},
+        {"layout TEXT", 2},
+        {"host TEXT NOT NULL DEFAULT ''", 4},
+        {"UNIQUE(experiment_id, cell_key)", 1, 3},
+        {"UNIQUE(experiment_id, host, cell_key)", 4}}},
+      {"boots",
+       {{"id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id)"},
+        {"config_key TEXT NOT NULL, order_seed TEXT NOT NULL, intended_topology TEXT"},
+        {"seen_topology TEXT, mismatches TEXT, timings TEXT, versions TEXT"},
+        {"started TEXT NOT NULL"},
+        {"context TEXT", 3},
+        {"host TEXT", 4},
+        {"finished TEXT", 4}}},
+      {"runs",
+       {{"id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER"},
+        {"benchmark_index INTEGER NOT NULL, benchmark TEXT NOT NULL, repetition INTEGER NOT NULL"},
+        {"params TEXT NOT NULL, samples TEXT, summary TEXT, result TEXT NOT NULL, value REAL"},
+        {"unit TEXT, duration_ms REAL, started TEXT NOT NULL"},
+        {"host TEXT", 4},
+        {"UNIQUE(cell_id, benchmark_index, repetition)"}}},
+      {"failures",
+       {{"id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER"},
+        {"benchmark_index INTEGER, repetition INTEGER, error TEXT NOT NULL, at TEXT NOT NULL"}}},
+  };
+  return tables;
+}
+
+// "(columns and constraints)" of `table` in schema `version`.
+std::string table_body(const std::string& table, int version) {
+  std::string body = "(\n  ";
+  const char* sep = "";
+  for (const auto& t : schema_tables()) {
+    if (t.name != table) continue;
+    for (const auto& p : t.parts) {
+      if (p.since > version || version > p.until) continue;
+      body += sep;
+      body += p.sql;
+      sep = ",\n  ";
+    }
+  }
+  return body + ")";
+}
 
 // One prepared statement; binds by position starting at 1. It owns the sqlite3_stmt, so it is
 // neither copyable nor movable: a copy would finalize the same statement twice.
@@ -145,7 +185,7 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::pa
   // Off during the migration: schema 4 rebuilds the cells table (a new UNIQUE), and SQLite
   // only honours the pragma outside a transaction.
   TL_TRY(store->exec("PRAGMA foreign_keys=OFF"));
-  TL_TRY(store->exec(std::string("BEGIN IMMEDIATE;") + kSchema));
+  TL_TRY(store->exec("BEGIN IMMEDIATE;" + schema_sql(kSchemaVersion)));
   auto migrated = store->migrate();
   if (!migrated) {
     (void)store->exec("ROLLBACK");
@@ -194,6 +234,15 @@ bool ResultStore::known_schema(const std::string& version) {
   for (int v = 1; v <= kSchemaVersion; ++v)
     if (version == std::to_string(v)) return true;
   return false;
+}
+
+std::string ResultStore::schema_sql(int version) {
+  std::string sql;
+  for (const auto& t : schema_tables())
+    sql +=
+        std::string("CREATE TABLE IF NOT EXISTS ") + t.name + table_body(t.name, version) + ";\n";
+  return sql + "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '" +
+         std::to_string(version) + "');\n";
 }
 
 Result<bool> ResultStore::has_column(const char* table, const char* column) {
@@ -248,13 +297,8 @@ std::string recorded_host(const nlohmann::json& context, const nlohmann::json& s
   return "qemu:///system";
 }
 
-constexpr const char* kCellsV4 = R"SQL(
-CREATE TABLE cells_v4(
-  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
-  cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL, label TEXT NOT NULL,
-  position INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending', error TEXT,
-  mismatches TEXT, boot_id INTEGER, layout TEXT, host TEXT NOT NULL DEFAULT '',
-  UNIQUE(experiment_id, host, cell_key));
+// After "CREATE TABLE cells_v4" with the columns of schema 4.
+constexpr const char* kCellsV4Copy = R"SQL(;
 INSERT INTO cells_v4(id, experiment_id, cell_key, config_key, factors, label, position, status,
                      error, mismatches, boot_id, layout)
   SELECT id, experiment_id, cell_key, config_key, factors, label, position, status, error,
@@ -272,7 +316,7 @@ Result<void> ResultStore::migrate_cells_host() {
   auto has = has_column("cells", "host");
   if (!has) return has.error();
   if (*has) return {};
-  TL_TRY(exec(kCellsV4));
+  TL_TRY(exec("CREATE TABLE cells_v4" + table_body("cells", 4) + kCellsV4Copy));
   std::vector<std::pair<std::int64_t, std::string>> hosts;
   {
     Stmt q(db_, "SELECT id, context, spec FROM experiments");

@@ -4,7 +4,6 @@
 // KVM-marked store carries it in none. Stores are built from data/context_store.sql (schema 3)
 // and data/two_cells_store.sql (schema 2, host backend); golden files pin the TCG output.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -16,6 +15,7 @@
 #include "orchestrator/report/compare_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
+#include "tests/support/store_fixture.hpp"
 
 namespace topolab::report {
 namespace {
@@ -34,17 +34,7 @@ class ContextStore : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   void build(const std::string& sql_file, const std::string& tamper = "") {
-    auto sql = read_file(kData / sql_file);
-    ASSERT_TRUE(sql.ok()) << sql.error().message;
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-    char* err = nullptr;
-    const std::string all = *sql + tamper;
-    const int rc = sqlite3_exec(db, all.c_str(), nullptr, nullptr, &err);
-    const std::string message = err ? err : "";
-    sqlite3_free(err);
-    sqlite3_close(db);
-    ASSERT_EQ(rc, SQLITE_OK) << message;
+    ASSERT_EQ(testing::build_store(db_, kData / sql_file, tamper), "");
   }
   ReportData load() {
     auto store = store::ResultStore::open_read_only(db_);
@@ -196,12 +186,9 @@ TEST_F(ContextStore, HostileStoreIsComparedNotThrownOn) {
   build("context_store.sql");
   const auto sound = load();
   fs::remove(db_);
-  auto sql = read_file(fs::path(TOPOLAB_TESTS_DIR) / "badinput/cases/guest_data/hostile_store.sql");
-  ASSERT_TRUE(sql.ok());
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql->c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
+  ASSERT_EQ(testing::build_store(
+                db_, fs::path(TOPOLAB_TESTS_DIR) / "badinput/cases/guest_data/hostile_store.sql"),
+            "");
   const auto hostile = load();
   const auto d = compare_reports(sound, hostile, "sound", "hostile");
   EXPECT_EQ(d.emulated_sides(), "A");

@@ -2,14 +2,13 @@
 // Before, two such cells compared equal (null == null) and each took the other as its baseline:
 // the real baseline cell was reported at -97.4 % and the other at +0.0 %, with no warning.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
 
-#include "common/file_io.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
+#include "tests/support/store_fixture.hpp"
 
 namespace topolab::report {
 namespace {
@@ -27,15 +26,7 @@ class StoredFactors : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   // Builds the store, then runs `tamper` on it.
-  void build(const std::string& tamper) {
-    auto sql = read_file(kSql);
-    ASSERT_TRUE(sql.ok()) << sql.error().message;
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-    const std::string all = *sql + tamper;
-    ASSERT_EQ(sqlite3_exec(db, all.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-    sqlite3_close(db);
-  }
+  void build(const std::string& tamper) { ASSERT_EQ(testing::build_store(db_, kSql, tamper), ""); }
   ReportData load() {
     auto store = store::ResultStore::open_read_only(db_);
     EXPECT_TRUE(store.ok()) << store.error().message;
