@@ -219,12 +219,8 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
                       "' is not one this topolab knows (1 to " + std::to_string(kSchemaVersion) +
                       "); it was written by another version");
   // An older store is read as it is: columns it lacks read as NULL ("not recorded").
-  auto has = store->has_column("experiments", "context");
-  if (!has) return has.error();
-  store->has_context_ = *has;
-  auto host = store->has_column("cells", "host");
-  if (!host) return host.error();
-  store->has_host_ = *host;
+  TL_ASSIGN(store->has_context_, store->has_column("experiments", "context"));
+  TL_ASSIGN(store->has_host_, store->has_column("cells", "host"));
   return store;
 }
 
@@ -271,10 +267,8 @@ Result<void> ResultStore::migrate() {
                                       {"boots", "host"},
                                       {"boots", "finished"},
                                       {"runs", "host"}}) {
-    auto has = has_column(table, column);
-    if (!has) return has.error();
-    if (!*has)
-      TL_TRY(exec(std::string("ALTER TABLE ") + table + " ADD COLUMN " + column + " TEXT"));
+    TL_ASSIGN(const bool has, has_column(table, column));
+    if (!has) TL_TRY(exec(std::string("ALTER TABLE ") + table + " ADD COLUMN " + column + " TEXT"));
   }
   TL_TRY(migrate_cells_host());
   has_context_ = true;
@@ -313,9 +307,8 @@ ALTER TABLE cells_v4 RENAME TO cells;
 // constraint), keeping every id so runs, failures and boots still point at their cells; then
 // every old row gets the host its experiment ran on.
 Result<void> ResultStore::migrate_cells_host() {
-  auto has = has_column("cells", "host");
-  if (!has) return has.error();
-  if (*has) return {};
+  TL_ASSIGN(const bool has, has_column("cells", "host"));
+  if (has) return {};
   TL_TRY(exec("CREATE TABLE cells_v4" + table_body("cells", 4) + kCellsV4Copy));
   std::vector<std::pair<std::int64_t, std::string>> hosts;
   {
@@ -452,15 +445,13 @@ Result<void> ResultStore::add_run(const RunRecord& r) {
          "(SELECT host FROM cells WHERE id=?1))");
   if (!s.prepared()) return db_error("prepare run");
   // The store keeps only validated results (issue 12): the same validator as at receipt.
-  auto valid = protocol::validate_result(r.result);
-  if (!valid)
-    return make_error("store: not recording a result of " + r.benchmark + ": " +
-                      valid.error().message);
-  const nlohmann::json result = protocol::result_to_json(*valid);
+  TL_ASSIGN_CTX(const protocol::BenchmarkResult valid, protocol::validate_result(r.result),
+                "store: not recording a result of " + r.benchmark);
+  const nlohmann::json result = protocol::result_to_json(valid);
   s.bind(1, r.cell_id).bind(2, r.boot_id).bind(3, r.benchmark_index).bind(4, r.benchmark);
   s.bind(5, r.repetition).bind_json(6, r.params).bind_json(7, result["samples"]);
-  s.bind_json(8, result["summary"]).bind(9, result.dump()).bind(10, protocol::result_value(*valid));
-  s.bind(11, valid->unit);
+  s.bind_json(8, result["summary"]).bind(9, result.dump()).bind(10, protocol::result_value(valid));
+  s.bind(11, valid.unit);
   s.bind(12, r.duration_ms).bind(13, utc_now());
   if (s.step() != SQLITE_DONE) return db_error("record result of " + r.benchmark);
   return {};
