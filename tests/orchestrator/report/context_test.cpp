@@ -4,7 +4,6 @@
 // KVM-marked store carries it in none. Stores are built from data/context_store.sql (schema 3)
 // and data/two_cells_store.sql (schema 2, host backend); golden files pin the TCG output.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -15,7 +14,7 @@
 #include "orchestrator/report/compare_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
-#include "tests/support/store_fixture.hpp"
+#include "tests/orchestrator/report/fixture_store_test.hpp"
 
 namespace topolab::report {
 namespace {
@@ -25,23 +24,10 @@ namespace fs = std::filesystem;
 const fs::path kData = fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/report/data";
 const char* const kFormats[] = {"table", "csv", "json", "html"};
 
-class ContextStore : public ::testing::Test {
+class ContextStore : public FixtureStoreTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/topolab-context-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    db_ = dir_ / "s.db";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   void build(const std::string& sql_file, const std::string& tamper = "") {
-    ASSERT_EQ(testing::build_store(db_, kData / sql_file, tamper), "");
-  }
-  ReportData load() {
-    auto store = store::ResultStore::open_read_only(db_);
-    EXPECT_TRUE(store.ok()) << store.error().message;
-    auto data = load_report(**store, "");
-    EXPECT_TRUE(data.ok()) << data.error().message;
-    return *data;
+    build_from(kData / sql_file, tamper);
   }
   static std::string render(const ReportData& d, const std::string& format) {
     std::ostringstream out;
@@ -50,7 +36,6 @@ class ContextStore : public ::testing::Test {
     (*r)->report(d);
     return out.str();
   }
-  fs::path dir_, db_;
 };
 
 // data/golden_context_tcg.<ext>; TOPOLAB_UPDATE_GOLDEN=1 rewrites the files instead.
@@ -186,9 +171,7 @@ TEST_F(ContextStore, HostileStoreIsComparedNotThrownOn) {
   build("context_store.sql");
   const auto sound = load();
   fs::remove(db_);
-  ASSERT_EQ(testing::build_store(
-                db_, fs::path(TOPOLAB_TESTS_DIR) / "badinput/cases/guest_data/hostile_store.sql"),
-            "");
+  build_from(fs::path(TOPOLAB_TESTS_DIR) / "badinput/cases/guest_data/hostile_store.sql");
   const auto hostile = load();
   const auto d = compare_reports(sound, hostile, "sound", "hostile");
   EXPECT_EQ(d.emulated_sides(), "A");

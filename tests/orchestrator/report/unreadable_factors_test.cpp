@@ -2,13 +2,12 @@
 // Before, two such cells compared equal (null == null) and each took the other as its baseline:
 // the real baseline cell was reported at -97.4 % and the other at +0.0 %, with no warning.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
-#include "tests/support/store_fixture.hpp"
+#include "tests/orchestrator/report/fixture_store_test.hpp"
 
 namespace topolab::report {
 namespace {
@@ -17,24 +16,9 @@ namespace fs = std::filesystem;
 
 const fs::path kSql = fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/report/data/two_cells_store.sql";
 
-class StoredFactors : public ::testing::Test {
+class StoredFactors : public FixtureStoreTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/topolab-factors-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    db_ = dir_ / "s.db";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  // Builds the store, then runs `tamper` on it.
-  void build(const std::string& tamper) { ASSERT_EQ(testing::build_store(db_, kSql, tamper), ""); }
-  ReportData load() {
-    auto store = store::ResultStore::open_read_only(db_);
-    EXPECT_TRUE(store.ok()) << store.error().message;
-    auto data = load_report(**store, "");
-    EXPECT_TRUE(data.ok()) << data.error().message;
-    return *data;
-  }
-  fs::path dir_, db_;
+  void build(const std::string& tamper) { build_from(kSql, tamper); }
 };
 
 TEST_F(StoredFactors, IntactStoreHasOneBaselineAndOnePenalty) {
