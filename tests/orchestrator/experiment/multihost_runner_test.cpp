@@ -41,19 +41,7 @@ class FaultyHost : public Backend {
   HostBackend inner_{TOPOLAB_AGENT};
 };
 
-constexpr const char* kDesign = R"(
-name = "two-hosts"
-backend = "host"
-repetitions = 2
-seed = 3
-[factors]
-"param.sqrt.threads" = [1, 2]
-[[benchmark]]
-name = "sqrt"
-params = { n = 20000, repeats = 1 }
-[baseline]
-"param.sqrt.threads" = 1
-)";
+const std::string kDesign = two_cell_design("two-hosts");
 
 class MultiHostRunner : public StoreRunTest {
  protected:

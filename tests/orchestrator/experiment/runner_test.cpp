@@ -20,19 +20,7 @@ class RunnerTest : public StoreRunTest {
   }
 };
 
-constexpr const char* kTwoCells = R"(
-name = "host-sqrt"
-backend = "host"
-repetitions = 2
-seed = 3
-[factors]
-"param.sqrt.threads" = [1, 2]
-[[benchmark]]
-name = "sqrt"
-params = { n = 20000, repeats = 1 }
-[baseline]
-"param.sqrt.threads" = 1
-)";
+const std::string kTwoCells = two_cell_design("host-sqrt");
 
 TEST_F(RunnerTest, RunsEveryCellOnceAndResumesWithoutWork) {
   auto e = parse(kTwoCells);

@@ -14,6 +14,21 @@
 
 namespace topolab::experiment {
 
+// Two cells on the host (sqrt with 1 and 2 threads, baseline 1), two repetitions each: seconds.
+inline std::string two_cell_design(const std::string& name) {
+  return "name = \"" + name + "\"\n" + R"(backend = "host"
+repetitions = 2
+seed = 3
+[factors]
+"param.sqrt.threads" = [1, 2]
+[[benchmark]]
+name = "sqrt"
+params = { n = 20000, repeats = 1 }
+[baseline]
+"param.sqrt.threads" = 1
+)";
+}
+
 class StoreRunTest : public ::testing::Test {
  protected:
   Experiment parse(const std::string& text, const std::string& file = "runner.toml") {
