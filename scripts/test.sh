@@ -15,6 +15,19 @@ bash scripts/setup.sh
 
 stage() { echo; echo "=== $* ($(date +%T))"; }
 
+# The own-guest test disk's root (debootstrap: ~8 min on a fresh machine, mostly downloading and
+# unpacking packages) is built in the background while the release build and the unit tests use
+# the CPUs; the disk stage below waits for it. Its own process group (setsid), so an early exit of
+# this script stops all of it (build-test-disk.sh's trap unmounts and removes its work folder).
+ROOT_LOG="$ROOT/build/test-disk-root.log"
+root_pid=""
+if ((!QUICK)); then
+  mkdir -p build
+  setsid bash scripts/build-test-disk.sh --root-only >"$ROOT_LOG" 2>&1 &
+  root_pid=$!
+  trap '[[ -n $root_pid ]] && kill -TERM -- -"$root_pid" 2>/dev/null; wait' EXIT
+fi
+
 stage "release build"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build -j"$JOBS"
@@ -27,6 +40,12 @@ if ((QUICK)); then exit 0; fi
 # The own-disk tests' Debian disk (issue 14): built here, in its own stage, so its first build
 # (debootstrap, ~8 min) is timed apart and outside ctest's per-test timeout; cached afterwards.
 stage "own-guest test disk (debootstrap; cached in /var/cache/topolab-test)"
+rc=0
+wait "$root_pid" || rc=$?
+root_pid=""
+cat "$ROOT_LOG"
+((rc == 0)) || { echo "test.sh: the test disk's root build failed (exit $rc)" >&2; exit 1; }
+echo "root stage done (built in the background since setup)"
 bash scripts/build-test-disk.sh build/guest-agent/topolab-agent guest-agent/topolab-agent.service
 
 stage "integration tests (real libvirt + QEMU guests)"
@@ -37,17 +56,27 @@ stage "package (.deb built, unpacked away from the source and build trees, run t
 
 stage "ASan+UBSan build"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTOPOLAB_SANITIZE=ON >/dev/null
-ninja -C build-asan -j"$JOBS"
+# What the two ASan stages below run: every unit test program (with topolab, the agents and the
+# libraries they depend on) and the two real-guest programs of the subset; not the other
+# integration programs nor the benchmarks, which no ASan stage runs (about a tenth of the build).
+ASAN_IT=(tests/integration_experiment_tests tests/integration_faults_tests)
+mapfile -t asan_targets < <(ninja -C build-asan -t targets all |
+  sed -n 's#^\(tests/[a-z0-9_]*_tests\): .*#\1#p' | grep -v '^tests/integration_')
+((${#asan_targets[@]} > 10)) || { echo "test.sh: no unit test programs in build-asan" >&2; exit 1; }
+ninja -C build-asan -j"$JOBS" "${asan_targets[@]}" "${ASAN_IT[@]}"
 # The sanitized agent is dynamic and cannot be a guest's /init: images take the release one.
 export TOPOLAB_AGENT_BINARY="$ROOT/build/guest-agent/topolab-agent"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 stage "unit tests under ASan+UBSan"
-(cd build-asan && ctest -L unit -j"$JOBS" --output-on-failure)
+(cd build-asan && ctest -L unit -j"$JOBS" --output-on-failure --no-tests=error)
 # The sanitized orchestrator through real experiments and faults (QEMU killed, agent garbage
 # and hang); the other real-guest cases ran in the release stage.
 stage "integration subset under ASan+UBSan (real guests)"
-(cd build-asan && ctest -L integration --output-on-failure \
-  -R 'ExperimentRun.TwoBoots|Faults.QemuKilled|Faults.AgentGarbage')
+# All three must exist: a renamed test fails this stage instead of silently dropping out of it.
+ASAN_SUBSET='ExperimentRun.TwoBoots|Faults.QemuKilled|Faults.AgentGarbage'
+n=$(cd build-asan && ctest -N -L integration -R "$ASAN_SUBSET" | grep -c ' Test *#' || true)
+((n == 3)) || { echo "test.sh: the ASan integration subset selects $n tests, not 3" >&2; exit 1; }
+(cd build-asan && ctest -L integration --output-on-failure -R "$ASAN_SUBSET")
 unset TOPOLAB_AGENT_BINARY ASAN_OPTIONS UBSAN_OPTIONS
 
 stage "ThreadSanitizer build (threaded code only) + its unit tests"
