@@ -72,6 +72,12 @@ mounts=()
 cleanup() {
   local i
   for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[$i]}" 2>/dev/null || true; done
+  # Mounts debootstrap made itself (its root's /proc, /sys) when it was stopped midway, e.g. by
+  # scripts/test.sh ending while this ran in the background: deepest first.
+  local m
+  for m in $(awk -v w="$work/" 'index($2, w) == 1 {print $2}' /proc/mounts | sort -r); do
+    umount -l "$m" 2>/dev/null || true
+  done
   [[ -n $loop ]] && losetup -d "$loop" 2>/dev/null || true
   rm -rf --one-file-system "$work"
 }

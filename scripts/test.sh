@@ -15,38 +15,58 @@ bash scripts/setup.sh
 
 stage() { echo; echo "=== $* ($(date +%T))"; }
 
-# The own-guest test disk's root (debootstrap: ~8 min on a fresh machine, mostly downloading and
-# unpacking packages) is built in the background while the release build and the unit tests use
-# the CPUs; the disk stage below waits for it. Its own process group (setsid), so an early exit of
-# this script stops all of it (build-test-disk.sh's trap unmounts and removes its work folder).
+# The own-guest test disk is built in the background, in its own process groups (setsid: an early
+# exit of this script stops all of it; build-test-disk.sh's trap unmounts and removes its work
+# folder): its root (debootstrap, ~8 min on a fresh machine, mostly downloading and unpacking
+# packages) from here on, beside the release build; the disk itself (the root plus the new agent)
+# once the agent is built, beside the unit tests. The disk stage below waits for both.
 ROOT_LOG="$ROOT/build/test-disk-root.log"
+DISK_LOG="$ROOT/build/test-disk.log"
 root_pid=""
+disk_pid=""
+stop_background() {
+  local p
+  for p in $root_pid $disk_pid; do kill -TERM -- -"$p" 2>/dev/null || true; done
+  wait
+}
+# $1: pid, $2: its log, $3: what it built
+wait_background() {
+  local rc=0
+  wait "$1" || rc=$?
+  cat "$2"
+  ((rc == 0)) || { echo "test.sh: building the test disk's $3 failed (exit $rc)" >&2; exit 1; }
+}
 if ((!QUICK)); then
   mkdir -p build
+  trap stop_background EXIT
   setsid bash scripts/build-test-disk.sh --root-only >"$ROOT_LOG" 2>&1 &
   root_pid=$!
-  trap '[[ -n $root_pid ]] && kill -TERM -- -"$root_pid" 2>/dev/null; wait' EXIT
 fi
 
 stage "release build"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build -j"$JOBS"
 
+if ((!QUICK)); then
+  # Waits for the root job's lock (build-test-disk.sh takes one builder at a time).
+  setsid bash scripts/build-test-disk.sh build/guest-agent/topolab-agent \
+    guest-agent/topolab-agent.service >"$DISK_LOG" 2>&1 &
+  disk_pid=$!
+fi
+
 stage "unit tests"
 (cd build && ctest -L unit -j"$JOBS" --output-on-failure)
 
 if ((QUICK)); then exit 0; fi
 
-# The own-disk tests' Debian disk (issue 14): built here, in its own stage, so its first build
-# (debootstrap, ~8 min) is timed apart and outside ctest's per-test timeout; cached afterwards.
-stage "own-guest test disk (debootstrap; cached in /var/cache/topolab-test)"
-rc=0
-wait "$root_pid" || rc=$?
+# The own-disk tests' Debian disk (issue 14): built in the background (above) and waited for
+# here, outside ctest's per-test timeout; cached afterwards. This stage's time is what the
+# background build did not hide.
+stage "own-guest test disk (debootstrap in the background since setup; cached in /var/cache/topolab-test)"
+wait_background "$root_pid" "$ROOT_LOG" root
+wait_background "$disk_pid" "$DISK_LOG" disk
 root_pid=""
-cat "$ROOT_LOG"
-((rc == 0)) || { echo "test.sh: the test disk's root build failed (exit $rc)" >&2; exit 1; }
-echo "root stage done (built in the background since setup)"
-bash scripts/build-test-disk.sh build/guest-agent/topolab-agent guest-agent/topolab-agent.service
+disk_pid=""
 
 stage "integration tests (real libvirt + QEMU guests)"
 (cd build && ctest -L integration --output-on-failure)
