@@ -123,7 +123,10 @@ class AgentBoot : public ::testing::Test {
       setup_error_ = new std::string("fork failed");
       return false;
     }
-    auto client = AgentClient::connect_unix(sock, 240s);
+    // The connect waits for the agent's sync reply, i.e. for the guest to boot: 4 vCPUs under TCG
+    // answer in 8-11 s at load 20 here; 120 s is >= 10x that, and what a hung attempt costs
+    // (measured: a planted hang-boot first attempt, then the retry passed).
+    auto client = AgentClient::connect_unix(sock, 120s);
     if (!client) {
       setup_error_ = new std::string("connect: " + client.error().message);
       qemu_->kill();
@@ -131,7 +134,6 @@ class AgentBoot : public ::testing::Test {
     }
     client_ = client->release();
     client_->set_transcript(&transcript_);
-    // 4 vCPUs under TCG say hello in 10-20 s here; 120 s covers a loaded 2-core CI machine.
     auto hello = client_->wait_hello(120s);
     host_ms_to_hello_ =
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
