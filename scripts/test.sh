@@ -26,7 +26,11 @@ root_pid=""
 disk_pid=""
 stop_background() {
   local p
-  for p in $root_pid $disk_pid; do kill -TERM -- -"$p" 2>/dev/null || true; done
+  # The group, and the pid itself in case setsid has not run yet (an early failure).
+  for p in $root_pid $disk_pid; do
+    kill -TERM -- -"$p" 2>/dev/null || true
+    kill -TERM "$p" 2>/dev/null || true
+  done
   wait
 }
 # $1: pid, $2: its log, $3: what it built
