@@ -16,11 +16,6 @@ namespace {
 using namespace std::chrono_literals;
 
 // Waits until a domain of this run exists and is running (the boot is in progress).
-// From the CLI's start to a running domain: image, accelerator choice, define and start. Seconds
-// on a quiet machine; generous for a loaded 2-core CI machine (the first boot of a fresh build
-// tree also builds the guest image).
-constexpr auto kUntilRunning = 180s;
-
 bool wait_for_running_domain(const std::string& marker, std::chrono::milliseconds timeout) {
   auto conn = virt::open_connection("qemu:///system");
   if (!conn) return false;
@@ -40,7 +35,8 @@ TEST(Interrupt, SigintDuringBootLeavesNoDomain) {
   CliChild child({"boot", "ryzen-1700x", "--policy", "unpinned", "--accel", "tcg", "--run-id",
                   marker, "--json", "--hello-timeout", "300000"});
   ASSERT_GT(child.pid(), 0);
-  bool running = wait_for_running_domain(marker, kUntilRunning);
+  // Image, accelerator, define and start: seconds when quiet; minutes on a loaded CI machine.
+  bool running = wait_for_running_domain(marker, 180s);
   kill(child.pid(), SIGINT);
   auto r = child.wait(60s);
   ASSERT_TRUE(running) << "the boot never got to a running domain: " << r.err;
@@ -65,7 +61,7 @@ TEST(Interrupt, SigkilledRunsDomainIsRemovedByTheNextRunsStaleCleanup) {
   {
     CliChild child({"boot", "ryzen-1700x", "--policy", "unpinned", "--accel", "tcg", "--run-id",
                     marker, "--json", "--hello-timeout", "300000"});
-    ASSERT_TRUE(wait_for_running_domain(marker, kUntilRunning));
+    ASSERT_TRUE(wait_for_running_domain(marker, 180s));  // as above
     kill(child.pid(), SIGKILL);
     auto r = child.wait(30s);
     EXPECT_EQ(r.term_signal, SIGKILL);
