@@ -168,7 +168,7 @@ Result<std::string> snapshot_vcpus(virDomainPtr dom, const std::filesystem::path
   const auto vcpus = parse_vcpu_registers(text);
   auto summary = summarize_vcpus(vcpus);
   const auto memory =
-      memory_sections(connect_uri, domain_name(dom), vcpus, std::chrono::seconds(20));
+      memory_sections(connect_uri, domain_name(dom), vcpus, std::chrono::seconds(8));
   TL_TRY(write_file_atomic(out, summary + "\n\n" + text + memory, 0600));
   return summary;
 }

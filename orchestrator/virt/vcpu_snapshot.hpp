@@ -43,7 +43,7 @@ std::string qmp_return_text(const std::string& reply);
 // 16 code bytes at its RIP and 32 words of its stack (the memory the vCPU sees: a trap loop on
 // an instruction no longer in memory, and the caller chain, read off with
 // bench/boot/resolve_vcpus.py and the kernel's System.map); writes `summary\n\nraw text` to
-// `out` and returns the summary line. Best effort, bounded to ~30 s in all: the caller destroys
+// `out` and returns the summary line. Best effort (registers 10 s, memory 8 s): the caller destroys
 // the guest either way.
 Result<std::string> snapshot_vcpus(virDomainPtr dom, const std::filesystem::path& out);
 
