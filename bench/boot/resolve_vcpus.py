@@ -87,10 +87,13 @@ def resolve(path, syms):
     for (cpu, what), lines in sections.items():
         text = " ".join(lines)
         if what.startswith("x/16bx"):
-            code = [b for b in BYTE.findall(text)]
+            # The vCPU ran on between the register read and this one: name the address read.
+            at = re.match(r"^([0-9a-f]{16}):", lines[0]) if lines else None
+            where = f"{at.group(1)} {syms.name(int(at.group(1), 16))}" if at else "RIP"
+            code = BYTE.findall(text)
             note = "  <- int3 (0xcc) in memory" if code[:1] == ["cc"] else (
                 "  (not an int3 in memory)" if code else "")
-            print(f"  CPU#{cpu} code at RIP: {' '.join(code)}{note}")
+            print(f"  CPU#{cpu} code at {where}: {' '.join(code)}{note}")
         else:
             chain = [int(w, 16) for w in WORD.findall(text)]
             chain = [f"{a:016x} {syms.name(a)}" for a in chain if syms.in_text(a)]
