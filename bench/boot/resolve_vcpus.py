@@ -13,7 +13,6 @@ Debian's /boot/System.map is a stub; the real one is in the kernel's -dbg packag
 """
 import argparse
 import bisect
-import os
 import re
 import sys
 
@@ -28,10 +27,14 @@ BYTE = re.compile(r"0x([0-9a-f]{2})\b")
 
 
 def read_bounded(path, limit):
-    if os.path.getsize(path) > limit:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read(limit + 1)
+    except OSError as e:
+        sys.exit(f"{path}: {e.strerror}")
+    if len(text) > limit:
         sys.exit(f"{path}: larger than {limit} bytes, not a System.map / vcpus.log")
-    with open(path, encoding="utf-8", errors="replace") as f:
-        return f.read()
+    return text
 
 
 class Symbols:
