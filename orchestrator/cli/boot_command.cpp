@@ -16,6 +16,7 @@
 #include "orchestrator/remote/storage_pool.hpp"
 #include "orchestrator/verify/boot_verify.hpp"
 #include "orchestrator/virt/accelerator.hpp"
+#include "orchestrator/virt/boot_watchdog.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 
 namespace topolab::cli {
@@ -163,7 +164,7 @@ class BootCommand : public Command {
   std::string accel_ = "auto";
   std::string run_id_;
   int hello_timeout_ms_ = 180000;
-  int boot_retries_ = 1;
+  int boot_retries_ = virt::kDefaultBootRetries;
   int watchdog_ms_ = 0;
   bool keep_ = false;
   bool json_ = false;

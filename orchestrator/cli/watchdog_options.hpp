@@ -7,12 +7,14 @@
 #include <string>
 
 #include "orchestrator/experiment/boot_settings.hpp"
+#include "orchestrator/virt/boot_watchdog.hpp"
 
 namespace topolab::cli {
 
 inline void add_watchdog_options(CLI::App* cmd, int& boot_retries, int& watchdog_ms) {
   cmd->add_option("--boot-retries", boot_retries,
-                  "boots of a hung guest retried (boot watchdog; default 1)")
+                  "boots of a hung guest retried (boot watchdog; default " +
+                      std::to_string(virt::kDefaultBootRetries) + ")")
       ->check(CLI::Range(0, experiment::kMaxBootRetries));
   cmd->add_option("--boot-watchdog", watchdog_ms,
                   "ms of console silence before hello that count as a hang (0: derived from "

@@ -5,6 +5,7 @@
 
 #include "common/result.hpp"
 #include "orchestrator/experiment/backend.hpp"
+#include "orchestrator/virt/boot_watchdog.hpp"
 
 namespace topolab::experiment {
 
@@ -13,7 +14,8 @@ struct BackendOptions {
   std::string accel = "auto";          // guest backend: auto | kvm | tcg
   std::filesystem::path agent_binary;  // empty: the agent built with topolab
   int hello_timeout_ms = 180000;  // guest backend: TCG boots on a loaded 2-core host take ~60 s
-  int boot_retries = 1;           // guest backend: boots of a hung guest retried (boot watchdog)
+  int boot_retries =
+      virt::kDefaultBootRetries;  // guest backend: boots of a hung guest retried (boot watchdog)
   int boot_watchdog_ms = 0;       // guest backend: the watchdog's bound; 0 derived, -1 off
 };
 

@@ -52,7 +52,7 @@ struct BootRequest {
   // attempt's console is kept as console.attempt-N.log. 0: derived from the layout
   // (derived_watchdog_bound); negative: no watchdog.
   std::chrono::milliseconds watchdog{0};
-  int boot_retries = 1;
+  int boot_retries = virt::kDefaultBootRetries;
   bool verbose_console = true;  // boot without `quiet`: the console is the watchdog's progress
   // Own guests (issue 14, guestsource/): a base domain XML replacing linux-direct-boot.xml; the
   // guest then boots from that XML's disks (no direct kernel boot; `image` only serves the KVM

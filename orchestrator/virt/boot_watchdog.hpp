@@ -14,6 +14,11 @@
 
 namespace topolab::virt {
 
+// Boots of a hung guest retried by default (`--boot-retries`). Two: the hang hits ~6 in 100
+// 16-vCPU TCG boots (docs/benchmarks.md "The sched_clock hang"), so with one retry about one
+// cell in 300 still failed on two hangs in a row; a retry costs time only when a boot hangs.
+inline constexpr int kDefaultBootRetries = 2;
+
 // Longest console silence a healthy boot shows, with margin (docs/lifecycle.md):
 //   TCG: 30 s + 1.5 s per vCPU;  KVM: 10 s + 0.25 s per vCPU.
 // The base covers QEMU start to the first kernel line (decompression under TCG) and the agent's
