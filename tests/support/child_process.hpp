@@ -2,6 +2,8 @@
 // Test support shared by every test folder: run a program (the built `topolab` CLI, the agent,
 // virsh) as a child through common/process.hpp (argv only, never a shell), collect its output
 // while it runs, bound it with a timeout; and list the topolab- domains a test left in libvirt.
+#include <fcntl.h>
+
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -9,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/owned_fd.hpp"
 #include "common/process.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
@@ -26,13 +29,16 @@ struct CliRun {
 
 // How a child starts, beyond its argv.
 struct ChildOptions {
-  bool search_path = false;       // look argv[0] up in PATH
-  std::filesystem::path cwd;      // empty: the test's working directory
-  bool null_stdin = false;        // stdin from /dev/null instead of the test's
-  bool capture_output = true;     // false: the child writes to the test's stdout/stderr (for
-                                  // long-running servers whose output nobody pumps)
-  std::size_t address_space = 0;  // RLIMIT_AS for the child (and what it starts); 0: inherited
-  std::vector<std::string> env;   // NAME=VALUE entries added to (or replacing) the environment
+  bool search_path = false;           // look argv[0] up in PATH
+  std::filesystem::path cwd;          // empty: the test's working directory
+  bool null_stdin = false;            // stdin from /dev/null instead of the test's
+  bool capture_output = true;         // false: the child writes to the test's stdout/stderr (for
+                                      // long-running servers whose output nobody pumps)
+  std::filesystem::path output_file;  // with capture_output false: stdout and stderr appended
+                                      // here instead (a child that can outlive its killed parent
+                                      // must not hold ctest's pipes open)
+  std::size_t address_space = 0;      // RLIMIT_AS for the child (and what it starts); 0: inherited
+  std::vector<std::string> env;       // NAME=VALUE entries added to (or replacing) the environment
 };
 
 // A thin test-side face of the one runner (common/process.hpp): streams are captured (bounded
@@ -49,6 +55,11 @@ class ChildProcess {
     spec.cwd = options.cwd;
     spec.stdin_fd = options.null_stdin ? -1 : 0;
     spec.out = spec.err = options.capture_output ? Sink::capture() : Sink::inherit();
+    if (!options.capture_output && !options.output_file.empty()) {
+      log_.reset(
+          ::open(options.output_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+      if (log_) spec.out = spec.err = Sink::to_fd(log_.get());
+    }
     spec.max_output = std::size_t{256} << 20;
     spec.kill_grace = std::chrono::milliseconds(0);
     // In our group, only the child signalled, as before the one runner: wine's wineserver must
@@ -113,6 +124,7 @@ class ChildProcess {
     run.timed_out = r.timed_out;
     return run;
   }
+  OwnedFd log_;
   std::optional<Process> child_;
   CliRun none_;
 };

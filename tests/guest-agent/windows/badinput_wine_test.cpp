@@ -47,6 +47,7 @@ TEST(WindowsAgentBadInput, ProtocolCasesGetTheSameRepliesFromBothAgents) {
   const std::uint16_t linux_port = free_tcp_port();
   ChildOptions o;
   o.capture_output = false;
+  o.output_file = wine_prefix().parent_path() / "linux-agent-serve.log";
   ChildProcess linux_agent({TOPOLAB_AGENT, "serve", "--tcp", std::to_string(linux_port)}, o);
   RawTcp w(windows.port()), l(linux_port);
   ASSERT_TRUE(w.connected() && l.connected());

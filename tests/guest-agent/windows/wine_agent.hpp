@@ -132,6 +132,9 @@ class WineAgent {
     o.search_path = true;
     o.null_stdin = true;
     o.capture_output = false;
+    // Not the test's own stdout: when wineserver dies (it once hit an assertion in sock.c), the
+    // killed `timeout` leaves a wine process that held ctest's pipe open until ctest's 600 s.
+    o.output_file = wine_prefix().parent_path() / "agent-serve.log";
     child_.emplace(std::move(argv), o);
   }
   std::uint16_t port() const { return port_; }
