@@ -3,6 +3,7 @@
 #include <libvirt/virterror.h>
 
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <system_error>
@@ -21,6 +22,18 @@ struct Attempt {
   int code = 0;
   std::string message;
 };
+
+// Targets with an abandoned open still waiting: a second open of the same target in this process
+// fails at once instead of waiting the bound again (boot asks the host for its vCPU limit, then
+// opens the session: a silent host cost 40 s). Cleared when the abandoned open returns.
+std::mutex& pending_mu() {
+  static auto* m = new std::mutex();
+  return *m;
+}
+std::map<std::string, int>& pending() {
+  static auto* m = new std::map<std::string, int>();  // never destroyed: threads may outlive main
+  return *m;
+}
 
 std::string seconds_text(std::chrono::milliseconds bound) {
   const auto ms = bound.count();
@@ -41,6 +54,8 @@ void open_on_thread(const std::shared_ptr<Attempt>& a, const std::string& target
   std::lock_guard lock(a->mu);
   if (a->abandoned) {
     if (c) virConnectClose(c);  // opened after the caller gave up: nobody will use it
+    std::lock_guard p(pending_mu());
+    if (--pending()[target] <= 0) pending().erase(target);
     return;
   }
   a->conn = c;
@@ -53,6 +68,14 @@ void open_on_thread(const std::shared_ptr<Attempt>& a, const std::string& target
 }  // namespace
 
 Result<ConnectPtr> open_bounded(const std::string& target, std::chrono::milliseconds bound) {
+  const std::string unanswered =
+      "cannot connect to " + target + ": no answer within " + seconds_text(bound);
+  {
+    std::lock_guard p(pending_mu());
+    if (pending().count(target))
+      return make_error(ErrorKind::libvirt,
+                        unanswered + " (an earlier attempt of this process is still unanswered)");
+  }
   auto a = std::make_shared<Attempt>();
   try {
     std::thread([a, target] { open_on_thread(a, target); }).detach();
@@ -63,8 +86,12 @@ Result<ConnectPtr> open_bounded(const std::string& target, std::chrono::millisec
   std::unique_lock lock(a->mu);
   if (!a->cv.wait_for(lock, bound, [&] { return a->done; })) {
     a->abandoned = true;
+    {
+      std::lock_guard p(pending_mu());
+      ++pending()[target];
+    }
     return make_error(ErrorKind::libvirt,
-                      "cannot connect to " + target + ": no answer within " + seconds_text(bound) +
+                      unanswered +
                           " (the host, or something on its port, accepts no libvirt "
                           "connection: check the address, the port and that libvirtd runs there)");
   }

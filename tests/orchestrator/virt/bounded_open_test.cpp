@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 
 namespace topolab::virt {
 namespace {
@@ -40,6 +41,11 @@ class LoopbackPort {
   }
   std::string uri() const { return "qemu+tcp://127.0.0.1:" + std::to_string(port_) + "/system"; }
   int port() const { return port_; }
+  // Accepts what is waiting and hangs up on it: the peer sees the connection closed.
+  void hang_up_on_one() {
+    const int c = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c >= 0) close(c);
+  }
 
  private:
   int fd_ = -1;
@@ -88,6 +94,32 @@ TEST(BoundedOpen, AWorkingDriverOpensAsBefore) {
   LibvirtString uri(virConnectGetURI(conn->get()));
   ASSERT_TRUE(uri);
   EXPECT_EQ(std::string(uri.get()), "test:///default");
+}
+
+// While an abandoned open of a target still waits, the next open of it in this process fails at
+// once (boot's vCPU-limit query and its session each waited the whole bound); once the
+// abandoned open returns (here: the peer hangs up), a new open tries again.
+TEST(BoundedOpen, ASecondOpenWhileTheFirstIsUnansweredFailsAtOnce) {
+  LoopbackPort silent;
+  ASSERT_GT(silent.port(), 0);
+  ASSERT_FALSE(open_bounded(silent.uri(), 500ms).ok());
+  auto t0 = Clock::now();
+  auto again = open_bounded(silent.uri(), 5000ms);
+  ASSERT_FALSE(again.ok());
+  EXPECT_LT(seconds_since(t0), 1.0);
+  EXPECT_NE(again.error().message.find("still unanswered"), std::string::npos)
+      << again.error().message;
+  silent.hang_up_on_one();  // the abandoned open sees the connection closed and returns
+  std::string last;
+  for (int i = 0; i < 200; ++i) {  // up to 20 s for its thread to run on a loaded machine
+    std::this_thread::sleep_for(100ms);
+    auto third = open_bounded(silent.uri(), 300ms);
+    ASSERT_FALSE(third.ok());
+    last = third.error().message;
+    if (last.find("still unanswered") == std::string::npos) break;
+  }
+  EXPECT_EQ(last.find("still unanswered"), std::string::npos) << last;
+  EXPECT_NE(last.find("no answer within 300 ms"), std::string::npos) << last;
 }
 
 }  // namespace
