@@ -326,5 +326,33 @@ TEST_F(MultiHostRun, ALostHostFailsItsCellsTheOthersCompleteAndTheRerunResumes) 
     EXPECT_EQ(h["boots"], h["host"] == kLocal ? 0 : 2) << h.dump();
 }
 
+// Issue 16 acceptance, bad input: a pool path that cannot be created on the remote host refuses
+// the run before anything is recorded on any host: one error line naming the host and the path,
+// no experiment in the store, no pool defined there, no domain on either URI (TearDown). The
+// pool has a throw-away name: the real `topolab` pool is never touched.
+TEST_F(MultiHostRun, APoolPathThatCannotBeCreatedRefusesTheRunOnEveryHost) {
+  const std::string db = (dir_ / "pool.db").string();
+  const std::string pool = "topolab-it-mh-" + std::to_string(getpid());
+  auto args = run_args(db);
+  args.insert(args.end(), {"--pool", pool, "--pool-path", "/proc/" + pool + "/pool"});
+  int rc = 0;
+  topolab(args, "pool", &rc);
+  const std::string err = slurp(dir_ / "pool.err");
+  EXPECT_EQ(rc, 1) << err;
+  std::size_t errors = 0;
+  for (auto at = err.find("topolab run: "); at != std::string::npos;
+       at = err.find("topolab run: ", at + 1))
+    ++errors;
+  EXPECT_EQ(errors, 1u) << err;
+  EXPECT_NE(err.find("host " + tcp_uri() + ": "), std::string::npos) << err;
+  EXPECT_NE(err.find("/proc/" + pool + "/pool: cannot create its directory"), std::string::npos)
+      << err;
+  auto s = store::ResultStore::open_read_only(db);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_TRUE((*s)->experiments()->empty()) << "the run recorded something";
+  EXPECT_NE(run({"virsh", "-c", tcp_uri(), "pool-info", pool}, dir_ / "p.out", dir_ / "p.err"), 0)
+      << "a pool was left: " << slurp(dir_ / "p.out");
+}
+
 }  // namespace
 }  // namespace topolab
