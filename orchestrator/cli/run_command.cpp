@@ -17,6 +17,7 @@
 #include "orchestrator/experiment/experiment.hpp"
 #include "orchestrator/experiment/runner.hpp"
 #include "orchestrator/logging/log.hpp"
+#include "orchestrator/remote/storage_pool.hpp"
 #include "orchestrator/store/result_store.hpp"
 #include "orchestrator/virt/accelerator.hpp"
 
@@ -48,6 +49,14 @@ class RunCommand : public Command {
                                      std::to_string(std::numeric_limits<long long>::max());
         });
     cmd->add_option("--agent", options_.agent_binary, "Agent binary for backend \"host\"");
+    cmd->add_option("--pool", options_.pool.name,
+                    "remote hosts: libvirt storage pool the kernel and initramfs are uploaded "
+                    "into (default topolab)")
+        ->type_name("NAME");
+    cmd->add_option("--pool-path", options_.pool.path,
+                    "remote hosts: its directory on each host where the pool is created "
+                    "(default /var/lib/libvirt/topolab)")
+        ->type_name("PATH");
     add_watchdog_options(cmd, options_.boot_retries, options_.boot_watchdog_ms);
     cmd_ = cmd;
     cmd->add_flag("--json", json_, "Print the run summary as JSON on stdout");
@@ -55,6 +64,9 @@ class RunCommand : public Command {
   }
 
   int run() override {
+    // Checked before anything is read or contacted (used for remote hosts only).
+    if (auto p = remote::pool_spec_problem(options_.pool); !p.empty())
+      return fail("run", make_error(ErrorKind::input, p));
     experiment::Overrides overrides;
     if (repetitions_ > 0) overrides.repetitions = repetitions_;
     if (auto seed = parse_seed(seed_text_)) overrides.seed = *seed;

@@ -56,10 +56,14 @@ std::vector<CheckResult> run_doctor(const DoctorOptions& options) {
       results.push_back(skip(c.name, std::string("remote (") + c.reads + " of " + *uri +
                                          ": libvirt does not expose them" + c.instead + ")"));
     }
-    // Hugepages: libvirt has an API for them (capabilities + virNodeGetFreePages).
-    results.push_back(options.check_libvirt
-                          ? check_hugepages_remote(*uri, guest)
-                          : skip("hugepages", "remote (libvirt not asked: --no-libvirt)"));
+    // Hugepages: libvirt has an API for them (capabilities + virNodeGetFreePages). Not when the
+    // libvirt check could not connect: a silent host would cost the connect bound twice more.
+    const bool unreachable =
+        results.front().name == "libvirt" && results.front().status == CheckStatus::kFail;
+    results.push_back(
+        !options.check_libvirt ? skip("hugepages", "remote (libvirt not asked: --no-libvirt)")
+        : unreachable          ? skip("hugepages", "remote (the libvirt check could not connect)")
+                               : check_hugepages_remote(*uri, guest));
     results.push_back(check_exposure(guest));
     return results;
   }

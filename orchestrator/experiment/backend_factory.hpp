@@ -5,6 +5,7 @@
 
 #include "common/result.hpp"
 #include "orchestrator/experiment/backend.hpp"
+#include "orchestrator/remote/storage_pool.hpp"
 #include "orchestrator/virt/boot_watchdog.hpp"
 
 namespace topolab::experiment {
@@ -17,6 +18,8 @@ struct BackendOptions {
   int boot_retries =
       virt::kDefaultBootRetries;  // guest backend: boots of a hung guest retried (boot watchdog)
   int boot_watchdog_ms = 0;       // guest backend: the watchdog's bound; 0 derived, -1 off
+  // guest backend, remote hosts: the pool the image is uploaded into (checked by the caller).
+  remote::PoolSpec pool;
 };
 
 Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const BackendOptions& options);

@@ -6,9 +6,11 @@
 #include "orchestrator/guestsource/disk_guest.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/layout/layout_fields.hpp"
+#include "orchestrator/remote/storage_pool.hpp"
 #include "orchestrator/session/guest_session.hpp"
 #include "orchestrator/session/vcpu_limits.hpp"
 #include "orchestrator/verify/guest_verify.hpp"
+#include "orchestrator/virt/connection_uri.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
 
@@ -120,6 +122,13 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
   if (!conn) return conn.error();
   auto cleaned = virt::cleanup_stale_domains(conn->get());
   if (!cleaned) return cleaned.error().context("cleaning stale topolab domains");
+  // A remote host's image pool is ensured here, before anything is recorded on any host: a
+  // path that cannot be created refuses the run in one line (each boot then only uploads).
+  const std::string uri = GuestBackend::host();  // `host` is this host's topology here
+  if (auto parsed = virt::parse_connection_uri(uri); parsed && parsed->remote) {
+    auto pool = remote::ensure_topolab_pool(conn->get(), options_.pool);
+    if (!pool) return pool.error().context("guest image on " + uri);
+  }
   // After the stale cleanup: a killed run's domain no longer holds the disk.
   guest_ = e.guest;
   if (!guest_.builtin()) {
@@ -161,6 +170,7 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
   req.hello_timeout = std::chrono::milliseconds(options_.hello_timeout_ms);
   req.boot_retries = options_.boot_retries;
   req.watchdog = std::chrono::milliseconds(options_.boot_watchdog_ms);
+  req.pool = options_.pool;
   (void)e;
   std::optional<guestsource::PreparedDisk> disk;
   if (!guest_.builtin()) {

@@ -99,24 +99,49 @@ std::string config_label(const std::string& config_key) {
   return out.empty() ? "(default)" : out;
 }
 
-PictureData load_pictures(store::ResultStore& store, const store::StoredExperiment& exp,
-                          const std::vector<store::StoredCell>& cells) {
+namespace {
+
+// One host's pictures: its topology (`topology`, as stored) and the cells of `host` ("" takes
+// every cell: a store of one host).
+PictureData host_pictures(store::ResultStore& store, const nlohmann::json& topology,
+                          const std::vector<store::StoredCell>& cells, const std::string& host) {
   PictureData d;
-  if (exp.host_topology.is_null()) {
+  d.host_uri = host;
+  if (topology.is_null()) {
     d.host_note = "no host topology stored";
-  } else if (auto host = topology_from_json(exp.host_topology); !host) {
-    d.host_note = host.error().message;
+  } else if (auto topo = topology_from_json(topology); !topo) {
+    d.host_note = topo.error().message;
   } else {
-    d.host = std::move(*host);
+    d.host = std::move(*topo);
   }
   std::map<std::string, bool> seen_configs;
   for (const auto& c : cells) {
+    if (!host.empty() && c.cell.host != host) continue;
     if (!seen_configs.emplace(c.cell.config_key, true).second) continue;
     if (d.configs.size() == kMaxPictureConfigs) {
       ++d.configs_left_out;
       continue;
     }
     d.configs.push_back(picture_for(store, d.host, c));
+  }
+  return d;
+}
+
+}  // namespace
+
+PictureData load_pictures(store::ResultStore& store, const store::StoredExperiment& exp,
+                          const std::vector<store::StoredCell>& cells) {
+  PictureData d = host_pictures(store, exp.host_topology, cells, "");
+  // Several hosts: the runner recorded each host's topology under context.hosts (runner.cpp).
+  const nlohmann::json& ctx = exp.context;
+  if (!ctx.is_object() || !ctx.contains("hosts") || !ctx["hosts"].is_array() ||
+      ctx["hosts"].size() < 2)
+    return d;
+  for (const auto& h : ctx["hosts"]) {
+    if (d.per_host.size() == kMaxPictureHosts) break;
+    if (!h.is_object() || !h.contains("host") || !h["host"].is_string()) continue;
+    const nlohmann::json topo = h.contains("host_topology") ? h["host_topology"] : nullptr;
+    d.per_host.push_back(host_pictures(store, topo, cells, h["host"].get<std::string>()));
   }
   return d;
 }

@@ -24,6 +24,8 @@ struct StoredCell;
 namespace topolab::report {
 
 inline constexpr std::size_t kMaxPictureConfigs = 16;
+// Hosts drawn from a store of several hosts (an experiment has at most 16; a store is input).
+inline constexpr std::size_t kMaxPictureHosts = 16;
 
 struct ConfigPicture {
   std::string label;  // the configuration's guest levels, "expose=flat policy=compact"
@@ -39,6 +41,11 @@ struct PictureData {
   std::string host_note;               // why there is no host topology
   std::vector<ConfigPicture> configs;  // in cell order, at most kMaxPictureConfigs
   std::size_t configs_left_out = 0;
+  // A store of several hosts (issue 16): one PictureData per host, in the store's host order,
+  // each with that host's topology (read through its own connection) and its own cells' plans
+  // and seen topologies; `host_uri` names it. Empty with one host (the fields above are its).
+  std::string host_uri;
+  std::vector<PictureData> per_host;
 };
 
 PictureData load_pictures(store::ResultStore& store, const store::StoredExperiment& exp,

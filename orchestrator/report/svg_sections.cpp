@@ -49,8 +49,14 @@ std::string host_summary(const HostTopology& h) {
          (h.source.empty() ? "" : " (" + h.source + ")");
 }
 
+// " on qemu+ssh://box/system" in a section title of a store of several hosts, else "".
+std::string on_host(const PictureData& p) {
+  return p.host_uri.empty() ? "" : " on " + esc(p.host_uri, 300);
+}
+
 void write_placements(std::ostream& o, const PictureData& p) {
-  o << "<h2>Placement on the host</h2>\n<p class=\"note\">";
+  o << "<h2>Placement on " << (p.host_uri.empty() ? "the host" : esc(p.host_uri, 300))
+    << "</h2>\n<p class=\"note\">";
   if (p.host)
     o << esc(host_summary(*p.host), 300)
       << ". Each square is a host CPU in its package and L3 domain (what lstopo shows); a "
@@ -91,7 +97,8 @@ void write_seen(std::ostream& o, const PictureData& p) {
     distinct[it->second].labels.push_back(c.label);
     distinct[it->second].mismatch = distinct[it->second].mismatch || c.mismatch;
   }
-  o << "<h2>Topology the guest saw</h2>\n<p class=\"note\">Packages, dies, L3 domains and cores "
+  o << "<h2>Topology the guest saw" << on_host(p)
+    << "</h2>\n<p class=\"note\">Packages, dies, L3 domains and cores "
        "as the guest agent read them from the guest's sysfs, one picture per distinct "
        "topology.</p>\n<div class=\"pics\">\n";
   for (const auto& s : distinct) {
@@ -111,13 +118,23 @@ void write_seen(std::ostream& o, const PictureData& p) {
 
 }  // namespace
 
-void write_topology_sections(std::ostream& o, const ReportData& data) {
-  const PictureData& p = data.pictures;
+namespace {
+
+void write_host_sections(std::ostream& o, const PictureData& p) {
   if (p.configs.empty()) return;
   write_placements(o, p);
   write_seen(o, p);
   if (p.configs_left_out)
     o << "<p class=\"note\">" << more_note(p.configs_left_out, "configurations") << "</p>\n";
+}
+
+}  // namespace
+
+// Several hosts (issue 16): each host's placement and seen topology, planned on that host's own
+// topology, one pair of sections per host; one host: the sections as they always were.
+void write_topology_sections(std::ostream& o, const ReportData& data) {
+  if (data.pictures.per_host.empty()) return write_host_sections(o, data.pictures);
+  for (const auto& host : data.pictures.per_host) write_host_sections(o, host);
 }
 
 void write_c2c_with_classes(std::ostream& o, const LatencyMatrix& m,

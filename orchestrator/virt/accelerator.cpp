@@ -47,25 +47,27 @@ std::vector<std::string> accel_mode_names() {
 }
 
 Result<std::string> accel_cache_key(virConnectPtr conn) {
-  struct utsname u {};
-  if (uname(&u) != 0) return make_error("uname failed");
   unsigned long hv = 0, lib = 0;
   if (auto e = failed(virConnectGetVersion(conn, &hv))) return e->context("virConnectGetVersion");
   if (auto e = failed(virConnectGetLibVersion(conn, &lib))) {
     return e->context("virConnectGetLibVersion");
   }
-  std::string key = std::string("kernel=") + u.release + ";qemu=" + version_string(hv) +
-                    ";libvirt=" + version_string(lib);
-  // Through a remote connection the verdict is that host's, not this machine's (issue 16):
-  // keyed by the host's name as its libvirtd reports it. Local keys stay as they were.
+  // Both answered by the connection's libvirtd: that host's QEMU and libvirt.
+  const std::string versions = ";qemu=" + version_string(hv) + ";libvirt=" + version_string(lib);
+  // Through a remote connection the verdict is that host's (issue 16): keyed by the host's name
+  // as its libvirtd reports it, never by this machine's kernel (our kernel update must not
+  // re-probe every remote host, theirs must not look cached). libvirt has no API for the remote
+  // kernel release: after one, `--accel kvm` or deleting the cache entry re-decides.
   LibvirtString uri(virConnectGetURI(conn));
   auto parsed = parse_connection_uri(uri ? uri.get() : "");
   if (parsed && parsed->remote) {
     LibvirtString host(virConnectGetHostname(conn));
     if (!host) return capture_libvirt_error().context("virConnectGetHostname");
-    key += std::string(";host=") + host.get();
+    return std::string("host=") + host.get() + versions;
   }
-  return key;
+  struct utsname u {};
+  if (uname(&u) != 0) return make_error("uname failed");
+  return std::string("kernel=") + u.release + versions;  // local keys stay as they were
 }
 
 std::optional<KvmVerdict> read_accel_cache(const std::filesystem::path& cache,

@@ -47,7 +47,8 @@ struct AccelDecision {
 // The probe boots a KVM guest and reports whether it reached the agent (see kvm_probe.hpp).
 using KvmProbe = std::function<KvmVerdict()>;
 
-// "kernel=6.1.0-57-amd64;qemu=7.2.22;libvirt=9.0.0" for this host and connection.
+// "kernel=6.1.0-57-amd64;qemu=7.2.22;libvirt=9.0.0" for this machine's connection;
+// "host=box;qemu=...;libvirt=..." for a remote one (its name and versions, not our kernel).
 Result<std::string> accel_cache_key(virConnectPtr conn);
 std::optional<KvmVerdict> read_accel_cache(const std::filesystem::path& cache,
                                            const std::string& key);

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "orchestrator/logging/log.hpp"
+#include "orchestrator/virt/bounded_open.hpp"
 #include "orchestrator/virt/connection_uri.hpp"
 #include "orchestrator/virt/event_loop.hpp"
 
@@ -47,9 +48,10 @@ Result<ConnectPtr> open_connection(const std::string& uri) {
   const std::string& target = parsed->uri;
   (void)ensure_event_loop();  // before the open: only then does the connection deliver events
   CallTimer timer("virConnectOpen(" + target + ")");
-  virConnectPtr c = virConnectOpen(target.c_str());
-  if (!c) return capture_libvirt_error().context("cannot connect to " + target);
-  ConnectPtr conn(c);
+  // Bounded: a host that accepts and never answers is one line, not a hang (bounded_open.hpp).
+  auto opened = open_bounded(target, kConnectBound);
+  if (!opened) return opened.error();
+  ConnectPtr conn = std::move(opened).value();
   // A host that stops answering (cable, firewall, hung daemon) would otherwise block a call
   // until TCP gives up, minutes later. The keepalive runs on the event loop thread and closes
   // the connection after ~interval * (count + 1) s of silence; every call then fails at once.

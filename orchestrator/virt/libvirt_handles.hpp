@@ -68,7 +68,8 @@ inline constexpr unsigned kKeepAliveCount = 3;
 
 // Opens a read-write connection; uri empty means qemu:///system, as virsh. The URI is checked
 // first (connection_uri.hpp: a typo'd driver or transport is one line, nothing is contacted);
-// remote connections get the keepalive above.
+// remote connections get the keepalive above. The open itself is bounded (kConnectBound in
+// bounded_open.hpp): a silent or black-holed host fails in one line naming the URI.
 Result<ConnectPtr> open_connection(const std::string& uri);
 // When `conn` is closed (the peer hung up, the network dropped it, the keepalive gave up):
 // "connection to URI lost (...): <failure>", the reason a failed call should report instead of

@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "orchestrator/store/result_store.hpp"
+#include "tests/integration/remote/tcp_forwarder.hpp"
 
 namespace topolab {
 namespace {
@@ -32,6 +33,14 @@ const std::string kExperiment =
     std::string(TOPOLAB_TESTS_DIR) + "/integration/remote/data/two-hosts.toml";
 constexpr const char* kLocal = "qemu:///system";
 constexpr const char* kFileTcp = "qemu+tcp://127.0.0.1:16509/system";
+
+// The listener's port (TOPOLAB_TEST_LIBVIRT_TCP_PORT, else 16509): what a forwarder forwards to.
+int listener_port() {
+  const char* port = std::getenv("TOPOLAB_TEST_LIBVIRT_TCP_PORT");
+  if (!port || !*port || std::string(port).find_first_not_of("0123456789") != std::string::npos)
+    return 16509;
+  return std::atoi(port);
+}
 
 // The listener's port as the libvirt_tcp ctest fixture of this folder was told
 // (TOPOLAB_TEST_LIBVIRT_TCP_PORT), else the file's 16509.
@@ -104,9 +113,9 @@ class MultiHostRun : public ::testing::Test {
     return j;
   }
 
-  std::vector<std::string> run_args(const std::string& db) {
+  std::vector<std::string> run_args(const std::string& db, const std::string& remote = tcp_uri()) {
     std::vector<std::string> a = {"run", kExperiment, "--store", db, "--accel", "tcg", "--json"};
-    if (tcp_uri() != kFileTcp) a.insert(a.end(), {"--connect", kLocal, "--connect", tcp_uri()});
+    if (remote != kFileTcp) a.insert(a.end(), {"--connect", kLocal, "--connect", remote});
     return a;
   }
 
@@ -232,6 +241,117 @@ TEST_F(MultiHostRun, SigintCleansUpOnEveryHostAndTheRerunCompletesTheRest) {
   ASSERT_EQ(rc, 0) << slurp(dir_ / "rest.err");
   EXPECT_EQ(rest["runs_executed"].get<int>() + rest["runs_skipped"].get<int>(), 8) << rest.dump(2);
   EXPECT_EQ(rest["cells_done"], 4);
+}
+
+// Issue 16 acceptance, bullet 3: the remote host goes away mid-run. Its connection goes through
+// a forwarder that cuts it at the remote host's first domain start (the first cell of that host
+// has begun: image uploaded, domain defined) and refuses every later connection (the listener
+// is gone). The trigger is a protocol message, not a timer: the same point on a loaded machine.
+// The local host's cells complete; the remote cells are recorded failed naming the host (the
+// first: the lost connection, the second: not run, the host unreachable); the run exits 3 naming
+// the host. A forwarder back on the same port (the same URI, the store's host) and a rerun: only
+// the remote cells run, and the domain the cut run could not remove on the lost host is removed
+// by the rerun's stale-domain cleanup (TearDown: none left on either URI).
+TEST_F(MultiHostRun, ALostHostFailsItsCellsTheOthersCompleteAndTheRerunResumes) {
+  using topolab::testing::RpcHeader;
+  using topolab::testing::TcpForwarder;
+  const std::string db = (dir_ / "cut.db").string();
+  auto cut = std::make_unique<TcpForwarder>(
+      listener_port(), TcpForwarder::Fault::kCut,
+      [](const RpcHeader& h) {  // REMOTE_PROC_DOMAIN_CREATE (9) / _WITH_FLAGS (196)
+        return h.program == topolab::testing::kRemoteProgram &&
+               h.type == topolab::testing::kRpcCall && (h.procedure == 9 || h.procedure == 196);
+      },
+      /*refuse_after=*/true);
+  const int port = cut->port();
+  ASSERT_GT(port, 0);
+  const std::string remote = "qemu+tcp://127.0.0.1:" + std::to_string(port) + "/system";
+  int rc = 0;
+  auto first = topolab(run_args(db, remote), "cut", &rc);
+  const std::string err = slurp(dir_ / "cut.err");
+  EXPECT_TRUE(cut->triggered()) << err;
+  EXPECT_EQ(rc, 3) << err;
+  EXPECT_NE(err.find("host " + remote + ": 2 cell(s) failed; unreachable: "), std::string::npos)
+      << err;
+  // The domain defined before the cut cannot be removed while the host refuses: reported, not
+  // silently leaked (the rerun's stale cleanup removes it; TearDown checks none is left).
+  EXPECT_NE(err.find("cleanup of domain topolab-two-groups-"), std::string::npos) << err;
+  EXPECT_EQ(first["cells_done"], 2) << first.dump(2);
+  EXPECT_EQ(first["cells_failed"], 2);
+  EXPECT_EQ(first["cells_does_not_fit"], 2);
+  ASSERT_EQ(first["hosts"].size(), 2u) << first.dump(2);
+  for (const auto& h : first["hosts"]) {
+    if (h["host"] == kLocal) {
+      EXPECT_EQ(h["cells_done"], 2) << h.dump();
+      EXPECT_TRUE(h["unreachable"].is_null()) << h.dump();
+    } else {
+      EXPECT_EQ(h["host"], remote);
+      EXPECT_EQ(h["cells_failed"], 2) << h.dump();
+      EXPECT_EQ(h["boots"], 0) << h.dump();
+      ASSERT_TRUE(h["unreachable"].is_string()) << h.dump();
+      EXPECT_NE(h["unreachable"].get<std::string>().find(remote), std::string::npos) << h.dump();
+    }
+  }
+  {  // The store: every failed cell says why, naming the host.
+    auto s = store::ResultStore::open_read_only(db);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    auto exps = (*s)->experiments();
+    ASSERT_EQ(exps->size(), 1u);
+    int failed = 0;
+    for (const auto& c : *(*s)->cells((*exps)[0].id)) {
+      if (c.status == "does-not-fit") continue;
+      if (c.cell.host == kLocal) {
+        EXPECT_EQ(c.status, "done") << c.cell.label << " " << c.error;
+        continue;
+      }
+      EXPECT_EQ(c.status, "failed") << c.cell.label;
+      EXPECT_NE(c.error.find(remote), std::string::npos) << c.error;
+      ++failed;
+    }
+    EXPECT_EQ(failed, 2);
+  }
+
+  cut.reset();  // the lost host comes back on the same URI
+  TcpForwarder back(
+      listener_port(), TcpForwarder::Fault::kCut, [](const RpcHeader&) { return false; },
+      /*refuse_after=*/false, port);
+  ASSERT_EQ(back.port(), port) << "port " << port << " was taken meanwhile";
+  auto rest = topolab(run_args(db, remote), "rest", &rc);
+  ASSERT_EQ(rc, 0) << slurp(dir_ / "rest.err");
+  EXPECT_EQ(rest["cells_done"], 4) << rest.dump(2);
+  EXPECT_EQ(rest["boots"], 2);
+  EXPECT_EQ(rest["runs_executed"], 4);
+  EXPECT_EQ(rest["runs_skipped"], 4);
+  for (const auto& h : rest["hosts"])
+    EXPECT_EQ(h["boots"], h["host"] == kLocal ? 0 : 2) << h.dump();
+}
+
+// Issue 16 acceptance, bad input: a pool path that cannot be created on the remote host refuses
+// the run before anything is recorded on any host: one error line naming the host and the path,
+// no experiment in the store, no pool defined there, no domain on either URI (TearDown). The
+// pool has a throw-away name: the real `topolab` pool is never touched.
+TEST_F(MultiHostRun, APoolPathThatCannotBeCreatedRefusesTheRunOnEveryHost) {
+  const std::string db = (dir_ / "pool.db").string();
+  const std::string pool = "topolab-it-mh-" + std::to_string(getpid());
+  auto args = run_args(db);
+  args.insert(args.end(), {"--pool", pool, "--pool-path", "/proc/" + pool + "/pool"});
+  int rc = 0;
+  topolab(args, "pool", &rc);
+  const std::string err = slurp(dir_ / "pool.err");
+  EXPECT_EQ(rc, 1) << err;
+  std::size_t errors = 0;
+  for (auto at = err.find("topolab run: "); at != std::string::npos;
+       at = err.find("topolab run: ", at + 1))
+    ++errors;
+  EXPECT_EQ(errors, 1u) << err;
+  EXPECT_NE(err.find("host " + tcp_uri() + ": "), std::string::npos) << err;
+  EXPECT_NE(err.find("/proc/" + pool + "/pool: cannot create its directory"), std::string::npos)
+      << err;
+  auto s = store::ResultStore::open_read_only(db);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_TRUE((*s)->experiments()->empty()) << "the run recorded something";
+  EXPECT_NE(run({"virsh", "-c", tcp_uri(), "pool-info", pool}, dir_ / "p.out", dir_ / "p.err"), 0)
+      << "a pool was left: " << slurp(dir_ / "p.out");
 }
 
 }  // namespace

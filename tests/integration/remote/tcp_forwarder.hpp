@@ -8,7 +8,8 @@
 //           only libvirt's keepalive notices)
 // The message that triggers it is not forwarded. It triggers once; later connections (the
 // cleanup's reconnect) are forwarded untouched, or refused with `refuse_after` (the host is
-// gone for good).
+// gone for good). `listen_port` (0: any free port) lets a test bring a host back on the URI it
+// had: a second forwarder on the first one's port once that one refuses.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -38,13 +39,16 @@ class TcpForwarder {
   enum class Fault { kCut, kFreeze };
   using Trigger = std::function<bool(const RpcHeader&)>;
 
-  TcpForwarder(int target_port, Fault fault, Trigger trigger, bool refuse_after = false)
+  TcpForwarder(int target_port, Fault fault, Trigger trigger, bool refuse_after = false,
+               int listen_port = 0)
       : target_port_(target_port),
         fault_(fault),
         trigger_(std::move(trigger)),
         refuse_after_(refuse_after) {
     listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a = loopback(0);
+    const int one = 1;  // the port's earlier connections may still be in TIME_WAIT
+    setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in a = loopback(listen_port);
     socklen_t len = sizeof a;
     if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
         listen(listen_fd_, 16) != 0 ||

@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "host/topology_json.hpp"
+#include "orchestrator/layout/layout.hpp"
+#include "orchestrator/placement/synthetic_host.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
 
@@ -132,6 +135,87 @@ TEST_F(MultiHostReport, EveryFormatHasTheHostAndTheDoesNotFitReason) {
   EXPECT_NE(html.find(std::string("expose=sockets @ ") + kLocal), std::string::npos)
       << "chart labels name the host";
   EXPECT_NE(html.find(std::string("does-not-fit: ") + kUnfit), std::string::npos);
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The HTML pictures of a store of several hosts: each host's placement is planned on that
+// host's own stored topology (context.hosts[].host_topology) and drawn in a section of its own;
+// a configuration that fits one host and not the other is drawn on the one and explained on
+// the other (before issue 16 follow-up, only the first host's topology and cells were drawn).
+TEST(MultiHostPictures, EachHostGetsItsOwnPlacementAndSeenSections) {
+  char tmpl[] = "/tmp/topolab-multihost-pictures-XXXXXX";
+  const fs::path dir = mkdtemp(tmpl);
+  {
+    auto s = store::ResultStore::open(dir / "p.db");
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    SyntheticHostSpec small, big;
+    small.cores_per_l3 = 2;  // CPUs 0-1
+    big.l3_per_package = 2;  // CPUs 0-7 in two L3 domains
+    big.cores_per_l3 = 4;
+    const nlohmann::json ctx = {
+        {"backend", "guest"},
+        {"hosts",
+         {{{"host", kLocal}, {"host_topology", topology_to_json(make_synthetic_host(small))}},
+          {{"host", kTcp}, {"host_topology", topology_to_json(make_synthetic_host(big))}}}}};
+    auto exp = (*s)->begin_experiment("pics", {{"benchmarks", {{{"name", "sqrt"}}}}}, nullptr,
+                                      nullptr, ctx);
+    ASSERT_TRUE(exp.ok());
+    Layout narrow, wide;
+    narrow.l3_groups = wide.l3_groups = 1;
+    narrow.cores_per_group = wide.cores_per_group = 2;
+    narrow.threads_per_core = wide.threads_per_core = 1;
+    narrow.host_cpus = CpuList{0, 1};
+    wide.host_cpus = CpuList{4, 5, 6, 7};  // only the 8-CPU host has these
+    int position = 0;
+    for (const char* host : {kLocal, kTcp})
+      for (const auto& [label, layout] :
+           {std::pair{"host_cpus=0-1", narrow}, std::pair{"host_cpus=4-7", wide}}) {
+        const nlohmann::json f = {{"placement.host_cpus", std::string(label).substr(10)}};
+        store::CellRecord c{f.dump(), f.dump(), f, label, position++ % 2, layout_to_json(layout),
+                            host};
+        ASSERT_TRUE((*s)->upsert_cell(*exp, c).ok());
+      }
+  }
+  auto s = store::ResultStore::open_read_only(dir / "p.db");
+  ASSERT_TRUE(s.ok());
+  auto d = load_report(**s, "");
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_EQ(d->pictures.per_host.size(), 2u);
+  for (const auto& h : d->pictures.per_host) {
+    ASSERT_TRUE(h.host.has_value()) << h.host_uri << ": " << h.host_note;
+    ASSERT_EQ(h.configs.size(), 2u) << h.host_uri << ": only its own cells";
+    EXPECT_TRUE(h.configs[0].plan.has_value()) << h.configs[0].plan_note;
+  }
+  EXPECT_EQ(d->pictures.per_host[0].host_uri, kLocal);
+  EXPECT_EQ(d->pictures.per_host[0].host->cpus.size(), 2u);
+  EXPECT_FALSE(d->pictures.per_host[0].configs[1].plan.has_value()) << "4-7 on a 2-CPU host";
+  EXPECT_NE(d->pictures.per_host[0].configs[1].plan_note.find("placement: "), std::string::npos);
+  EXPECT_EQ(d->pictures.per_host[1].host->cpus.size(), 8u);
+  EXPECT_TRUE(d->pictures.per_host[1].configs[1].plan.has_value())
+      << d->pictures.per_host[1].configs[1].plan_note;
+
+  std::ostringstream out;
+  (*make_reporter("html", out))->report(*d);
+  const std::string html = out.str();
+  const auto local_at = html.find(std::string("<h2>Placement on ") + kLocal + "</h2>");
+  const auto tcp_at = html.find(std::string("<h2>Placement on ") + kTcp + "</h2>");
+  ASSERT_NE(local_at, std::string::npos) << html;
+  ASSERT_NE(tcp_at, std::string::npos) << html;
+  EXPECT_LT(local_at, tcp_at) << "in the store's host order";
+  EXPECT_EQ(html.find("<h2>Placement on the host</h2>"), std::string::npos);
+  // Three plans drawn (2 on the big host, 1 on the small); the small host's section explains
+  // the fourth, before the big host's section starts.
+  EXPECT_EQ(count(html, "class=\"pic-placement\""), 3u);
+  const auto note = html.find("placement: ", local_at);
+  EXPECT_LT(note, tcp_at) << html.substr(local_at, 2000);
+  EXPECT_NE(html.find(" 2 online CPU(s)"), std::string::npos);
+  EXPECT_NE(html.find("8 online CPU(s)"), std::string::npos);
+  fs::remove_all(dir);
 }
 
 }  // namespace
