@@ -29,6 +29,7 @@ struct StreamBridge::State {
   std::uint64_t max_bytes = 0, received = 0, written = 0;
   std::string to_fd, to_stream;  // bytes waiting for the fd / for the stream
   bool ended = false, stopping = false;
+  bool stream_eof = false;  // the stream ended; the fd still takes what waits for it
   std::string reason;
   bool stream_cb = false;
   int watch = -1, timer = -1;
@@ -68,7 +69,9 @@ void end(State& s, const std::string& why) {
 // Writes what waits for the fd; a file past max_bytes takes nothing more.
 void flush_fd(State& s) {
   while (!s.to_fd.empty() && !s.ended) {
-    const ssize_t n = ::write(s.fd, s.to_fd.data(), s.to_fd.size());
+    // send(MSG_NOSIGNAL) on the socket: a reader that went away must not raise SIGPIPE.
+    const ssize_t n = s.two_way ? ::send(s.fd, s.to_fd.data(), s.to_fd.size(), MSG_NOSIGNAL)
+                                : ::write(s.fd, s.to_fd.data(), s.to_fd.size());
     if (n > 0) {
       s.to_fd.erase(0, static_cast<std::size_t>(n));
       s.written += static_cast<std::uint64_t>(n);
@@ -104,10 +107,13 @@ void take_from_stream(State& s, const char* data, std::size_t n) {
 // Reads until the stream has nothing more or the buffer towards the fd is full.
 void read_stream(State& s) {
   char buf[kChunk];
-  while (!s.ended && s.to_fd.size() < StreamBridge::kMaxBuffered) {
+  while (!s.ended && !s.stream_eof && s.to_fd.size() < StreamBridge::kMaxBuffered) {
     const int n = virStreamRecv(s.stream, buf, sizeof buf);
     if (n == -2) return;
-    if (n == 0) return end(s, "the stream ended (the domain stopped or closed the device)");
+    if (n == 0) {
+      s.stream_eof = true;  // ended once the fd took the rest (finish_at_eof)
+      return;
+    }
     if (n < 0) return end(s, "virStreamRecv: " + capture_libvirt_error().message);
     take_from_stream(s, buf, static_cast<std::size_t>(n));
   }
@@ -128,11 +134,20 @@ void read_fd(State& s) {
   }
 }
 
+// The stream's end reaches the reader only after every byte before it.
+void finish_at_eof(State& s) {
+  if (s.stream_eof && s.to_fd.empty()) {
+    end(s, "the stream ended (the domain stopped or closed the device)");
+  }
+}
+
 // What each side waits for now: reading pauses while its buffer is full (backpressure).
 void update_events(State& s) {
   if (s.ended) return;
   int st = 0, fd = 0;
-  if (s.to_fd.size() < StreamBridge::kMaxBuffered) st |= VIR_STREAM_EVENT_READABLE;
+  if (!s.stream_eof && s.to_fd.size() < StreamBridge::kMaxBuffered) {
+    st |= VIR_STREAM_EVENT_READABLE;
+  }
   if (!s.to_stream.empty()) st |= VIR_STREAM_EVENT_WRITABLE;
   if (s.two_way && s.to_stream.size() < StreamBridge::kMaxBuffered) {
     fd |= VIR_EVENT_HANDLE_READABLE;
@@ -154,9 +169,10 @@ void on_stream(virStreamPtr, int events, void* opaque) {
   if (events & (VIR_STREAM_EVENT_ERROR | VIR_STREAM_EVENT_HANGUP)) {
     read_stream(s);
     flush_fd(s);
-    end(s, "the stream reported " +
-               std::string(events & VIR_STREAM_EVENT_ERROR ? "an error" : "a hang-up"));
+    if (events & VIR_STREAM_EVENT_ERROR) end(s, "the stream reported an error");
+    s.stream_eof = true;
   }
+  finish_at_eof(s);
   update_events(s);
 }
 
@@ -172,6 +188,7 @@ void on_fd(int, int, int events, void* opaque) {
       (events & (VIR_EVENT_HANDLE_ERROR | VIR_EVENT_HANDLE_HANGUP))) {
     end(s, "the local end closed");
   }
+  finish_at_eof(s);
   update_events(s);
 }
 
