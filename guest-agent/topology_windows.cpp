@@ -75,9 +75,8 @@ Result<CpuList> masks(const Record& r, unsigned count) {
 }
 
 Result<CpuList> processor_cpus(const Record& r) {
-  auto p = fixed_part<PROCESSOR_RELATIONSHIP>(r);
-  if (!p) return p.error();
-  return masks<PROCESSOR_RELATIONSHIP>(r, p->GroupCount);
+  TL_ASSIGN(const auto p, fixed_part<PROCESSOR_RELATIONSHIP>(r));
+  return masks<PROCESSOR_RELATIONSHIP>(r, p.GroupCount);
 }
 
 // NUMA_NODE_RELATIONSHIP and CACHE_RELATIONSHIP: Windows 11/Server 2022 put a WORD GroupCount in
@@ -100,32 +99,26 @@ Result<void> collect(const Record& r, Collected& c) {
     case RelationProcessorCore:
     case RelationProcessorPackage:
     case kRelationProcessorDie: {
-      auto cpus = processor_cpus(r);
-      if (!cpus) return cpus.error();
+      TL_ASSIGN(CpuList cpus, processor_cpus(r));
       auto& list = r.relationship == RelationProcessorCore      ? c.cores
                    : r.relationship == RelationProcessorPackage ? c.packages
                                                                 : c.dies;
-      list.push_back(std::move(*cpus));
+      list.push_back(std::move(cpus));
       return {};
     }
     case RelationCache: {
-      auto cache = fixed_part<CACHE_RELATIONSHIP>(r);
-      if (!cache) return cache.error();
-      if (cache->Level != 3 || (cache->Type != CacheUnified && cache->Type != CacheData)) return {};
-      auto cpus = masks<CACHE_RELATIONSHIP>(r, group_count(*cache));
-      if (!cpus) return cpus.error();
-      c.raw.l3.push_back({std::move(*cpus), cache->CacheSize / 1024u});
+      TL_ASSIGN(const auto cache, fixed_part<CACHE_RELATIONSHIP>(r));
+      if (cache.Level != 3 || (cache.Type != CacheUnified && cache.Type != CacheData)) return {};
+      TL_ASSIGN(CpuList cpus, masks<CACHE_RELATIONSHIP>(r, group_count(cache)));
+      c.raw.l3.push_back({std::move(cpus), cache.CacheSize / 1024u});
       return {};
     }
     case RelationNumaNode:
     case kRelationNumaNodeEx: {
-      auto node = fixed_part<NUMA_NODE_RELATIONSHIP>(r);
-      if (!node) return node.error();
-      auto cpus = masks<NUMA_NODE_RELATIONSHIP>(r, group_count(*node));
-      if (!cpus) return cpus.error();
+      TL_ASSIGN(const auto node, fixed_part<NUMA_NODE_RELATIONSHIP>(r));
       NumaNode n;
-      n.id = static_cast<int>(std::min<DWORD>(node->NodeNumber, 1u << 20));
-      n.cpus = std::move(*cpus);
+      TL_ASSIGN(n.cpus, masks<NUMA_NODE_RELATIONSHIP>(r, group_count(node)));
+      n.id = static_cast<int>(std::min<DWORD>(node.NodeNumber, 1u << 20));
       // memory_kib stays 0 (unknown): Windows reports a node's available, not total, memory.
       c.raw.numa_nodes.push_back(std::move(n));
       return {};

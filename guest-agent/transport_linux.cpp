@@ -16,6 +16,7 @@
 #include "common/file_io.hpp"
 #include "common/owned_fd.hpp"
 #include "guest-agent/transport.hpp"
+#include "guest-agent/transport_shared.hpp"
 #include "protocol/protocol.hpp"
 
 namespace topolab::agent {
@@ -24,9 +25,6 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
 namespace {
-
-constexpr milliseconds kMinBackoff{100};
-constexpr milliseconds kMaxBackoff{1000};
 
 std::string errno_text() { return std::strerror(errno); }
 
@@ -78,19 +76,16 @@ class VirtioPortTransport : public Transport {
   }
 
   Result<void> wait_for_host() override {
-    milliseconds backoff = kMinBackoff;
+    Backoff backoff;
     for (;;) {
       pollfd p{fd_.get(), POLLOUT, 0};
-      int rc = ::poll(&p, 1, static_cast<int>(kMaxBackoff.count()));
+      int rc = ::poll(&p, 1, static_cast<int>(Backoff::kMax.count()));
       if (rc < 0 && errno != EINTR)
         return make_error("poll " + path_.string() + ": " + errno_text());
       if (rc > 0 && !(p.revents & (POLLHUP | POLLERR | POLLNVAL))) return {};
       if (rc > 0 && (p.revents & POLLNVAL)) return make_error(path_.string() + ": invalid fd");
       // No host on the other end: the port reports HUP at once, so sleep instead of spinning.
-      if (rc > 0) {
-        std::this_thread::sleep_for(backoff);
-        backoff = std::min(backoff * 2, kMaxBackoff);
-      }
+      if (rc > 0) backoff.sleep();
     }
   }
 
@@ -225,19 +220,17 @@ Result<fs::path> find_virtio_port(const std::string& name, const fs::path& sys_r
 }
 
 Result<std::unique_ptr<Transport>> open_virtio_port(const fs::path& device) {
-  milliseconds backoff = kMinBackoff;
+  Backoff backoff;
   for (;;) {
     OwnedFd fd(::open(device.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY));
     if (fd) return std::unique_ptr<Transport>(new VirtioPortTransport(std::move(fd), device));
     if (errno != EBUSY) return make_error("open " + device.string() + ": " + errno_text());
-    // Only one opener at a time: wait for the other one to let go.
-    std::this_thread::sleep_for(backoff);
-    backoff = std::min(backoff * 2, kMaxBackoff);
+    backoff.sleep();  // only one opener at a time: wait for the other one to let go
   }
 }
 
 Result<std::unique_ptr<Transport>> open_virtio_port_by_name(const std::string& name) {
-  milliseconds backoff = kMinBackoff;
+  Backoff backoff;
   bool reported = false;
   for (;;) {
     auto path = find_virtio_port(name);
@@ -249,8 +242,7 @@ Result<std::unique_ptr<Transport>> open_virtio_port_by_name(const std::string& n
       std::cerr << "topolab-agent: " << path.error().message << "; waiting for it\n";
       reported = true;
     }
-    std::this_thread::sleep_for(backoff);
-    backoff = std::min(backoff * 2, kMaxBackoff);
+    backoff.sleep();
   }
 }
 
@@ -258,11 +250,7 @@ Result<std::unique_ptr<Transport>> listen_unix(const fs::path& path) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   const std::string p = path.string();
-  if (p.empty() || p.size() >= sizeof(addr.sun_path)) {
-    return make_error("UNIX socket path '" + p + "' is empty or longer than " +
-                      std::to_string(sizeof(addr.sun_path) - 1) + " bytes");
-  }
-  std::memcpy(addr.sun_path, p.c_str(), p.size() + 1);
+  TL_TRY(copy_socket_path(addr.sun_path, sizeof(addr.sun_path), p));
   struct stat st {};
   if (::lstat(p.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode))

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "guest-agent/transport.hpp"
+#include "guest-agent/transport_shared.hpp"
 #include "guest-agent/windows_support.hpp"
 #include "protocol/protocol.hpp"
 
@@ -26,9 +27,6 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
 namespace {
-
-constexpr milliseconds kMinBackoff{100};
-constexpr milliseconds kMaxBackoff{1000};
 
 std::string wsa_error(const char* call) { return win::error_text(call, WSAGetLastError()); }
 
@@ -169,10 +167,10 @@ class VirtioPortTransport : public Transport {
 
   Result<void> wait_for_host() override {
     end_session();
-    milliseconds backoff = kMinBackoff;
+    Backoff backoff;
     bool reported = false;
     for (;;) {
-      if (idle_sessions_ > 0) std::this_thread::sleep_for(std::min(kMaxBackoff, backoff));
+      if (idle_sessions_ > 0) std::this_thread::sleep_for(backoff.delay());
       handle_ = CreateFileW(win::widen(path_).c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr,
                             OPEN_EXISTING, FILE_FLAG_OVERLAPPED, nullptr);
       if (handle_ != INVALID_HANDLE_VALUE && host_connected()) return {};
@@ -183,8 +181,7 @@ class VirtioPortTransport : public Transport {
         reported = true;
       }
       end_session();
-      std::this_thread::sleep_for(backoff);
-      backoff = std::min(backoff * 2, kMaxBackoff);
+      backoff.sleep();
     }
   }
 
@@ -310,11 +307,7 @@ Result<std::unique_ptr<Transport>> listen_unix(const fs::path& path) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   const std::string p = path.string();
-  if (p.empty() || p.size() >= sizeof(addr.sun_path)) {
-    return make_error("UNIX socket path '" + p + "' is empty or longer than " +
-                      std::to_string(sizeof(addr.sun_path) - 1) + " bytes");
-  }
-  std::memcpy(addr.sun_path, p.c_str(), p.size() + 1);
+  TL_TRY(copy_socket_path(addr.sun_path, sizeof(addr.sun_path), p));
   // A stale socket from an earlier run is a reparse point; anything else is not replaced.
   DWORD attrs = GetFileAttributesW(win::widen(p).c_str());
   if (attrs != INVALID_FILE_ATTRIBUTES) {

@@ -112,30 +112,27 @@ void note_memory(const std::string& xml, const Layout& layout, std::vector<std::
 Result<ApplyResult> apply_layout_to_domain(const ApplyOptions& opts, const Layout& layout,
                                            const PlacementPlan& plan,
                                            const std::string& host_vendor) {
-  auto conn = virt::open_connection(opts.connect_uri);
-  if (!conn) return conn.error();
-  virt::DomainPtr dom(virDomainLookupByName(conn->get(), opts.domain.c_str()));
+  TL_ASSIGN(const auto conn, virt::open_connection(opts.connect_uri));
+  virt::DomainPtr dom(virDomainLookupByName(conn.get(), opts.domain.c_str()));
   if (!dom) return virt::capture_libvirt_error().context("domain '" + opts.domain + "'");
-  auto running = check_running(dom.get(), opts);
-  if (!running) return running.error();
-  auto before = persistent_xml(dom.get(), opts.domain);
-  if (!before) return before.error();
+  TL_ASSIGN(const bool running, check_running(dom.get(), opts));
+  TL_ASSIGN(const std::string before, persistent_xml(dom.get(), opts.domain));
   DomainSpec spec;
   spec.name = opts.domain;
   spec.layout = &layout;
   spec.plan = &plan;
   spec.host_vendor = host_vendor;
-  auto after = patch_domain_xml(*before, spec);
-  if (!after) return after.error();
+  TL_ASSIGN(const std::string after, patch_domain_xml(before, spec));
   // The diff is against what libvirt would store, not our text: the dry-run shows every
   // change (libvirt's normalisation included) and fails where the real apply would.
-  auto predicted = domain::libvirt_normalised_definition(conn->get(), *after);
-  if (!predicted) return predicted.error().context("apply '" + opts.domain + "' (nothing changed)");
+  TL_ASSIGN_CTX(const std::string predicted,
+                domain::libvirt_normalised_definition(conn.get(), after),
+                "apply '" + opts.domain + "' (nothing changed)");
   ApplyResult result;
-  result.changed = *predicted != *before;
+  result.changed = predicted != before;
   result.diff =
-      unified_diff(*before, *predicted, "a/" + opts.domain + ".xml", "b/" + opts.domain + ".xml");
-  note_memory(*before, layout, result.notes);
+      unified_diff(before, predicted, "a/" + opts.domain + ".xml", "b/" + opts.domain + ".xml");
+  note_memory(before, layout, result.notes);
   if (opts.dry_run || !result.changed) {
     if (!result.changed) result.notes.push_back("no change: the domain already matches");
     if (opts.dry_run) {
@@ -146,26 +143,24 @@ Result<ApplyResult> apply_layout_to_domain(const ApplyOptions& opts, const Layou
   }
   const auto dir =
       opts.backup_dir.empty() ? std::filesystem::path("topolab-backups") : opts.backup_dir;
-  auto backup = write_backup(dir, opts.domain, *before);
-  if (!backup) return backup.error();
-  result.backup = *backup;
+  TL_ASSIGN(result.backup, write_backup(dir, opts.domain, before));
   virt::DomainPtr defined(
-      virDomainDefineXMLFlags(conn->get(), after->c_str(), VIR_DOMAIN_DEFINE_VALIDATE));
+      virDomainDefineXMLFlags(conn.get(), after.c_str(), VIR_DOMAIN_DEFINE_VALIDATE));
   if (!defined) {
     return virt::capture_libvirt_error().context("defining the patched '" + opts.domain +
                                                  "' (unchanged; previous XML saved in " +
-                                                 backup->string() + ")");
+                                                 result.backup.string() + ")");
   }
   // The preview is the promise; say so if libvirt stored anything else.
   if (auto stored = persistent_xml(defined.get(), opts.domain); !stored) {
     result.notes.push_back("could not read the stored definition back: " + stored.error().message);
-  } else if (*stored != *predicted) {
+  } else if (*stored != predicted) {
     result.notes.push_back(
         "warning: libvirt stored a definition that differs from the diff "
         "above:\n" +
-        unified_diff(*predicted, *stored, "predicted", "stored"));
+        unified_diff(predicted, *stored, "predicted", "stored"));
   }
-  if (*running) pin_live(dom.get(), plan, result.notes);
+  if (running) pin_live(dom.get(), plan, result.notes);
   return result;
 }
 

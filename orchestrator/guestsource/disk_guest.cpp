@@ -94,11 +94,9 @@ nlohmann::json disk_identity(const DiskImage& disk) {
 }
 
 Result<DiskImage> check_disk(const std::string& connect_uri, const std::filesystem::path& disk) {
-  auto image = inspect_disk(disk);
-  if (!image) return image.error();
-  auto conn = virt::open_connection(connect_uri);
-  if (!conn) return conn.error();
-  TL_TRY(check_not_in_use(conn->get(), *image));
+  TL_ASSIGN(DiskImage image, inspect_disk(disk));
+  TL_ASSIGN(const auto conn, virt::open_connection(connect_uri));
+  TL_TRY(check_not_in_use(conn.get(), image));
   return image;
 }
 
@@ -112,9 +110,8 @@ Result<std::string> overlay_disks(const std::string& xml, const DiskImage* user_
     return make_error("domain XML: not parseable");
   bool first = true;
   for (auto disk : doc.child("domain").child("devices").children("disk")) {
-    auto kept = passed_through(disk);
-    if (!kept) return kept.error();
-    if (*kept) continue;
+    TL_ASSIGN(const bool kept, passed_through(disk));
+    if (kept) continue;
     if (static_cast<int>(overlays.size()) >= kMaxOverlaidDisks)
       return make_error("more than " + std::to_string(kMaxOverlaidDisks) +
                         " writable disks: topolab overlays at most that many");
@@ -122,9 +119,7 @@ Result<std::string> overlay_disks(const std::string& xml, const DiskImage* user_
     if (first && user_disk) {
       backing = *user_disk;
     } else {
-      auto b = backing_of(disk);
-      if (!b) return b.error();
-      backing = *b;
+      TL_ASSIGN(backing, backing_of(disk));
     }
     first = false;
     auto overlay = create_overlay(backing, run_id, static_cast<int>(overlays.size()), overlay_dir);
@@ -157,23 +152,19 @@ Result<PreparedDisk> prepare_disk(const std::string& connect_uri, const GuestSou
     std::fprintf(stderr, "topolab: removed stale overlay %s (its run is gone)\n", stale.c_str());
   }
   PreparedDisk out;
-  auto disk = check_disk(connect_uri, source.disk);
-  if (!disk) return disk.error();
-  out.disk = *disk;
-  auto os = parse_guest_os(source.os);
-  if (!os) return os.error();
-  auto base = templates_dir() / "domains" / (*os + "-disk.xml");
-  auto text = read_file(base, 4u << 20);
-  if (!text) return text.error();
-  auto xml = overlay_disks(*text, &out.disk, run_id, overlay_dir, out.overlays);
-  if (!xml) return xml.error().context(base.string());
+  TL_ASSIGN(out.disk, check_disk(connect_uri, source.disk));
+  TL_ASSIGN(const std::string os, parse_guest_os(source.os));
+  const auto base = templates_dir() / "domains" / (os + "-disk.xml");
+  TL_ASSIGN(const std::string text, read_file(base, 4u << 20));
+  TL_ASSIGN_CTX(const std::string xml,
+                overlay_disks(text, &out.disk, run_id, overlay_dir, out.overlays), base.string());
   // The base XML sits beside its overlay, named like it, so stale cleanup removes it too.
   OwnedFile file(overlay_dir / overlay_file_name(run_id, 0, ".xml"));
-  TL_TRY(write_file_atomic(file.path(), *xml, 0600));
+  TL_TRY(write_file_atomic(file.path(), xml, 0600));
   out.base_template.emplace(std::move(file));
   out.source = disk_identity(out.disk);
   out.source["kind"] = "disk";
-  out.source["os"] = *os;
+  out.source["os"] = os;
   return out;
 }
 

@@ -68,7 +68,7 @@ std::optional<std::string> SysRoot::link_name(std::string_view absolute) const {
 Result<void> SysRoot::write_attr(std::string_view absolute, const std::string& value) const {
   auto path = at(absolute);
   auto fd = open_regular_file(path, O_WRONLY | O_TRUNC);  // a FIFO under --root never blocks
-  if (!fd) return make_error("cannot open for writing: " + fd.error().message);
+  if (!fd) return fd.error().context("cannot open for writing");
   std::string line = value + "\n";
   ssize_t n;
   do {

@@ -19,34 +19,74 @@ namespace {
 // Older stores are migrated when opened for writing (the columns are added, NULL: "not
 // recorded"; cells get the host the experiment ran on) and read as they are.
 constexpr int kSchemaVersion = 4;
-constexpr const char* kSchema = R"SQL(
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '4');
-CREATE TABLE IF NOT EXISTS experiments(
-  id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, spec TEXT NOT NULL,
-  host_topology TEXT, versions TEXT, created TEXT NOT NULL, updated TEXT NOT NULL,
-  context TEXT);
-CREATE TABLE IF NOT EXISTS cells(
-  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
-  cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL, label TEXT NOT NULL,
-  position INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending', error TEXT,
-  mismatches TEXT, boot_id INTEGER, layout TEXT, host TEXT NOT NULL DEFAULT '',
-  UNIQUE(experiment_id, host, cell_key));
-CREATE TABLE IF NOT EXISTS boots(
-  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
-  config_key TEXT NOT NULL, order_seed TEXT NOT NULL, intended_topology TEXT,
-  seen_topology TEXT, mismatches TEXT, timings TEXT, versions TEXT, started TEXT NOT NULL,
-  context TEXT, host TEXT, finished TEXT);
-CREATE TABLE IF NOT EXISTS runs(
-  id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
-  benchmark_index INTEGER NOT NULL, benchmark TEXT NOT NULL, repetition INTEGER NOT NULL,
-  params TEXT NOT NULL, samples TEXT, summary TEXT, result TEXT NOT NULL, value REAL,
-  unit TEXT, duration_ms REAL, started TEXT NOT NULL, host TEXT,
-  UNIQUE(cell_id, benchmark_index, repetition));
-CREATE TABLE IF NOT EXISTS failures(
-  id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
-  benchmark_index INTEGER, repetition INTEGER, error TEXT NOT NULL, at TEXT NOT NULL);
-)SQL";
+
+// Columns or constraints of a table, with the schema versions that have them.
+struct Part {
+  const char* sql;
+  int since = 1;
+  int until = kSchemaVersion;
+};
+struct Table {
+  const char* name;
+  std::vector<Part> parts;
+};
+
+// The one description of every schema version: a new store gets the newest, the schema-4 cells
+// rebuild its cells table, and tests build stores of older versions from it (their data
+// fixtures hold only rows, so no copy of the schema goes stale).
+const std::vector<Table>& schema_tables() {
+  static const std::vector<Table> tables = {
+      {"meta", {{"key TEXT PRIMARY KEY, value TEXT NOT NULL"}}},
+      {"experiments",
+       {{"id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, spec TEXT NOT NULL"},
+        {"host_topology TEXT, versions TEXT, created TEXT NOT NULL, updated TEXT NOT NULL"},
+        {"context TEXT", 3}}},
+      {"cells",
+       {{"id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id)"},
+        {"cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL"},
+        {"label TEXT NOT NULL, position INTEGER NOT NULL"},
+        {"status TEXT NOT NULL DEFAULT 'pending', error TEXT, mismatches TEXT, boot_id INTEGER"},
+        {"layout TEXT", 2},
+        {"host TEXT NOT NULL DEFAULT ''", 4},
+        {"UNIQUE(experiment_id, cell_key)", 1, 3},
+        {"UNIQUE(experiment_id, host, cell_key)", 4}}},
+      {"boots",
+       {{"id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id)"},
+        {"config_key TEXT NOT NULL, order_seed TEXT NOT NULL, intended_topology TEXT"},
+        {"seen_topology TEXT, mismatches TEXT, timings TEXT, versions TEXT"},
+        {"started TEXT NOT NULL"},
+        {"context TEXT", 3},
+        {"host TEXT", 4},
+        {"finished TEXT", 4}}},
+      {"runs",
+       {{"id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER"},
+        {"benchmark_index INTEGER NOT NULL, benchmark TEXT NOT NULL, repetition INTEGER NOT NULL"},
+        {"params TEXT NOT NULL, samples TEXT, summary TEXT, result TEXT NOT NULL, value REAL"},
+        {"unit TEXT, duration_ms REAL, started TEXT NOT NULL"},
+        {"host TEXT", 4},
+        {"UNIQUE(cell_id, benchmark_index, repetition)"}}},
+      {"failures",
+       {{"id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER"},
+        {"benchmark_index INTEGER, repetition INTEGER, error TEXT NOT NULL, at TEXT NOT NULL"}}},
+  };
+  return tables;
+}
+
+// "(columns and constraints)" of `table` in schema `version`.
+std::string table_body(const std::string& table, int version) {
+  std::string body = "(\n  ";
+  const char* sep = "";
+  for (const auto& t : schema_tables()) {
+    if (t.name != table) continue;
+    for (const auto& p : t.parts) {
+      if (p.since > version || version > p.until) continue;
+      body += sep;
+      body += p.sql;
+      sep = ",\n  ";
+    }
+  }
+  return body + ")";
+}
 
 // One prepared statement; binds by position starting at 1. It owns the sqlite3_stmt, so it is
 // neither copyable nor movable: a copy would finalize the same statement twice.
@@ -145,7 +185,7 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::pa
   // Off during the migration: schema 4 rebuilds the cells table (a new UNIQUE), and SQLite
   // only honours the pragma outside a transaction.
   TL_TRY(store->exec("PRAGMA foreign_keys=OFF"));
-  TL_TRY(store->exec(std::string("BEGIN IMMEDIATE;") + kSchema));
+  TL_TRY(store->exec("BEGIN IMMEDIATE;" + schema_sql(kSchemaVersion)));
   auto migrated = store->migrate();
   if (!migrated) {
     (void)store->exec("ROLLBACK");
@@ -179,12 +219,8 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
                       "' is not one this topolab knows (1 to " + std::to_string(kSchemaVersion) +
                       "); it was written by another version");
   // An older store is read as it is: columns it lacks read as NULL ("not recorded").
-  auto has = store->has_column("experiments", "context");
-  if (!has) return has.error();
-  store->has_context_ = *has;
-  auto host = store->has_column("cells", "host");
-  if (!host) return host.error();
-  store->has_host_ = *host;
+  TL_ASSIGN(store->has_context_, store->has_column("experiments", "context"));
+  TL_ASSIGN(store->has_host_, store->has_column("cells", "host"));
   return store;
 }
 
@@ -194,6 +230,15 @@ bool ResultStore::known_schema(const std::string& version) {
   for (int v = 1; v <= kSchemaVersion; ++v)
     if (version == std::to_string(v)) return true;
   return false;
+}
+
+std::string ResultStore::schema_sql(int version) {
+  std::string sql;
+  for (const auto& t : schema_tables())
+    sql +=
+        std::string("CREATE TABLE IF NOT EXISTS ") + t.name + table_body(t.name, version) + ";\n";
+  return sql + "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '" +
+         std::to_string(version) + "');\n";
 }
 
 Result<bool> ResultStore::has_column(const char* table, const char* column) {
@@ -222,10 +267,8 @@ Result<void> ResultStore::migrate() {
                                       {"boots", "host"},
                                       {"boots", "finished"},
                                       {"runs", "host"}}) {
-    auto has = has_column(table, column);
-    if (!has) return has.error();
-    if (!*has)
-      TL_TRY(exec(std::string("ALTER TABLE ") + table + " ADD COLUMN " + column + " TEXT"));
+    TL_ASSIGN(const bool has, has_column(table, column));
+    if (!has) TL_TRY(exec(std::string("ALTER TABLE ") + table + " ADD COLUMN " + column + " TEXT"));
   }
   TL_TRY(migrate_cells_host());
   has_context_ = true;
@@ -248,13 +291,8 @@ std::string recorded_host(const nlohmann::json& context, const nlohmann::json& s
   return "qemu:///system";
 }
 
-constexpr const char* kCellsV4 = R"SQL(
-CREATE TABLE cells_v4(
-  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
-  cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL, label TEXT NOT NULL,
-  position INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending', error TEXT,
-  mismatches TEXT, boot_id INTEGER, layout TEXT, host TEXT NOT NULL DEFAULT '',
-  UNIQUE(experiment_id, host, cell_key));
+// After "CREATE TABLE cells_v4" with the columns of schema 4.
+constexpr const char* kCellsV4Copy = R"SQL(;
 INSERT INTO cells_v4(id, experiment_id, cell_key, config_key, factors, label, position, status,
                      error, mismatches, boot_id, layout)
   SELECT id, experiment_id, cell_key, config_key, factors, label, position, status, error,
@@ -269,10 +307,9 @@ ALTER TABLE cells_v4 RENAME TO cells;
 // constraint), keeping every id so runs, failures and boots still point at their cells; then
 // every old row gets the host its experiment ran on.
 Result<void> ResultStore::migrate_cells_host() {
-  auto has = has_column("cells", "host");
-  if (!has) return has.error();
-  if (*has) return {};
-  TL_TRY(exec(kCellsV4));
+  TL_ASSIGN(const bool has, has_column("cells", "host"));
+  if (has) return {};
+  TL_TRY(exec("CREATE TABLE cells_v4" + table_body("cells", 4) + kCellsV4Copy));
   std::vector<std::pair<std::int64_t, std::string>> hosts;
   {
     Stmt q(db_, "SELECT id, context, spec FROM experiments");
@@ -408,15 +445,13 @@ Result<void> ResultStore::add_run(const RunRecord& r) {
          "(SELECT host FROM cells WHERE id=?1))");
   if (!s.prepared()) return db_error("prepare run");
   // The store keeps only validated results (issue 12): the same validator as at receipt.
-  auto valid = protocol::validate_result(r.result);
-  if (!valid)
-    return make_error("store: not recording a result of " + r.benchmark + ": " +
-                      valid.error().message);
-  const nlohmann::json result = protocol::result_to_json(*valid);
+  TL_ASSIGN_CTX(const protocol::BenchmarkResult valid, protocol::validate_result(r.result),
+                "store: not recording a result of " + r.benchmark);
+  const nlohmann::json result = protocol::result_to_json(valid);
   s.bind(1, r.cell_id).bind(2, r.boot_id).bind(3, r.benchmark_index).bind(4, r.benchmark);
   s.bind(5, r.repetition).bind_json(6, r.params).bind_json(7, result["samples"]);
-  s.bind_json(8, result["summary"]).bind(9, result.dump()).bind(10, protocol::result_value(*valid));
-  s.bind(11, valid->unit);
+  s.bind_json(8, result["summary"]).bind(9, result.dump()).bind(10, protocol::result_value(valid));
+  s.bind(11, valid.unit);
   s.bind(12, r.duration_ms).bind(13, utc_now());
   if (s.step() != SQLITE_DONE) return db_error("record result of " + r.benchmark);
   return {};

@@ -111,6 +111,9 @@ class ResultStore {
   // read-only folder, full disk) gives a one-line error naming the file, and is left untouched.
   static Result<std::unique_ptr<ResultStore>> open(const std::filesystem::path& path);
   static Result<std::unique_ptr<ResultStore>> open_read_only(const std::filesystem::path& path);
+  // The tables of schema `version` (1 to the newest) and its schema_version row, as SQL: what a
+  // new store is created with (the newest), and what tests build an older store from.
+  static std::string schema_sql(int version);
   ~ResultStore();
   ResultStore(const ResultStore&) = delete;
   ResultStore& operator=(const ResultStore&) = delete;

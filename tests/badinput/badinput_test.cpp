@@ -14,7 +14,8 @@
 //    "expect": ["cpu_id_not_a_number.xml", "id"],   substrings of stderr / the error message
 //    "max_lines": 1,                          optional, default 1 (CLI11 usage errors print 2)
 //    "setup": [["mkfifo", "@TMP@/x"]],        optional steps before the run (see run_setup;
-//                                             ["sqlite", DB, SQL_FILE] builds a crafted store)
+//                                             ["sqlite", DB, SQL_FILE, MORE_SQL...] builds a
+//                                             crafted store: tests/support/store_fixture.hpp)
 //    "after": [["unchanged", "@TMP@/v", "t"]], optional checks after the run (see run_after)
 //    "protocol": "agent": the input's lines go to the guest agent core; its last error reply
 //                   must contain "expect"
@@ -22,7 +23,6 @@
 // Placeholders: @CASES@ = tests/badinput/cases, @TMP@ = a fresh temp dir, @SRC@ = the source
 // tree.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -35,6 +35,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -45,6 +46,7 @@
 #include "guest-agent/agent.hpp"
 #include "protocol/protocol.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/store_fixture.hpp"
 
 namespace topolab {
 namespace {
@@ -183,18 +185,14 @@ void run_setup(const json& steps, const fs::path& tmp) {
     } else if (op == "mkfifo") {
       fs::remove(a);
       ASSERT_EQ(mkfifo(a.c_str(), 0600), 0) << a;
-    } else if (op == "sqlite") {  // ["sqlite", db, sql_file]: a crafted results store
-      std::ifstream in(substitute(step.at(2).get<std::string>(), tmp));
-      std::stringstream sql;
-      sql << in.rdbuf();
-      sqlite3* db = nullptr;
-      ASSERT_EQ(sqlite3_open(a.c_str(), &db), SQLITE_OK) << a;
-      char* err = nullptr;
-      const int rc = sqlite3_exec(db, sql.str().c_str(), nullptr, nullptr, &err);
-      const std::string message = err ? err : "";
-      sqlite3_free(err);
-      sqlite3_close(db);
-      ASSERT_EQ(rc, SQLITE_OK) << message;
+    } else if (op == "sqlite") {  // ["sqlite", db, sql_file, more_sql...]: a crafted store
+      std::string more;           // run after the fixture: tampering with a real store's rows
+      for (std::size_t i = 3; i < step.size(); ++i) {
+        std::ifstream in(substitute(step.at(i).get<std::string>(), tmp), std::ios::binary);
+        ASSERT_TRUE(in) << step.at(i);
+        more += std::string(std::istreambuf_iterator<char>(in), {}) + "\n";
+      }
+      ASSERT_EQ(testing::build_store(a, substitute(step.at(2).get<std::string>(), tmp), more), "");
     } else if (op == "write" || op == "append") {  // [op, path, text, repeat]
       std::ofstream f(a, op == "append" ? std::ios::binary | std::ios::app : std::ios::binary);
       int repeat = step.size() > 3 ? step.at(3).get<int>() : 1;

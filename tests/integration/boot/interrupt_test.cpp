@@ -9,26 +9,12 @@
 #include "orchestrator/virt/run_identity.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/running_domain.hpp"
 
 namespace topolab::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Waits until a domain of this run exists and is running (the boot is in progress).
-bool wait_for_running_domain(const std::string& marker, std::chrono::milliseconds timeout) {
-  auto conn = virt::open_connection("qemu:///system");
-  if (!conn) return false;
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    for (const auto& name : topolab_domains_with(marker)) {
-      auto dom = virt::lookup_domain(conn->get(), name);
-      if (dom && virDomainIsActive(dom->get()) == 1) return true;
-    }
-    std::this_thread::sleep_for(50ms);
-  }
-  return false;
-}
 
 TEST(Interrupt, SigintDuringBootLeavesNoDomain) {
   std::string marker = "it" + std::to_string(getpid()) + "-sigint";

@@ -9,7 +9,6 @@
 // moves). The pixels that differ are the picture's: each must draw thousands of them.
 // Skips only when /usr/bin/chromium is absent (scripts/setup.sh installs it).
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +21,7 @@
 #include "common/file_io.hpp"
 #include "tests/integration/browser/png_decode.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/store_fixture.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace topolab::testing {
@@ -39,13 +39,10 @@ class ReportInChromium : public ::testing::Test {
 
   // The HTML report of a store rebuilt from its SQL dump, written by the built CLI.
   fs::path report_of(const std::string& sql_name) {
-    auto sql = read_file(fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/report/data" / sql_name);
-    EXPECT_TRUE(sql.ok()) << sql.error().message;
     const fs::path db = dir_.path() / (sql_name + ".db"), html = dir_.path() / (sql_name + ".html");
-    sqlite3* h = nullptr;
-    EXPECT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-    EXPECT_EQ(sqlite3_exec(h, sql ? sql->c_str() : "", nullptr, nullptr, nullptr), SQLITE_OK);
-    sqlite3_close(h);
+    EXPECT_EQ(testing::build_store(
+                  db, fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/report/data" / sql_name),
+              "");
     auto run =
         run_process({TOPOLAB_CLI, "report", db.string(), "--format", "html", "-o", html.string()});
     EXPECT_EQ(run.status(), 0) << run.err;

@@ -10,6 +10,7 @@
 
 #include "orchestrator/virt/domain_lifecycle.hpp"
 #include "tests/integration/owndisk/test_disk.hpp"
+#include "tests/support/running_domain.hpp"
 
 namespace topolab::testing {
 namespace {
@@ -17,21 +18,6 @@ namespace {
 using namespace std::chrono_literals;
 
 const std::string kLayout = std::string(TOPOLAB_SOURCE_DIR) + "/examples/layouts/two-groups.toml";
-
-// True once a domain of this run is running (the guest is booting).
-bool wait_for_running_domain(const std::string& marker, std::chrono::milliseconds timeout) {
-  auto conn = virt::open_connection("qemu:///system");
-  if (!conn) return false;
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    for (const auto& name : topolab_domains_with(marker)) {
-      auto dom = virt::lookup_domain(conn->get(), name);
-      if (dom && virDomainIsActive(dom->get()) == 1) return true;
-    }
-    std::this_thread::sleep_for(100ms);
-  }
-  return false;
-}
 
 void interrupt_disk_boot(int sig, const char* name) {
   auto image = test_disk_image();

@@ -2,15 +2,14 @@
 // (data/hostile_agent.py) plays the guest over the real protocol and the real HostBackend:
 // before the typed boundary, "unit": 5 threw out of the runner with cells left 'running'.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <sstream>
 
 #include "orchestrator/experiment/host_backend.hpp"
 #include "orchestrator/experiment/runner.hpp"
 #include "orchestrator/report/reporter.hpp"
+#include "tests/orchestrator/experiment/store_run.hpp"
 
 namespace topolab::experiment {
 namespace {
@@ -20,10 +19,10 @@ namespace fs = std::filesystem;
 const fs::path kHostileAgent =
     fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/experiment/data/hostile_agent.py";
 
-TEST(HostileResult, ANumberUnitFailsOnlyItsCellAndNothingIsLeftRunning) {
-  char tmpl[] = "/tmp/topolab-hostile-result-XXXXXX";
-  const fs::path dir = mkdtemp(tmpl);
-  auto e = parse_experiment(R"(
+class HostileResult : public StoreRunTest {};
+
+TEST_F(HostileResult, ANumberUnitFailsOnlyItsCellAndNothingIsLeftRunning) {
+  const Experiment e = parse(R"(
 name = "hostile"
 backend = "host"
 repetitions = 1
@@ -32,20 +31,11 @@ repetitions = 1
 [[benchmark]]
 name = "sqrt"
 )",
-                            "hostile.toml", dir);
-  ASSERT_TRUE(e.ok()) << e.error().message;
+                             "hostile.toml");
   std::string log;
   {
-    auto store = store::ResultStore::open(dir / "r.db");
-    ASSERT_TRUE(store.ok()) << store.error().message;
     HostBackend backend(kHostileAgent);
-    std::FILE* out = std::tmpfile();
-    Progress progress(out, /*tty=*/false);
-    auto s = run_experiment(*e, backend, **store, progress);
-    std::rewind(out);
-    char buf[8192];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, out)) > 0;) log.append(buf, n);
-    std::fclose(out);
+    auto s = run_with(e, backend, &log);
     ASSERT_TRUE(s.ok()) << "the experiment must not abort: " << s.error().message;
     EXPECT_EQ(s->runs_failed, 1);
     EXPECT_EQ(s->runs_executed, 1);
@@ -59,7 +49,7 @@ name = "sqrt"
   EXPECT_EQ(log.find('\x1b'), std::string::npos) << "raw ESC from the guest on the terminal";
   EXPECT_NE(log.find("s\\x1b]0;pwned\\x07"), std::string::npos) << log;
 
-  auto store = store::ResultStore::open_read_only(dir / "r.db");
+  auto store = store::ResultStore::open_read_only(store_path());
   ASSERT_TRUE(store.ok());
   auto cells = (*store)->cells((*(*store)->experiments())[0].id);
   ASSERT_EQ(cells->size(), 2u);
@@ -80,7 +70,6 @@ name = "sqrt"
   std::ostringstream table;
   report::ConsoleReporter(table).report(*data);
   EXPECT_EQ(table.str().find('\x1b'), std::string::npos) << table.str();
-  fs::remove_all(dir);
 }
 
 }  // namespace

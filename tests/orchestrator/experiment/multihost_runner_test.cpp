@@ -5,19 +5,16 @@
 // cannot (a connection that is closed, a planner that refuses a configuration); the integration
 // test tests/integration/remote/multihost_run_test.cpp does it with real guests and libvirt.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <string>
 
 #include "orchestrator/experiment/host_backend.hpp"
 #include "orchestrator/experiment/runner.hpp"
+#include "tests/orchestrator/experiment/store_run.hpp"
 
 namespace topolab::experiment {
 namespace {
-
-namespace fs = std::filesystem;
 
 class FaultyHost : public Backend {
  public:
@@ -44,51 +41,21 @@ class FaultyHost : public Backend {
   HostBackend inner_{TOPOLAB_AGENT};
 };
 
-constexpr const char* kDesign = R"(
-name = "two-hosts"
-backend = "host"
-repetitions = 2
-seed = 3
-[factors]
-"param.sqrt.threads" = [1, 2]
-[[benchmark]]
-name = "sqrt"
-params = { n = 20000, repeats = 1 }
-[baseline]
-"param.sqrt.threads" = 1
-)";
+const std::string kDesign = two_cell_design("two-hosts");
 
-class MultiHostRunner : public ::testing::Test {
+class MultiHostRunner : public StoreRunTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/topolab-multihost-test-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    auto e = parse_experiment(kDesign, "hosts.toml", dir_);
-    ASSERT_TRUE(e.ok()) << e.error().message;
-    e_ = *e;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { e_ = parse(kDesign, "hosts.toml"); }
 
   Result<RunSummary> run(std::string* log = nullptr) {
-    auto store = store::ResultStore::open(dir_ / "r.db");
-    if (!store) return store.error();
-    std::FILE* out = std::tmpfile();
-    Progress progress(out, /*tty=*/false);
-    auto s = run_experiment(e_, {{"hostA", &a_}, {"hostB", &b_}}, **store, progress);
-    std::rewind(out);
-    char buf[8192];
-    std::size_t n;
-    while (log && (n = std::fread(buf, 1, sizeof buf, out)) > 0) log->append(buf, n);
-    std::fclose(out);
-    return s;
+    return run_with(e_, {{"hostA", &a_}, {"hostB", &b_}}, log);
   }
 
   std::vector<store::StoredCell> cells() {
-    auto s = store::ResultStore::open_read_only(dir_ / "r.db");
+    auto s = store::ResultStore::open_read_only(store_path());
     return *(*s)->cells((*(*s)->experiments())[0].id);
   }
 
-  fs::path dir_;
   Experiment e_;
   FaultyHost a_, b_;
 };
@@ -113,7 +80,7 @@ TEST_F(MultiHostRunner, EveryCellRunsOncePerHostIntoOneStoreAndResumesPerHost) {
   EXPECT_EQ(stored[0].cell.host, "hostA");
   EXPECT_EQ(stored[3].cell.host, "hostB");
   EXPECT_EQ(stored[0].cell.key, stored[2].cell.key) << "the same levels, two cells";
-  auto st = store::ResultStore::open_read_only(dir_ / "r.db");
+  auto st = store::ResultStore::open_read_only(store_path());
   auto boots = (*st)->boots(1);
   ASSERT_EQ(boots->size(), 2u);
   EXPECT_NE((*boots)[0].boot.host, (*boots)[1].boot.host);

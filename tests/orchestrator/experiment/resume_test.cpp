@@ -3,50 +3,32 @@
 // parameter, level or layout under the same name is refused before anything is written.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 
 #include "orchestrator/experiment/host_backend.hpp"
 #include "orchestrator/experiment/resume_check.hpp"
 #include "orchestrator/experiment/runner.hpp"
 #include "orchestrator/layout/layout.hpp"
+#include "tests/orchestrator/experiment/store_run.hpp"
 
 namespace topolab::experiment {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class ResumeTest : public ::testing::Test {
+class ResumeTest : public StoreRunTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/topolab-resume-test-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Experiment parse(const std::string& text) {
-    auto e = parse_experiment(text, "resume.toml", dir_);
-    if (!e) ADD_FAILURE() << e.error().message;
-    return e ? *e : Experiment{};
-  }
+  Experiment parse(const std::string& text) { return StoreRunTest::parse(text, "resume.toml"); }
 
   Result<RunSummary> run(const Experiment& e) {
-    auto store = store::ResultStore::open(dir_ / "r.db");
-    if (!store) return store.error();
     HostBackend backend(TOPOLAB_AGENT);
-    std::FILE* out = std::tmpfile();
-    Progress progress(out, /*tty=*/false);
-    auto s = run_experiment(e, backend, **store, progress);
-    std::fclose(out);
-    return s;
+    return run_with(e, backend);
   }
 
   // Rows of the store, to show a refused run wrote nothing.
   std::string snapshot() {
-    auto s = store::ResultStore::open_read_only(dir_ / "r.db");
+    auto s = store::ResultStore::open_read_only(store_path());
     if (!s) return s.error().message;
     std::string out;
     auto exps = (*s)->experiments();
@@ -62,8 +44,6 @@ class ResumeTest : public ::testing::Test {
     }
     return out;
   }
-
-  fs::path dir_;
 };
 
 std::string design(const std::string& n, const std::string& levels = "[1, 2]") {

@@ -2,65 +2,25 @@
 #include "orchestrator/experiment/runner.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 
 #include "orchestrator/experiment/host_backend.hpp"
+#include "tests/orchestrator/experiment/store_run.hpp"
 
 namespace topolab::experiment {
 namespace {
 
-namespace fs = std::filesystem;
-
-class RunnerTest : public ::testing::Test {
+class RunnerTest : public StoreRunTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/topolab-runner-test-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Experiment parse(const std::string& text) {
-    auto e = parse_experiment(text, "runner.toml", dir_);
-    if (!e) ADD_FAILURE() << e.error().message;
-    return e ? *e : Experiment{};
-  }
-
   Result<RunSummary> run(const Experiment& e, std::string* log = nullptr) {
-    auto store = store::ResultStore::open(dir_ / "r.db");
-    if (!store) return store.error();
     HostBackend backend(TOPOLAB_AGENT);
-    std::FILE* out = std::tmpfile();
-    Progress progress(out, /*tty=*/false);
-    auto s = run_experiment(e, backend, **store, progress);
-    if (log) {
-      std::rewind(out);
-      char buf[4096];
-      std::size_t n;
-      while ((n = std::fread(buf, 1, sizeof buf, out)) > 0) log->append(buf, n);
-    }
-    std::fclose(out);
-    return s;
+    return run_with(e, backend, log);
   }
-
-  fs::path dir_;
 };
 
-constexpr const char* kTwoCells = R"(
-name = "host-sqrt"
-backend = "host"
-repetitions = 2
-seed = 3
-[factors]
-"param.sqrt.threads" = [1, 2]
-[[benchmark]]
-name = "sqrt"
-params = { n = 20000, repeats = 1 }
-[baseline]
-"param.sqrt.threads" = 1
-)";
+const std::string kTwoCells = two_cell_design("host-sqrt");
 
 TEST_F(RunnerTest, RunsEveryCellOnceAndResumesWithoutWork) {
   auto e = parse(kTwoCells);
@@ -87,7 +47,7 @@ TEST_F(RunnerTest, RunsEveryCellOnceAndResumesWithoutWork) {
   EXPECT_EQ(more->boots, 1);
   EXPECT_EQ(more->runs_executed, 2);
 
-  auto store = store::ResultStore::open_read_only(dir_ / "r.db");
+  auto store = store::ResultStore::open_read_only(store_path());
   ASSERT_TRUE(store.ok());
   auto exps = (*store)->experiments();
   ASSERT_EQ(exps->size(), 1u);
@@ -122,7 +82,7 @@ params = { n = 10000, repeats = 1 }
   EXPECT_EQ(s->runs_failed, 1);
   EXPECT_EQ(s->runs_executed, 1);
   EXPECT_EQ(s->cells_failed, 1);
-  auto store = store::ResultStore::open_read_only(dir_ / "r.db");
+  auto store = store::ResultStore::open_read_only(store_path());
   auto cells = (*store)->cells((*(*store)->experiments())[0].id);
   ASSERT_EQ(cells->size(), 1u);
   EXPECT_EQ((*cells)[0].status, "failed");

@@ -4,8 +4,6 @@
 // KVM-marked store carries it in none. Stores are built from data/context_store.sql (schema 3)
 // and data/two_cells_store.sql (schema 2, host backend); golden files pin the TCG output.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +14,7 @@
 #include "orchestrator/report/compare_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
+#include "tests/orchestrator/report/fixture_store_test.hpp"
 
 namespace topolab::report {
 namespace {
@@ -25,33 +24,10 @@ namespace fs = std::filesystem;
 const fs::path kData = fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/report/data";
 const char* const kFormats[] = {"table", "csv", "json", "html"};
 
-class ContextStore : public ::testing::Test {
+class ContextStore : public FixtureStoreTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/topolab-context-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    db_ = dir_ / "s.db";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   void build(const std::string& sql_file, const std::string& tamper = "") {
-    auto sql = read_file(kData / sql_file);
-    ASSERT_TRUE(sql.ok()) << sql.error().message;
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-    char* err = nullptr;
-    const std::string all = *sql + tamper;
-    const int rc = sqlite3_exec(db, all.c_str(), nullptr, nullptr, &err);
-    const std::string message = err ? err : "";
-    sqlite3_free(err);
-    sqlite3_close(db);
-    ASSERT_EQ(rc, SQLITE_OK) << message;
-  }
-  ReportData load() {
-    auto store = store::ResultStore::open_read_only(db_);
-    EXPECT_TRUE(store.ok()) << store.error().message;
-    auto data = load_report(**store, "");
-    EXPECT_TRUE(data.ok()) << data.error().message;
-    return *data;
+    build_from(kData / sql_file, tamper);
   }
   static std::string render(const ReportData& d, const std::string& format) {
     std::ostringstream out;
@@ -60,7 +36,6 @@ class ContextStore : public ::testing::Test {
     (*r)->report(d);
     return out.str();
   }
-  fs::path dir_, db_;
 };
 
 // data/golden_context_tcg.<ext>; TOPOLAB_UPDATE_GOLDEN=1 rewrites the files instead.
@@ -196,12 +171,7 @@ TEST_F(ContextStore, HostileStoreIsComparedNotThrownOn) {
   build("context_store.sql");
   const auto sound = load();
   fs::remove(db_);
-  auto sql = read_file(fs::path(TOPOLAB_TESTS_DIR) / "badinput/cases/guest_data/hostile_store.sql");
-  ASSERT_TRUE(sql.ok());
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql->c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
+  build_from(fs::path(TOPOLAB_TESTS_DIR) / "badinput/cases/guest_data/hostile_store.sql");
   const auto hostile = load();
   const auto d = compare_reports(sound, hostile, "sound", "hostile");
   EXPECT_EQ(d.emulated_sides(), "A");

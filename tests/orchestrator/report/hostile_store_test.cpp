@@ -2,16 +2,15 @@
 // every wrong kind written with sqlite directly) is reported, never thrown on: each bad run is
 // listed with its id and reason, the rest is reported, in every format, library and CLI.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <sstream>
 
-#include "common/file_io.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/store_fixture.hpp"
 
 namespace topolab::report {
 namespace {
@@ -26,16 +25,7 @@ class HostileStore : public ::testing::Test {
     char tmpl[] = "/tmp/topolab-hostile-store-XXXXXX";
     dir_ = mkdtemp(tmpl);
     db_ = dir_ / "hostile.db";
-    auto sql = read_file(kSql);
-    ASSERT_TRUE(sql.ok()) << sql.error().message;
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-    char* err = nullptr;
-    const int rc = sqlite3_exec(db, sql->c_str(), nullptr, nullptr, &err);
-    std::string message = err ? err : "";
-    sqlite3_free(err);
-    sqlite3_close(db);
-    ASSERT_EQ(rc, SQLITE_OK) << message;
+    ASSERT_EQ(testing::build_store(db_, kSql), "");
   }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_, db_;

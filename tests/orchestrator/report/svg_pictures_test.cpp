@@ -2,7 +2,6 @@
 // escaping of store strings, and size caps for stores that name 8192 CPUs or 10 000 cells.
 // TOPOLAB_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -18,6 +17,7 @@
 #include "orchestrator/report/svg_sections.hpp"
 #include "orchestrator/report/svg_topology.hpp"
 #include "orchestrator/store/result_store.hpp"
+#include "tests/support/store_fixture.hpp"
 
 namespace topolab::report::svg {
 namespace {
@@ -335,13 +335,11 @@ class MainJobStore : public ::testing::Test {
   void build(const std::string& tamper) {
     char tmpl[] = "/tmp/topolab-svg-XXXXXX";
     dir_ = mkdtemp(tmpl);
-    auto sql =
-        read_file(std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/report/data/main_job_store.sql");
-    ASSERT_TRUE(sql.ok()) << sql.error().message;
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open((dir_ + "/s.db").c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, (*sql + tamper).c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-    sqlite3_close(db);
+    ASSERT_EQ(testing::build_store(
+                  dir_ + "/s.db",
+                  std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/report/data/main_job_store.sql",
+                  tamper),
+              "");
     auto store = store::ResultStore::open_read_only(dir_ + "/s.db");
     ASSERT_TRUE(store.ok()) << store.error().message;
     auto data = load_report(**store, "");

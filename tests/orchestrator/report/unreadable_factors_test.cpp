@@ -2,14 +2,12 @@
 // Before, two such cells compared equal (null == null) and each took the other as its baseline:
 // the real baseline cell was reported at -97.4 % and the other at +0.0 %, with no warning.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
-#include <unistd.h>
 
 #include <filesystem>
 
-#include "common/file_io.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
+#include "tests/orchestrator/report/fixture_store_test.hpp"
 
 namespace topolab::report {
 namespace {
@@ -18,32 +16,9 @@ namespace fs = std::filesystem;
 
 const fs::path kSql = fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/report/data/two_cells_store.sql";
 
-class StoredFactors : public ::testing::Test {
+class StoredFactors : public FixtureStoreTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/topolab-factors-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    db_ = dir_ / "s.db";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  // Builds the store, then runs `tamper` on it.
-  void build(const std::string& tamper) {
-    auto sql = read_file(kSql);
-    ASSERT_TRUE(sql.ok()) << sql.error().message;
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
-    const std::string all = *sql + tamper;
-    ASSERT_EQ(sqlite3_exec(db, all.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-    sqlite3_close(db);
-  }
-  ReportData load() {
-    auto store = store::ResultStore::open_read_only(db_);
-    EXPECT_TRUE(store.ok()) << store.error().message;
-    auto data = load_report(**store, "");
-    EXPECT_TRUE(data.ok()) << data.error().message;
-    return *data;
-  }
-  fs::path dir_, db_;
+  void build(const std::string& tamper) { build_from(kSql, tamper); }
 };
 
 TEST_F(StoredFactors, IntactStoreHasOneBaselineAndOnePenalty) {

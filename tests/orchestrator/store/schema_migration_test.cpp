@@ -16,8 +16,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-// The schema of the store as main wrote it before issue 12 (schema_version 1), with one cell
-// and one run.
+// The schema of the store as main wrote it before issue 12 (schema_version 1), kept as it was
+// written then (not from ResultStore::schema_sql: it is what that must match), with one cell and
+// one run.
 constexpr const char* kSchema1 = R"SQL(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO meta(key, value) VALUES('schema_version', '1');
@@ -85,8 +86,65 @@ class SchemaMigrationTest : public ::testing::Test {
     return out;
   }
 
+  // Every table's columns, unique keys and references, in order: what a schema means to SQLite,
+  // without the CREATE text's spacing or the names of its automatic indexes.
+  static std::string describe(const fs::path& path) {
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    std::string out;
+    for (const char* q :
+         {"SELECT m.name, p.cid, p.name, p.type, p.\"notnull\", p.dflt_value, p.pk FROM "
+          "sqlite_master m, pragma_table_info(m.name) p WHERE m.type='table' ORDER BY 1, 2",
+          "SELECT m.name, i.\"unique\", i.origin, (SELECT group_concat(name) FROM (SELECT name "
+          "FROM pragma_index_info(i.name) ORDER BY seqno)) FROM sqlite_master m, "
+          "pragma_index_list(m.name) i WHERE m.type='table' ORDER BY 1, 4",
+          "SELECT m.name, f.\"from\", f.\"table\", f.\"to\" FROM sqlite_master m, "
+          "pragma_foreign_key_list(m.name) f WHERE m.type='table' ORDER BY 1, 2"}) {
+      sqlite3_stmt* st = nullptr;
+      if (sqlite3_prepare_v2(db, q, -1, &st, nullptr) != SQLITE_OK) out += "(cannot query)\n";
+      while (st && sqlite3_step(st) == SQLITE_ROW) {
+        for (int c = 0; c < sqlite3_column_count(st); ++c) {
+          auto p = sqlite3_column_text(st, c);
+          out += (p ? reinterpret_cast<const char*>(p) : "NULL") + std::string(" ");
+        }
+        out += "\n";
+      }
+      sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return out;
+  }
+
   fs::path dir_, path_;
 };
+
+// Fixtures of older stores hold only rows and take their tables from ResultStore::schema_sql
+// (tests/support/store_fixture.hpp): its schema 1 must be the one main wrote.
+TEST_F(SchemaMigrationTest, TheStoresSchemaOneIsTheOneMainWrote) {
+  sql(kSchema1);
+  const fs::path built = dir_ / "built.db";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(built.c_str(), &db), SQLITE_OK);
+  const int rc = sqlite3_exec(db, ResultStore::schema_sql(1).c_str(), nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK);
+  const std::string want = describe(path_);
+  EXPECT_THAT(want, HasSubstr("cells 10 boot_id INTEGER 0 NULL 0"));
+  EXPECT_EQ(describe(built), want);
+  EXPECT_EQ(query("SELECT value FROM meta WHERE key='schema_version'"), "1");
+}
+
+// A migrated store and a new one have the same tables: the migration steps and the schema
+// description cannot drift apart unnoticed.
+TEST_F(SchemaMigrationTest, AMigratedStoreHasTheNewestSchema) {
+  sql(kSchema1);
+  ASSERT_TRUE(ResultStore::open(path_).ok());
+  const fs::path fresh = dir_ / "fresh.db";
+  ASSERT_TRUE(ResultStore::open(fresh).ok());
+  const std::string want = describe(fresh);
+  EXPECT_THAT(want, HasSubstr("cells 1 u experiment_id,host,cell_key"));
+  EXPECT_EQ(describe(path_), want);
+}
 
 TEST_F(SchemaMigrationTest, ASchemaOneStoreIsReadAsItIs) {
   sql(kSchema1);

@@ -1,28 +1,6 @@
+-- store schema 1
 -- One cell holding 100 001 runs (redteam wave 2): refused by one COUNT before a row is parsed
 -- (500 000 such runs took 1.09 GB and 10 s to report). Schema 1, as in guest_data/hostile_store.sql.
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT INTO meta VALUES('schema_version', '1');
-CREATE TABLE experiments(
-  id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, spec TEXT NOT NULL,
-  host_topology TEXT, versions TEXT, created TEXT NOT NULL, updated TEXT NOT NULL);
-CREATE TABLE cells(
-  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
-  cell_key TEXT NOT NULL, config_key TEXT NOT NULL, factors TEXT NOT NULL, label TEXT NOT NULL,
-  position INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending', error TEXT,
-  mismatches TEXT, boot_id INTEGER, UNIQUE(experiment_id, cell_key));
-CREATE TABLE boots(
-  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
-  config_key TEXT NOT NULL, order_seed TEXT NOT NULL, intended_topology TEXT,
-  seen_topology TEXT, mismatches TEXT, timings TEXT, versions TEXT, started TEXT NOT NULL);
-CREATE TABLE runs(
-  id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
-  benchmark_index INTEGER NOT NULL, benchmark TEXT NOT NULL, repetition INTEGER NOT NULL,
-  params TEXT NOT NULL, samples TEXT, summary TEXT, result TEXT NOT NULL, value REAL,
-  unit TEXT, duration_ms REAL, started TEXT NOT NULL,
-  UNIQUE(cell_id, benchmark_index, repetition));
-CREATE TABLE failures(
-  id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER,
-  benchmark_index INTEGER, repetition INTEGER, error TEXT NOT NULL, at TEXT NOT NULL);
 INSERT INTO experiments VALUES(1, 'big', '{"benchmarks":[{"name":"sqrt"}]}', NULL, '[]', 'now', 'now');
 INSERT INTO cells VALUES(1, 1, 'k1', 'c1', '{}', 'only cell', 0, 'done', '', '[]', NULL);
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100001)
