@@ -5,6 +5,8 @@
 # topolab-agent.service with the static agent. Prints the image path (qcow2) on stdout.
 #
 # Usage: build-test-disk.sh AGENT_BINARY SERVICE_FILE
+#        build-test-disk.sh --root-only   (only the slow root stage below, e.g. in the background
+#                                          while scripts/test.sh compiles; prints nothing)
 # Cache: $TOPOLAB_TEST_CACHE (default /var/cache/topolab-test). Two stages, each keyed by a
 # hash of its inputs so an agent rebuild does not redo the slow debootstrap:
 #   root-<hash of this script>.tar          the configured root filesystem
@@ -15,8 +17,13 @@
 # EXIT trap on every path.
 set -euo pipefail
 
-agent=${1:?usage: build-test-disk.sh AGENT_BINARY SERVICE_FILE}
-unit=${2:?usage: build-test-disk.sh AGENT_BINARY SERVICE_FILE}
+root_only=0
+if [[ ${1:-} == --root-only ]]; then
+  root_only=1
+else
+  agent=${1:?usage: build-test-disk.sh AGENT_BINARY SERVICE_FILE | --root-only}
+  unit=${2:?usage: build-test-disk.sh AGENT_BINARY SERVICE_FILE | --root-only}
+fi
 cache=${TOPOLAB_TEST_CACHE:-/var/cache/topolab-test}
 # The Debian archive this machine's apt already uses (deb822 sources, then the one-line format):
 # the tests fetch from the same place as setup.sh's apt-get, and no address is written here.
@@ -41,17 +48,20 @@ mkdir -p "$cache/debs"
 # The root stage's key covers only the functions that make it (defined below), so an edit to the
 # disk stage does not redo the debootstrap.
 root_key() { declare -f own_dev in_root build_root | sha256sum | cut -c1-16; }
-disk_key=$(hash_of "$self" "$agent" "$unit")
-disk="$cache/debian12-$disk_key.qcow2"
-if [[ -s $disk ]]; then
-  echo "$disk"
-  exit 0
+if ((!root_only)); then
+  disk_key=$(hash_of "$self" "$agent" "$unit")
+  disk="$cache/debian12-$disk_key.qcow2"
+  if [[ -s $disk ]]; then
+    echo "$disk"
+    exit 0
+  fi
 fi
 
-# One builder at a time (two test processes may start together).
+# One builder at a time (two test processes may start together; the disk stage waits here for
+# a --root-only build still running in the background).
 exec 9>"$cache/.lock"
 flock 9
-if [[ -s $disk ]]; then
+if ((!root_only)) && [[ -s $disk ]]; then
   echo "$disk"
   exit 0
 fi
@@ -62,6 +72,12 @@ mounts=()
 cleanup() {
   local i
   for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[$i]}" 2>/dev/null || true; done
+  # Mounts debootstrap made itself (its root's /proc, /sys) when it was stopped midway, e.g. by
+  # scripts/test.sh ending while this ran in the background: deepest first.
+  local m
+  for m in $(awk -v w="$work/" 'index($2, w) == 1 {print $2}' /proc/mounts | sort -r); do
+    umount -l "$m" 2>/dev/null || true
+  done
   [[ -n $loop ]] && losetup -d "$loop" 2>/dev/null || true
   rm -rf --one-file-system "$work"
 }
@@ -179,6 +195,10 @@ EOF
 
 root_tar="$cache/root-$(root_key).tar"
 [[ -s $root_tar ]] || build_root
+if ((root_only)); then
+  log "built $root_tar"
+  exit 0
+fi
 build_disk
 # Older disks and roots of this builder: keep the cache bounded.
 find "$cache" -maxdepth 1 \( -name 'debian12-*.qcow2' ! -name "${disk##*/}" -o \

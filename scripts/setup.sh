@@ -26,6 +26,11 @@ PACKAGES=(
   # integration tests boot: debootstrap for the root, parted for the MBR partition table,
   # extlinux (+ syslinux-common's mbr.bin) as the disk's boot loader (qemu-utils: qemu-img).
   debootstrap parted extlinux syslinux-common
+  # Not pulled in by the above on a minimal Debian 12: the package test (ctest -L package) traces
+  # the unpacked binary with strace and renders the man page with man -l; zstd unpacks a
+  # zstd-compressed kernel or .ko.zst module for the built-in image (image/pvh_kernel.cpp,
+  # image/module_resolver.cpp).
+  strace man-db zstd
 )
 
 missing=()

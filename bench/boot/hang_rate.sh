@@ -11,21 +11,27 @@
 # base, ...), so every arm runs under the same, shared-host load; hangs are counted per arm and
 # each arm is compared with the base arm by Fisher's exact test (one-sided: fewer hangs).
 #
+# -m SYSTEM_MAP resolves every hung attempt's vCPUs against the guest kernel's System.map (its
+# -dbg package's; bench/boot/resolve_vcpus.py): symbol+offset per RIP, code bytes, stack chain.
+#
 # Usage: bench/boot/hang_rate.sh [-n BOOTS] [-t TOPOLAB] [-o OUT.jsonl] [-x OPTIONS]...
-#                                [LAYOUT [BOOT ARGS...]]
+#                                [-m SYSTEM_MAP] [LAYOUT [BOOT ARGS...]]
 #   default: -n 50, build/orchestrator/topolab, ryzen-1700x --policy unpinned --expose dies
 set -u
 n=50
 topolab=build/orchestrator/topolab
 out=""
 arms=("")
-while getopts "n:t:o:x:" opt; do
+system_map=""
+while getopts "n:t:o:x:m:" opt; do
   case "$opt" in
     n) n="$OPTARG" ;;
     t) topolab="$OPTARG" ;;
     o) out="$OPTARG" ;;
     x) [[ "$OPTARG" =~ ^[A-Za-z0-9_.,=:\ -]+$ ]] || { echo "-x: kernel options only" >&2; exit 1; }
        arms+=("$OPTARG") ;;
+    m) [[ -f "$OPTARG" ]] || { echo "-m: $OPTARG is not a file" >&2; exit 1; }
+       system_map="$OPTARG" ;;
     *) exit 1 ;;
   esac
 done
@@ -84,4 +90,7 @@ for f in /var/lib/topolab/runs/"$tag"-*/console.attempt-*.log; do
   echo "  $f: $(tail -n 1 "$f" | tr -cd '[:print:]' | cut -c1-120)"
   regs="${f/console./vcpus.}"  # QEMU's registers of every vCPU when the watchdog fired
   [[ -e "$regs" ]] && echo "    $(head -n 1 "$regs" | tr -cd '[:print:]' | cut -c1-300)"
+  if [[ -e "$regs" && -n "$system_map" ]]; then
+    "$(dirname "$0")/resolve_vcpus.py" --system-map "$system_map" "$regs" | sed 's/^/    /'
+  fi
 done

@@ -12,6 +12,9 @@ namespace topolab::virt {
 // tick and the guest panics "IO-APIC + timer doesn't work!" (1 of 50 16-vCPU boots here). KVM
 // guests skip this check already (kvmclock sets no_timer_check).
 // Not tsc=reliable: tried, but 50 boots could not tell it from chance (docs/benchmarks.md).
+// Not tsc=unstable, though it removes the sched_clock hang (a QEMU stale-translation livelock,
+// docs/benchmarks.md "The sched_clock hang"): it moves the guest's clocksource to the emulated
+// HPET, which changes what timed guest benchmarks measure; the watchdog retries the hang.
 // Not lpj=: the consoles show the delay loop already skipped ("Calibrating delay loop
 // (skipped), value calculated using timer frequency").
 inline constexpr const char* kTcgKernelOptions = "no_timer_check";

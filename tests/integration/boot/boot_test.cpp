@@ -49,14 +49,33 @@ void expect_run_log(const std::string& run_dir) {
   }
 }
 
+// Every retried attempt of a boot was a hang the watchdog caught or a kernel panic before hello
+// (GuestSession::retryable_failure), never another failure retried.
+void expect_retries_were_hangs(const nlohmann::json& timings) {
+  const int attempts = timings.value("boot_attempts", 0);
+  EXPECT_GE(attempts, 1) << timings.dump();
+  const auto retries = timings.value("boot_retries", nlohmann::json());
+  ASSERT_TRUE(retries.is_array()) << timings.dump();
+  EXPECT_EQ(retries.size(), static_cast<std::size_t>(attempts - 1)) << timings.dump();
+  for (const auto& r : retries) {
+    const std::string why = r.value("reason", "");
+    EXPECT_TRUE(why.rfind("guest hung: ", 0) == 0 || why.rfind("guest kernel panicked", 0) == 0)
+        << r.dump();
+  }
+  if (attempts > 1) std::cout << "[figures] real TCG hang retried: " << attempts << " attempts\n";
+}
+
 class RealBoot : public ::testing::Test {
  protected:
-  // Boots ryzen-1700x with extra options, returns the parsed --json output.
+  // Boots ryzen-1700x (16 vCPUs) with extra options, returns the parsed --json output.
+  // --boot-retries 3: about one 16-vCPU TCG boot in 10-15 hangs in the guest kernel
+  // (docs/lifecycle.md "Boot watchdog"); with the default single retry two hangs in a row
+  // would fail about one boot in 100-200 here, and this suite boots four.
   nlohmann::json boot(const std::string& what, std::vector<std::string> extra, int want_exit) {
     marker_ = run_marker(what);
-    std::vector<std::string> args = {"boot",     "ryzen-1700x",     "--policy",
-                                     "unpinned", "--json",          "--run-id",
-                                     marker_,    "--hello-timeout", "300000"};
+    std::vector<std::string> args = {"boot",   "ryzen-1700x",    "--policy", "unpinned",
+                                     "--json", "--run-id",       marker_,    "--hello-timeout",
+                                     "300000", "--boot-retries", "3"};
     if (std::find(extra.begin(), extra.end(), "--accel") == extra.end()) {
       extra.insert(extra.end(), {"--accel", "tcg"});
     }
@@ -70,6 +89,7 @@ class RealBoot : public ::testing::Test {
     EXPECT_EQ(r.exit_code, want_exit) << r.err << r.out;
     auto j = nlohmann::json::parse(r.out, nullptr, false);
     EXPECT_TRUE(j.is_object()) << "stdout is not JSON: " << r.out << "\nstderr: " << r.err;
+    if (j.is_object() && j.contains("timings")) expect_retries_were_hangs(j["timings"]);
     return j.is_object() ? j : nlohmann::json::object();
   }
   void TearDown() override {
@@ -96,10 +116,10 @@ TEST_F(RealBoot, RyzenDiesExposureIsSeenByTheGuest) {
     EXPECT_TRUE(j["timings"].contains(k)) << k;
   }
   EXPECT_GT(j["timings"]["guest_uptime_at_hello_ms"].get<long>(), 0);
-  // The boot watchdog watched this boot (16 vCPUs, TCG: 30 s + 16 x 1.5 s) and did not fire.
+  // The boot watchdog watched this boot (16 vCPUs, TCG: 30 s + 16 x 1.5 s) and did not fire on
+  // the attempt that said hello (a real hang of an earlier attempt was retried: checked above).
   EXPECT_EQ(j["timings"].value("watchdog_ms", 0), 54000);
-  EXPECT_EQ(j["timings"].value("boot_attempts", 0), 1);
-  EXPECT_EQ(j["timings"].value("boot_retries", nlohmann::json()), nlohmann::json::array());
+  EXPECT_TRUE(j["timings"].contains("boot_attempts")) << j["timings"].dump();
   EXPECT_GT(j["timings"].value("console_first_output_ms", -1), 0);
   EXPECT_LT(j["timings"].value("console_max_silence_ms", 1000000), 54000);
   expect_run_log(j.value("run_dir", ""));

@@ -21,7 +21,8 @@ TEST(Interrupt, SigintDuringBootLeavesNoDomain) {
   CliChild child({"boot", "ryzen-1700x", "--policy", "unpinned", "--accel", "tcg", "--run-id",
                   marker, "--json", "--hello-timeout", "300000"});
   ASSERT_GT(child.pid(), 0);
-  bool running = wait_for_running_domain(marker, 60s);
+  // Image, accelerator, define and start: seconds when quiet; minutes on a loaded CI machine.
+  bool running = wait_for_running_domain(marker, 180s);
   kill(child.pid(), SIGINT);
   auto r = child.wait(60s);
   ASSERT_TRUE(running) << "the boot never got to a running domain: " << r.err;
@@ -46,7 +47,7 @@ TEST(Interrupt, SigkilledRunsDomainIsRemovedByTheNextRunsStaleCleanup) {
   {
     CliChild child({"boot", "ryzen-1700x", "--policy", "unpinned", "--accel", "tcg", "--run-id",
                     marker, "--json", "--hello-timeout", "300000"});
-    ASSERT_TRUE(wait_for_running_domain(marker, 60s));
+    ASSERT_TRUE(wait_for_running_domain(marker, 180s));  // as above
     kill(child.pid(), SIGKILL);
     auto r = child.wait(30s);
     EXPECT_EQ(r.term_signal, SIGKILL);

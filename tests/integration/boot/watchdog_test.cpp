@@ -112,6 +112,9 @@ TEST(BootWatchdog, HungGuestIsRetriedOnceThenFailsWithItsConsoleTail) {
     EXPECT_EQ(regs.rfind("2 vCPUs; RIP=", 0), 0u) << name << ":\n" << regs.substr(0, 300);
     EXPECT_NE(regs.find("CPU#1"), std::string::npos) << name;
     EXPECT_NE(regs.find("RIP="), std::string::npos) << name;
+    // Both vCPUs idle at one RIP: one place, whose code bytes and stack were read too.
+    EXPECT_NE(regs.find("\n== CPU#0 x/16bx $pc\n"), std::string::npos) << name << ":\n" << regs;
+    EXPECT_NE(regs.find("\n== CPU#0 x/32gx $esp\n"), std::string::npos) << name;
   }
   EXPECT_TRUE(fs::exists(run_dir / "domain.attempt-1.xml"));
   EXPECT_TRUE(fs::exists(run_dir / "domain.xml"));

@@ -82,6 +82,10 @@ std::vector<std::string> run_args(const std::string& file, const fs::path& db) {
   return {"run", file, "--store", db.string(), "--accel", "tcg", "--json"};
 }
 
+// A run's first "ready in": a 2-vCPU TCG boot is 10-30 s, but a real TCG hang costs the
+// watchdog's bound (33 s) and a second boot, and a loaded CI machine doubles both.
+constexpr auto kUntilReady = 300s;
+
 pid_t qemu_pid(const std::string& domain) {
   std::string text = slurp("/run/libvirt/qemu/" + domain + ".pid");
   return text.empty() ? -1 : static_cast<pid_t>(std::stol(text));
@@ -147,7 +151,7 @@ fs::path Faults::dir_;
 TEST_F(Faults, QemuKilledMidBenchmarkFailsOnlyThatCellAndRerunCompletesIt) {
   fs::path db = dir_ / "qemu-kill.db";
   CliChild run(run_args(kLongSqrt, db));
-  ASSERT_TRUE(run.wait_for_output("ready in", 120s)) << run.err();
+  ASSERT_TRUE(run.wait_for_output("ready in", kUntilReady)) << run.err();
   std::string domain = wait_for_our_domain();
   ASSERT_FALSE(domain.empty());
 
@@ -237,7 +241,7 @@ TEST_F(Faults, AgentGarbageIsSkippedAndAHangingAgentFailsOnlyItsCell) {
 TEST_F(Faults, LibvirtdRestartedDuringABenchmarkLosesNothing) {
   fs::path db = dir_ / "libvirtd.db";
   CliChild run(run_args(kLongSqrt, db));
-  ASSERT_TRUE(run.wait_for_output("ready in", 120s)) << run.err();
+  ASSERT_TRUE(run.wait_for_output("ready in", kUntilReady)) << run.err();
   std::this_thread::sleep_for(1500ms);
   ASSERT_TRUE(restart_libvirtd());
   CliRun r = run.wait(5min);
@@ -255,7 +259,7 @@ TEST_F(Faults, LibvirtdRestartedDuringABenchmarkLosesNothing) {
 // before it exits, and stored results stay. Returns the number of runs stored.
 int interrupt(const fs::path& db, int sig, bool after_first_config) {
   CliChild run(run_args(kLongSqrt, db));
-  EXPECT_TRUE(run.wait_for_output("ready in", 120s)) << run.err();
+  EXPECT_TRUE(run.wait_for_output("ready in", kUntilReady)) << run.err();
   if (after_first_config) {
     auto second_ready = [&] {
       std::size_t first = run.err().find("ready in");
@@ -274,7 +278,8 @@ int interrupt(const fs::path& db, int sig, bool after_first_config) {
   EXPECT_NE(r.err.find("removed 1 domain(s)"), std::string::npos) << r.err;
   EXPECT_TRUE(our_domains().empty());
   int stored = read_store(db).total_runs;
-  EXPECT_EQ(stored, stored_before) << "a completed result was lost";
+  // >=: a run that completed between the read above and the signal is stored, not lost.
+  EXPECT_GE(stored, stored_before) << "a completed result was lost";
   return stored;
 }
 

@@ -120,7 +120,9 @@ class RemoteBoot : public ::testing::Test {
 };
 
 TEST_F(RemoteBoot, BootsFromPoolVolumesAndUploadsOnlyOnce) {
-  auto first = boot(tcp_uri(listener_port()), "first", {"--json", "--keep"});
+  // --boot-retries 3: a 16-vCPU TCG boot hangs about 1 in 10-15 (docs/lifecycle.md); two hangs
+  // in a row must not fail what this test proves (the pool upload, once).
+  auto first = boot(tcp_uri(listener_port()), "first", {"--json", "--keep", "--boot-retries", "3"});
   ASSERT_EQ(first.exit_code, 0) << first.err << first.out;
   auto j = json::parse(first.out, nullptr, false);
   ASSERT_TRUE(j.is_object()) << first.out;
@@ -154,7 +156,7 @@ TEST_F(RemoteBoot, BootsFromPoolVolumesAndUploadsOnlyOnce) {
   const std::string imtime = text_of(pool.get(), ivol, "mtime");
 
   sleep(1);  // a rewrite now would move the mtimes
-  auto second = boot(tcp_uri(listener_port()), "second", {"--json"});
+  auto second = boot(tcp_uri(listener_port()), "second", {"--json", "--boot-retries", "3"});
   ASSERT_EQ(second.exit_code, 0) << second.err << second.out;
   auto j2 = json::parse(second.out, nullptr, false);
   ASSERT_TRUE(j2.is_object()) << second.out;

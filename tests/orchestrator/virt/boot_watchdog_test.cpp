@@ -61,33 +61,56 @@ TEST(ConsolePanicLine, FindsTheKernelsPanicLineOnly) {
   fs::remove_all(dir);
 }
 
+// The bounds below are long against the writers' gaps (>= 10x) and the waits end on the event,
+// not after a fixed sleep: this file also runs under TSan and ASan, and beside a debootstrap on a
+// loaded 2-core CI machine, where a 150 ms sleep can take several hundred.
+constexpr auto kLoadedHostSlack = 3000ms;
+
+// Polls `done` every 20 ms until it holds or `limit` passed; whether it held.
+template <class Pred>
+bool wait_until(Pred done, std::chrono::milliseconds limit) {
+  const auto end = Clock::now() + limit;
+  while (!done()) {
+    if (Clock::now() >= end) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+long long ms_since(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+}
+
 TEST(BootWatchdog, DoesNotFireWhileTheConsoleGrowsThenFiresWithinItsBound) {
   auto dir = temp_dir();
   std::atomic<int> calls{0};
   std::atomic<long long> fired_at_ms{0};
+  const auto bound = 2000ms;
   const auto t0 = Clock::now();
-  BootWatchdog w(dir / "console.log", 600ms, [&] {
-    fired_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  BootWatchdog w(dir / "console.log", bound, [&] {
+    fired_at_ms = ms_since(t0);
     ++calls;
   });
   std::ofstream out(dir / "console.log");
+  long long first_write_ms = -1;
   for (int i = 0; i < 10; ++i) {  // 1.5 s of output, every gap far below the bound
     out << "line " << i << "\n" << std::flush;
+    if (i == 0) first_write_ms = ms_since(t0);
     std::this_thread::sleep_for(150ms);
   }
   EXPECT_EQ(calls.load(), 0) << "fired while the console was still growing";
-  const auto silent_from =
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count() - 150;
-  std::this_thread::sleep_for(1500ms);
-  EXPECT_EQ(calls.load(), 1);
+  const auto silent_from = ms_since(t0) - 150;
+  ASSERT_TRUE(wait_until([&] { return calls.load() > 0; }, bound + kLoadedHostSlack));
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(calls.load(), 1) << "fires once";
   EXPECT_TRUE(w.fired());
-  EXPECT_GE(fired_at_ms.load(), silent_from + 600 - 110);  // not before the bound
-  EXPECT_LE(fired_at_ms.load(), silent_from + 600 + 700);  // a loaded host
+  EXPECT_GE(fired_at_ms.load(), silent_from + bound.count() - 110);  // not before the bound
+  EXPECT_LE(fired_at_ms.load(), silent_from + (bound + kLoadedHostSlack).count());
   EXPECT_EQ(w.console_bytes(), fs::file_size(dir / "console.log"));
   w.stop();
   EXPECT_GE(w.first_output_ms(), 0);
-  EXPECT_LE(w.first_output_ms(), 1000);  // a loaded host
-  EXPECT_GE(w.max_silence_ms(), 600);    // the silence that fired it
+  EXPECT_LE(w.first_output_ms(), first_write_ms + kLoadedHostSlack.count());
+  EXPECT_GE(w.max_silence_ms(), bound.count());  // the silence that fired it
 
   fs::remove_all(dir);
 }
@@ -96,10 +119,10 @@ TEST(BootWatchdog, StopEndsTheWatchWithoutFiring) {
   auto dir = temp_dir();
   std::atomic<int> calls{0};
   {
-    BootWatchdog w(dir / "never-written.log", 300ms, [&] { ++calls; });
+    BootWatchdog w(dir / "never-written.log", 1000ms, [&] { ++calls; });
     std::this_thread::sleep_for(100ms);
     w.stop();
-    std::this_thread::sleep_for(400ms);
+    std::this_thread::sleep_for(1400ms);  // past the bound: a watch still running would fire
     EXPECT_FALSE(w.fired());
     EXPECT_EQ(w.first_output_ms(), -1);
   }
@@ -110,8 +133,9 @@ TEST(BootWatchdog, StopEndsTheWatchWithoutFiring) {
 TEST(BootWatchdog, InotifySleepsThroughSilenceAndIgnoresOtherFilesInTheFolder) {
   auto dir = temp_dir();
   std::atomic<int> calls{0};
+  const auto bound = 2000ms;
   const auto t0 = Clock::now();
-  BootWatchdog w(dir / "console.log", 1200ms, [&] { ++calls; });
+  BootWatchdog w(dir / "console.log", bound, [&] { ++calls; });
   ASSERT_TRUE(w.uses_inotify());
   std::this_thread::sleep_for(500ms);
   // Polling would have woken ~5 times by now; inotify sleeps until the bound or an event.
@@ -121,30 +145,34 @@ TEST(BootWatchdog, InotifySleepsThroughSilenceAndIgnoresOtherFilesInTheFolder) {
     other << "x\n" << std::flush;
     std::this_thread::sleep_for(100ms);
   }
-  std::this_thread::sleep_for(700ms);
-  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
-  EXPECT_EQ(calls.load(), 1) << "the console stayed silent for " << waited.count() << " ms";
-  EXPECT_GE(w.fired_after(), 1200ms);
-  EXPECT_LE(w.fired_after(), 1200ms + 500ms);  // woken by the bound itself, not a poll
-  EXPECT_EQ(w.first_output_ms(), -1);
+  ASSERT_TRUE(wait_until([&] { return calls.load() > 0; }, bound + kLoadedHostSlack))
+      << "the console stayed silent for " << ms_since(t0) << " ms";
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_GE(w.fired_after(), bound);
+  EXPECT_LE(w.fired_after(), bound + kLoadedHostSlack);
+  EXPECT_EQ(w.first_output_ms(), -1) << "another file's growth is not console output";
   fs::remove_all(dir);
 }
 
 TEST(BootWatchdog, InotifySeesAConsoleCreatedAfterTheWatchBegan) {
   auto dir = temp_dir();
   std::atomic<int> calls{0};
-  BootWatchdog w(dir / "console.log", 800ms, [&] { ++calls; });
+  const auto t0 = Clock::now();
+  BootWatchdog w(dir / "console.log", 4000ms, [&] { ++calls; });
   ASSERT_TRUE(w.uses_inotify());
   std::this_thread::sleep_for(300ms);
   std::ofstream out(dir / "console.log");
-  for (int i = 0; i < 6; ++i) {  // 1.5 s in all, each gap below the bound
+  long long first_write_ms = -1;
+  for (int i = 0; i < 6; ++i) {  // 1.2 s in all, each gap far below the bound
     out << "line " << i << "\n" << std::flush;
+    if (i == 0) first_write_ms = ms_since(t0);
     std::this_thread::sleep_for(200ms);
   }
   EXPECT_EQ(calls.load(), 0);
   w.stop();
+  // Seen from the first write on (the file did not exist when the watch began), not before.
   EXPECT_GE(w.first_output_ms(), 250);
-  EXPECT_LE(w.first_output_ms(), 800);
+  EXPECT_LE(w.first_output_ms(), first_write_ms + kLoadedHostSlack.count());
   fs::remove_all(dir);
 }
 
@@ -152,8 +180,9 @@ TEST(BootWatchdog, InotifySeesAConsoleCreatedAfterTheWatchBegan) {
 TEST(BootWatchdog, PollingFallbackSeesGrowthAndFires) {
   auto dir = temp_dir();
   std::atomic<int> calls{0};
+  const auto bound = 2000ms;
   BootWatchdog w(
-      dir / "console.log", 500ms, [&] { ++calls; }, BootWatchdog::Mode::kPoll);
+      dir / "console.log", bound, [&] { ++calls; }, BootWatchdog::Mode::kPoll);
   EXPECT_FALSE(w.uses_inotify());
   std::ofstream out(dir / "console.log");
   for (int i = 0; i < 5; ++i) {
@@ -161,15 +190,18 @@ TEST(BootWatchdog, PollingFallbackSeesGrowthAndFires) {
     std::this_thread::sleep_for(150ms);
   }
   EXPECT_EQ(calls.load(), 0);
-  std::this_thread::sleep_for(1200ms);
+  ASSERT_TRUE(wait_until([&] { return calls.load() > 0; }, bound + kLoadedHostSlack));
   EXPECT_EQ(calls.load(), 1);
+  // >= 2.6 s of polling every 100 ms before it fired: ~26 wake-ups; 10 leaves room for a
+  // loaded host and still tells polling from one wake-up at the bound.
   EXPECT_GE(w.wakeups(), 10) << "polls every 100 ms";
   EXPECT_GE(w.first_output_ms(), 0);
 
   std::atomic<int> missing_calls{0};
   BootWatchdog m(dir / "no-such-folder" / "console.log", 300ms, [&] { ++missing_calls; });
   EXPECT_FALSE(m.uses_inotify()) << "inotify_add_watch on a missing folder fails";
-  std::this_thread::sleep_for(900ms);
+  ASSERT_TRUE(wait_until([&] { return missing_calls.load() > 0; }, 300ms + kLoadedHostSlack));
+  std::this_thread::sleep_for(200ms);
   EXPECT_EQ(missing_calls.load(), 1);
   fs::remove_all(dir);
 }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 namespace topolab::virt {
 namespace {
 
@@ -63,6 +65,49 @@ TEST(VcpuSnapshot, HostileOrEmptyTextGivesWhatCanBeRead) {
   const auto line = summarize_vcpus(parse_vcpu_registers(scattered));
   EXPECT_EQ(line.rfind("40 vCPUs; ", 0), 0u) << line;
   EXPECT_LT(line.size(), 800u);
+}
+
+// virsh passes QEMU's HMP text on with CRLF line ends (a real hung guest's vcpus.log): the
+// halted count read 0 of 2 for two halted vCPUs before.
+TEST(VcpuSnapshot, CrlfLinesFromVirshStillCountHaltedVcpus) {
+  const auto v = parse_vcpu_registers(
+      "CPU#0\r\nRIP=ffffffff81a592eb RFL=00000252 [---ZA--] CPL=0 II=0 A20=1 SMM=0 HLT=1\r\n"
+      "CPU#1\r\nRIP=ffffffff81a592eb RFL=00000256 [---ZAP-] CPL=0 II=0 A20=1 SMM=0 HLT=1\r\n");
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[1].cpu, 1);
+  EXPECT_EQ(summarize_vcpus(v), "2 vCPUs; RIP=ffffffff81a592eb CPL=0 on 2 (#0,#1; 2 halted)");
+}
+
+TEST(VcpuSnapshot, InspectsTheFirstVcpuOfEachPlace) {
+  std::string text;
+  for (int i = 0; i < 16; ++i) {
+    const char* rip = i == 5   ? "ffffffff81a44ffe"
+                      : i == 9 ? "ffffffff81108630"
+                               : "ffffffff81a592eb";
+    text += "CPU#" + std::to_string(i) + "\nRIP=" + rip + " CPL=0 HLT=0\n";
+  }
+  EXPECT_EQ(vcpus_to_inspect(parse_vcpu_registers(text)), (std::vector<int>{0, 5, 9}));
+  std::string scattered;  // 40 places: the first 8, as in the summary
+  for (int i = 0; i < 40; ++i)
+    scattered += "CPU#" + std::to_string(i) + "\nRIP=" + std::to_string(i + 10) + "\n";
+  EXPECT_EQ(vcpus_to_inspect(parse_vcpu_registers(scattered)).size(), 8u);
+  EXPECT_TRUE(vcpus_to_inspect({}).empty());
+}
+
+TEST(VcpuSnapshot, MonitorRequestAndReplyText) {
+  const auto request = nlohmann::json::parse(hmp_on_vcpu_request(3, "x/16bx $pc"));
+  EXPECT_EQ(request["execute"], "human-monitor-command");
+  EXPECT_EQ(request["arguments"]["command-line"], "x/16bx $pc");
+  EXPECT_EQ(request["arguments"]["cpu-index"], 3);
+  // A real reply (QEMU 7.2 through virsh) and what is not one.
+  EXPECT_EQ(qmp_return_text("{\"return\":\"ffffc9000009bed8: 0xffffffff81a5918a "
+                            "0xffffffff81a59438\\r\\n\",\"id\":\"libvirt-413\"}\n"),
+            "ffffc9000009bed8: 0xffffffff81a5918a 0xffffffff81a59438\n");
+  EXPECT_EQ(qmp_return_text(""), "");
+  EXPECT_EQ(qmp_return_text("error: Requested operation is not valid: domain is not running"), "");
+  EXPECT_EQ(qmp_return_text("{\"error\":{\"class\":\"GenericError\"}}"), "");
+  EXPECT_EQ(qmp_return_text("{\"return\":{}}"), "");
+  EXPECT_EQ(qmp_return_text("{\"return\":\"x\""), "") << "cut JSON";
 }
 
 }  // namespace
