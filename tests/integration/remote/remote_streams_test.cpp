@@ -147,6 +147,25 @@ TEST_F(RemoteStreams, HelloBenchmarkAndShutdownGoThroughStreams) {
       << "the domain XML names a local console file";
 }
 
+// The boot watchdog watches the local console.log, which for a remote guest the console stream
+// writes: a first attempt that hangs (`topolab.fault=hang-boot-first`) is destroyed, its streamed
+// console kept as console.attempt-1.log, and the retry completes.
+TEST_F(RemoteStreams, AHungAttemptIsSeenThroughTheStreamedConsoleAndRetried) {
+  auto req = request(tcp_uri(listener_port()), "streamhang");
+  ASSERT_TRUE(req) << req.error().message;
+  req->image.cmdline += " topolab.fault=hang-boot-first";
+  req->watchdog = 4000ms;
+  auto session = GuestSession::boot(*req);
+  ASSERT_TRUE(session) << session.error().message;
+  const auto t = (*session)->timings();
+  EXPECT_GE(t.value("boot_attempts", 0), 2) << t.dump();
+  const std::string first = slurp((*session)->run_dir() / "console.attempt-1.log");
+  EXPECT_NE(first.find("Linux version"), std::string::npos) << first.substr(0, 300);
+  EXPECT_NE(first.find("test fault hang-boot"), std::string::npos) << first.substr(0, 300);
+  EXPECT_TRUE((*session)->shutdown().ok());
+  session->reset();
+}
+
 // The connection is cut at the benchmark request (the second message on the channel stream,
 // after the placement): the benchmark, waiting up to 10 minutes, fails within seconds with the
 // URI in the reason, and the domain is removed through a fresh connection.
