@@ -97,10 +97,10 @@ Result<void> parse_hosts(const Ctx& c, const toml::node& n, Experiment& e) {
     auto s = item.as_string();
     if (!s) return c.at(item, "'hosts': expected strings (libvirt URIs)");
     const std::string uri = s->get();
-    if (auto p = host_uri_problem(uri); !p.empty())
+    if (auto p = host_uri_problem(uri, virt::UriSource::file); !p.empty())
       return c.at(item, "'hosts' " + shown_uri(uri, i) + ": " + p);
-    if (std::find(e.hosts.begin(), e.hosts.end(), uri) != e.hosts.end())
-      return c.at(item, "'hosts' '" + uri + "': given twice (each host runs every cell once)");
+    if (auto d = duplicate_problem(e.hosts, uri); !d.empty())
+      return c.at(item, "'hosts' '" + uri + "': " + d);
     e.hosts.push_back(uri);
   }
   if (e.backend == BackendKind::kHost)

@@ -132,7 +132,7 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
                           "sets its own kernel command line)");
     // Refused before the first boot: a missing, unusable or busy disk, a running template.
     if (guest_.kind == guestsource::GuestKind::kDisk) {
-      auto disk = guestsource::check_disk(options_.connect_uri, guest_.disk);
+      auto disk = guestsource::check_disk(options_.connect_uri, guest_.disk, guest_.from_file);
       if (!disk) return disk.error().context(e.source_file.string() + ": [guest]");
     } else {
       auto trial = guestsource::prepare_guest(options_.connect_uri, guest_, virt::make_run_id());

@@ -15,6 +15,7 @@ Result<guestsource::GuestSource> parse_guest_table(const toml::node& node,
   auto t = node.as_table();
   if (!t) return at(origin, node, "expected a table with disk and os");
   guestsource::GuestSource g;
+  g.from_file = true;  // a block device is refused at the disk check (guest_source.hpp)
   for (const auto& [k, v] : *t) {
     std::string key(k.str());
     auto s = v.as_string();

@@ -1,7 +1,9 @@
 #include "orchestrator/experiment/hosts.hpp"
 
 #include <algorithm>
+#include <cctype>
 
+#include "common/terminal_text.hpp"
 #include "orchestrator/virt/connection_uri.hpp"
 
 namespace topolab::experiment {
@@ -20,14 +22,34 @@ bool only(std::string_view s, std::string_view extra) {
 }  // namespace
 
 std::string shown_uri(std::string_view uri, std::size_t index) {
-  // A refused URI is echoed only when it is short printable text (it goes to a terminal).
+  // A refused URI is echoed only when it is short printable text (it goes to a terminal), and
+  // never with its password.
   const bool printable =
       uri.size() <= kMaxHostUriBytes &&
       std::all_of(uri.begin(), uri.end(), [](char c) { return c > ' ' && c < 127; });
-  return printable ? "'" + std::string(uri) + "'" : "#" + std::to_string(index + 1);
+  return printable ? "'" + virt::redacted_uri(uri) + "'" : "#" + std::to_string(index + 1);
 }
 
-std::string host_uri_problem(std::string_view uri) {
+std::string host_key(std::string_view uri) {
+  auto p = virt::parse_connection_uri(std::string(uri));
+  if (!p) return std::string(uri);
+  // libvirt's defaults: no transport with a host is tls, without one the local socket.
+  std::string transport = p->transport;
+  if (transport.empty()) transport = p->host.empty() ? "unix" : "tls";
+  if (transport == "libssh" || transport == "libssh2") transport = "ssh";
+  // Validated digits (1..65535): "016509" is 16509.
+  std::string port = p->port.empty() ? "" : std::to_string(std::stoi(p->port));
+  if (port.empty() && transport == "tcp") port = "16509";
+  if (port.empty() && transport == "tls") port = "16514";
+  if (port.empty() && transport == "ssh") port = "22";
+  std::string host = p->host;
+  std::transform(host.begin(), host.end(), host.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (!host.empty() && host.back() == '.') host.pop_back();  // "box." is "box"
+  return p->driver + "+" + transport + "://" + p->user + "@" + host + ":" + port + p->path;
+}
+
+std::string host_uri_problem(std::string_view uri, virt::UriSource source) {
   if (uri.empty()) return "expected a libvirt URI such as qemu:///system, got an empty string";
   if (uri.size() > kMaxHostUriBytes)
     return "longer than " + std::to_string(kMaxHostUriBytes) + " bytes";
@@ -36,13 +58,13 @@ std::string host_uri_problem(std::string_view uri) {
            "characters are refused)";
   // The driver, the transport and the scheme's shape: the one URI parser every connection
   // goes through (virt/connection_uri.hpp), so a host the file accepts is one topolab can open.
-  auto parsed = virt::parse_connection_uri(std::string(uri));
+  auto parsed = virt::parse_connection_uri(std::string(uri), source);
   if (!parsed) {
     // Its line starts "connection URI 'U': "; the caller names the URI (and FILE:LINE) already.
     const std::string& m = parsed.error().message;
-    const auto cut =
-        m.rfind("': ", m.find("unknown ") == std::string::npos ? m.size() : m.find("unknown "));
-    return cut == std::string::npos ? m : m.substr(cut + 3);
+    const std::string prefix =
+        "connection URI '" + terminal_safe(virt::redacted_uri(uri.substr(0, 200))) + "': ";
+    return m.rfind(prefix, 0) == 0 ? m.substr(prefix.size()) : m;
   }
   if (parsed->driver != "qemu")
     return "driver '" + parsed->driver +
@@ -65,17 +87,26 @@ std::string host_uri_problem(std::string_view uri) {
   return "";
 }
 
+std::string duplicate_problem(const std::vector<std::string>& earlier, std::string_view uri) {
+  const std::string key = host_key(uri);
+  for (const auto& e : earlier) {
+    if (e == uri) return "given twice (each host runs every cell once)";
+    if (host_key(e) == key)
+      return "the same host as '" + e + "' (case, default port or transport differ only)";
+  }
+  return "";
+}
+
 Result<void> check_host_list(const std::vector<std::string>& hosts, const std::string& what) {
   if (hosts.size() > kMaxHosts)
     return make_error(what + ": " + std::to_string(hosts.size()) + " hosts, more than the limit " +
                       std::to_string(kMaxHosts));
   for (std::size_t i = 0; i < hosts.size(); ++i) {
-    if (auto p = host_uri_problem(hosts[i]); !p.empty())
+    if (auto p = host_uri_problem(hosts[i], virt::UriSource::command_line); !p.empty())
       return make_error(what + " " + shown_uri(hosts[i], i) + ": " + p);
-    for (std::size_t j = 0; j < i; ++j)
-      if (hosts[j] == hosts[i])
-        return make_error(what + " '" + hosts[i] +
-                          "': given twice (each host runs every cell once)");
+    const std::vector<std::string> earlier(hosts.begin(), hosts.begin() + static_cast<long>(i));
+    if (auto d = duplicate_problem(earlier, hosts[i]); !d.empty())
+      return make_error(what + " '" + hosts[i] + "': " + d);
   }
   return {};
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "orchestrator/virt/connection_uri.hpp"
 
 namespace topolab::experiment {
 
@@ -21,11 +22,22 @@ inline constexpr const char* kLocalHost = "local";
 
 // "" when `uri` is one libvirt could accept for QEMU guests:
 //   qemu[+unix|ssh|libssh|libssh2|tcp|tls|ext]://[user@][host][:port]/(system|session)[?query]
-// otherwise what is wrong (for "FIELD 'uri': <reason>").
-std::string host_uri_problem(std::string_view uri);
+// otherwise what is wrong (for "FIELD 'uri': <reason>"). From a file (`hosts = [...]`) the ext
+// transport and program- or file-naming parameters are refused (virt/connection_uri.hpp).
+std::string host_uri_problem(std::string_view uri, virt::UriSource source);
 
-// 'URI' when it is short printable text, else "#N" (1-based): how an error names a host.
+// 'URI' (its password shown as ***) when it is short printable text, else "#N" (1-based): how
+// an error names a host.
 std::string shown_uri(std::string_view uri, std::size_t index);
+
+// Two URIs of one host compare equal: driver, transport (libvirt's default made explicit),
+// user, host (lower case, no trailing dot), port (the transport's default made explicit), path.
+// Aliases (localhost vs 127.0.0.1, qemu:///system vs qemu+tcp://127.0.0.1/system) are not
+// resolved: two lanes to one machine through different daemons or tunnels are legitimate.
+std::string host_key(std::string_view uri);
+
+// "" when `uri` names no host of `earlier`; otherwise why it is a duplicate.
+std::string duplicate_problem(const std::vector<std::string>& earlier, std::string_view uri);
 
 // Checks a whole list (count 1..kMaxHosts, each URI, no duplicates); `what` names the source
 // in the error ("--connect"), the file's list is checked entry by entry in experiment.cpp.

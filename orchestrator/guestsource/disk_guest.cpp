@@ -93,8 +93,14 @@ nlohmann::json disk_identity(const DiskImage& disk) {
           {"mtime", disk.mtime_s}};
 }
 
-Result<DiskImage> check_disk(const std::string& connect_uri, const std::filesystem::path& disk) {
+Result<DiskImage> check_disk(const std::string& connect_uri, const std::filesystem::path& disk,
+                             bool from_file) {
   TL_ASSIGN(DiskImage image, inspect_disk(disk));
+  if (from_file && image.block_device)
+    return make_error(ErrorKind::input,
+                      "disk " + disk.string() +
+                          ": a host block device: not accepted from a file (the guest would "
+                          "read the host's disk); give it with --disk if you mean it");
   TL_ASSIGN(const auto conn, virt::open_connection(connect_uri));
   TL_TRY(check_not_in_use(conn.get(), image));
   return image;
@@ -152,7 +158,7 @@ Result<PreparedDisk> prepare_disk(const std::string& connect_uri, const GuestSou
     std::fprintf(stderr, "topolab: removed stale overlay %s (its run is gone)\n", stale.c_str());
   }
   PreparedDisk out;
-  TL_ASSIGN(out.disk, check_disk(connect_uri, source.disk));
+  TL_ASSIGN(out.disk, check_disk(connect_uri, source.disk, source.from_file));
   TL_ASSIGN(const std::string os, parse_guest_os(source.os));
   const auto base = templates_dir() / "domains" / (os + "-disk.xml");
   TL_ASSIGN(const std::string text, read_file(base, 4u << 20));

@@ -28,8 +28,10 @@ struct PreparedDisk {
   const nlohmann::json& identity() const { return source; }
 };
 
-// The user's disk, checked: readable, overlayable format, not open in a running domain.
-Result<DiskImage> check_disk(const std::string& connect_uri, const std::filesystem::path& disk);
+// The user's disk, checked: readable, overlayable format, not open in a running domain; from a
+// file (GuestSource::from_file) a disk image file, never a host block device.
+Result<DiskImage> check_disk(const std::string& connect_uri, const std::filesystem::path& disk,
+                             bool from_file = false);
 
 // The base XML for `os` with every writable disk replaced by an overlay of `disk`.
 Result<PreparedDisk> prepare_disk(const std::string& connect_uri, const GuestSource& source,

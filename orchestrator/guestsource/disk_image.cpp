@@ -137,6 +137,7 @@ Result<DiskImage> inspect_disk(const std::filesystem::path& path) {
   d.path = opened->path;
   d.size_bytes = static_cast<std::uint64_t>(opened->st.st_size);
   d.mtime_s = opened->st.st_mtim.tv_sec;
+  d.block_device = S_ISBLK(opened->st.st_mode);
   // -U: read even if a VM has it open (the in-use check below says so more clearly).
   auto info = run_process(
       ProcessSpec::in_path({"qemu-img", "info", "-U", "--output=json", d.path.string()}, 30s));

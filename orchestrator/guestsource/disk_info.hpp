@@ -17,6 +17,7 @@ struct DiskImage {
   std::uint64_t size_bytes = 0;     // of the file
   std::uint64_t virtual_bytes = 0;  // of the disk the guest sees
   long long mtime_s = 0;
+  bool block_device = false;  // the opened descriptor's type (not the name's)
 };
 
 // Formats a qcow2 overlay can sit on (the backing format is named with -F).

@@ -18,6 +18,9 @@ struct GuestSource {
   std::filesystem::path disk;  // kDisk
   std::string os = "linux";    // kDisk: "linux" | "windows" (picks the base template)
   std::string domain;          // kDomain: the template domain's name
+  // Named by a file's [guest] table (files are shared; redteam wave 3): its disk must be a
+  // disk image file. A host block device is the user's own choice, on the command line.
+  bool from_file = false;
   bool builtin() const { return kind == GuestKind::kBuiltin; }
 };
 

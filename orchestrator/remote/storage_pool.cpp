@@ -3,10 +3,12 @@
 #include <libvirt/virterror.h>
 #include <limits.h>
 
+#include <algorithm>
 #include <pugixml.hpp>
 #include <sstream>
 
 #include "common/safe_name.hpp"
+#include "common/terminal_text.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 
 namespace topolab::remote {
@@ -58,6 +60,42 @@ void undefine_new(virStoragePoolPtr pool) {
   virStoragePoolUndefine(pool);
 }
 
+// "<name>-<16 lowercase hex>[.complete]": a volume or marker topolab uploads (storage_upload).
+bool is_topolab_volume(std::string_view vol) {
+  constexpr std::string_view kMarker = ".complete";
+  if (vol.size() > kMarker.size() && vol.substr(vol.size() - kMarker.size()) == kMarker)
+    vol.remove_suffix(kMarker.size());
+  if (vol.size() < 18 || vol[vol.size() - 17] != '-') return false;
+  return std::all_of(vol.end() - 16, vol.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// A pool this call defines must own its directory (redteam wave 3): `--pool-path /etc` (or any
+// existing directory) made every file there a volume of the pool, and uploads landed among
+// them. Files of an earlier topolab pool at the path are fine; anything else is refused.
+Result<void> check_new_pool_is_ours(virStoragePoolPtr pool, const std::string& what) {
+  virStorageVolPtr* vols = nullptr;
+  const int n = virStoragePoolListAllVolumes(pool, &vols, 0);
+  if (n < 0) return virt::capture_libvirt_error().context(what + ": listing its files");
+  std::string foreign;
+  int count = 0;
+  for (int i = 0; i < n; ++i) {
+    const char* name = virStorageVolGetName(vols[i]);
+    if (!name || !is_topolab_volume(name)) {
+      if (count++ == 0) foreign = name ? name : "?";
+    }
+    virStorageVolFree(vols[i]);
+  }
+  free(vols);  // NOLINT: libvirt allocates with malloc
+  if (count == 0) return {};
+  return make_error(ErrorKind::input,
+                    what + ": the directory holds " + std::to_string(count) +
+                        " file(s) that topolab did not put there (e.g. '" +
+                        terminal_safe(foreign.substr(0, 64)) +
+                        "'): a new pool needs a directory of its own; give --pool-path a new or "
+                        "empty directory");
+}
+
 }  // namespace
 
 std::string pool_spec_problem(const PoolSpec& spec) {
@@ -106,6 +144,10 @@ Result<PoolPtr> ensure_topolab_pool(virConnectPtr conn, const PoolSpec& spec) {
   if (auto e = virt::failed(virStoragePoolCreate(pool.get(), 0))) {
     undefine_new(pool.get());
     return e->context(what + ": cannot start it");
+  }
+  if (auto ours = check_new_pool_is_ours(pool.get(), what); !ours) {
+    undefine_new(pool.get());  // the directory and its files stay as they were
+    return ours.error();
   }
   return pool;
 }

@@ -28,8 +28,10 @@ std::string pool_spec_problem(const PoolSpec& spec);
 // The pool named spec.name, active and refreshed. When it is missing it is defined (persistent),
 // built (its directory created) and started through libvirt's storage API; a failure of any
 // step undefines what this call defined and returns one line naming the pool, the path and
-// libvirt's reason. An existing pool is used as it is (its own path), started when inactive,
-// if it is a directory pool (dir, fs, netfs); another type is refused before it is started.
+// libvirt's reason. A pool it defines on a directory holding files topolab did not upload
+// (`--pool-path /etc`) is undefined again and refused; the files are left alone. An existing pool
+// is used as it is (its own path), started when inactive, if it is a directory pool (dir, fs,
+// netfs); another type is refused before it is started.
 Result<PoolPtr> ensure_topolab_pool(virConnectPtr conn, const PoolSpec& spec = {});
 
 }  // namespace topolab::remote

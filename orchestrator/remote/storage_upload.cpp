@@ -99,11 +99,26 @@ Result<VolumePtr> upload_fresh(virConnectPtr conn, virStoragePoolPtr pool, const
   return sent.error();
 }
 
+// Our name on something that is not a plain file (a directory, a device node, a link to one)
+// was not made by topolab: it is refused, never reused or deleted.
+Result<void> require_plain_file(virStorageVolPtr vol, const std::string& name,
+                                virStorageVolInfo& info) {
+  if (auto e = virt::failed(virStorageVolGetInfo(vol, &info)))
+    return e->context("volume '" + name + "': info");
+  if (info.type == VIR_STORAGE_VOL_FILE) return {};
+  return make_error(ErrorKind::input, "volume '" + name +
+                                          "' exists and is not a plain file: topolab does not "
+                                          "reuse or delete it (remove it by hand)");
+}
+
 // Only a volume with its marker is trusted. A volume without one is an interrupted upload
 // (its content is partial); a marker without its volume was left when the volume was deleted
-// by hand. Either is deleted (and reset) so that the content is uploaded afresh.
+// by hand. Either is deleted (and reset) so that the content is uploaded afresh, if it is a
+// plain file (redteam wave 3: a directory of our name was removed).
 Result<void> drop_unpaired(VolumePtr& vol, VolumePtr& marker, const std::string& name) {
   if (vol && !marker) {
+    virStorageVolInfo info{};
+    TL_TRY(require_plain_file(vol.get(), name, info));
     if (auto e = virt::failed(virStorageVolDelete(vol.get(), 0))) {
       return e->context("volume '" + name + "': deleting an incomplete upload");
     }
@@ -124,12 +139,7 @@ Result<void> drop_unpaired(VolumePtr& vol, VolumePtr& marker, const std::string&
 Result<void> check_reusable(VolumePtr& vol, VolumePtr& marker, const std::string& name,
                             std::uint64_t bytes) {
   virStorageVolInfo info{};
-  if (auto e = virt::failed(virStorageVolGetInfo(vol.get(), &info)))
-    return e->context("volume '" + name + "': info");
-  if (info.type != VIR_STORAGE_VOL_FILE)
-    return make_error(ErrorKind::input, "volume '" + name +
-                                            "' exists and is not a plain file: topolab does not "
-                                            "reuse or delete it (remove it by hand)");
+  TL_TRY(require_plain_file(vol.get(), name, info));
   if (info.capacity == bytes) return {};
   if (auto e = virt::failed(virStorageVolDelete(marker.get(), 0)))
     return e->context("volume '" + name + kMarkerSuffix + "': deleting a mismatched marker");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/uri_text.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/store/result_store.hpp"
 
@@ -119,7 +120,7 @@ ExperimentContext experiment_context(const store::StoredExperiment& e) {
   if (auto m = text_of(e.host_topology, "model"); !m.empty()) x.host_cpu_model = m;
   x.host_topology = topology_summary(e.host_topology);
   if (auto uri = text_of(e.context, "connect_uri"); !uri.empty())
-    x.connect_uri = uri;
+    x.connect_uri = bounded(redacted_uri(uri));  // a store may hold a password (redteam 3)
   else if (backend == "host")
     x.connect_uri = "none (host backend)";
   if (auto v = text_of(e.versions, "topolab"); !v.empty()) x.topolab_version = v;
@@ -140,7 +141,7 @@ void multi_host_context(const store::StoredExperiment& e, const std::vector<std:
   std::size_t n = 0;
   for (const auto& h : e.context["hosts"]) {
     if (++n > kMaxDistinct) return void(x.host_topology = bounded(topo + "; ..."));
-    const std::string name = text_of(h, "host");
+    const std::string name = redacted_uri(text_of(h, "host"));
     const nlohmann::json t =
         h.is_object() && h.contains("host_topology") ? h["host_topology"] : nlohmann::json();
     topo += (topo.empty() ? "" : "; ") + name + ": " + topology_summary(t);

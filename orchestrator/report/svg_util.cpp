@@ -23,7 +23,12 @@ void append_markup_escaped(std::string& out, char c) {
       out += "&#39;";
       break;
     default:
-      out += c;
+      // C0 controls other than tab and line breaks, and DEL, are not allowed in XML or HTML
+      // text; an ESC from a store reached a terminal that printed the HTML (redteam wave 3).
+      out += ((static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
+              c == 0x7f)
+                 ? '?'
+                 : c;
   }
 }
 

@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "common/file_io.hpp"
+#include "common/terminal_text.hpp"
+#include "common/uri_text.hpp"
 #include "common/utc_time.hpp"
 #include "protocol/protocol.hpp"
 
@@ -136,6 +138,14 @@ class Stmt {
     return value ? std::move(*value) : nlohmann::json(nlohmann::json::value_t::discarded);
   }
   static constexpr std::size_t kMaxStoredJsonBytes = 4 * protocol::kMaxLineBytes;
+  // A cell's or boot's host: a URI of at most 256 bytes when topolab wrote it. A crafted store's
+  // 40 KB host was repeated on every report line (redteam wave 3); head and tail are kept so
+  // distinct hosts stay distinct.
+  // A password (refused since, or planted) is never read back.
+  std::string host_text(int col) const {
+    return bounded_text(redacted_uri(text(col)), kMaxStoredHostBytes);
+  }
+  static constexpr std::size_t kMaxStoredHostBytes = 256;
   std::int64_t i64(int col) const { return sqlite3_column_int64(stmt_, col); }
   bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   double real(int col) const {
@@ -399,7 +409,7 @@ Result<std::vector<StoredRunIdentity>> ResultStore::run_identities(
     id.benchmark_index = static_cast<int>(q.i64(3));
     id.benchmark = q.text(4);
     id.params = q.json(5);
-    id.host = q.text(6);
+    id.host = q.host_text(6);
     out.push_back(std::move(id));
   }
   return out;
@@ -505,8 +515,8 @@ Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
     c.id = q.i64(0);
     // layout: NULL in schema-1 stores reads as null, like "no guest" (the report's placement
     // pictures say so).
-    c.cell = {q.text(1),  q.text(2), q.json(3), q.text(4), static_cast<int>(q.i64(5)),
-              q.json(10), q.text(11)};
+    c.cell = {q.text(1),  q.text(2),      q.json(3), q.text(4), static_cast<int>(q.i64(5)),
+              q.json(10), q.host_text(11)};
     c.status = q.text(6);
     c.error = q.text(7);
     c.mismatches = q.json(8);
@@ -587,7 +597,7 @@ StoredBoot boot_from_row(const Stmt& q) {
   b.boot.versions = q.json(8);
   b.started = q.text(9);
   b.boot.context = q.json(10);
-  b.boot.host = q.text(11);
+  b.boot.host = q.host_text(11);
   b.finished = q.text(12);
   return b;
 }

@@ -4,27 +4,54 @@
 // from the local cache) or goes through libvirt's remote driver to a host (the image is
 // uploaded into that host's `topolab` pool, docs/multi-host.md). Every connection is opened
 // through open_connection(), which refuses a URI this parser refuses.
+//
+// Who wrote the URI matters (redteam wave 3): libvirt's `ext` transport and the parameters
+// command=, netcat=, socket=, keyfile=, known_hosts=, pkipath=... make libvirt run a program or
+// trust a file on *this* machine, as topolab's user (root). A URI typed on the command line is
+// the user's own choice; a URI from an experiment file (files are shared) may carry none of
+// them (UriSource::file). See docs/multi-host.md "What a host URI may carry".
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/result.hpp"
+#include "common/uri_text.hpp"
 
 namespace topolab::virt {
 
 inline constexpr const char* kDefaultConnectUri = "qemu:///system";
 
+// Where a URI came from: the command line (-c/--connect, typed by the user) or a file
+// (`hosts = [...]` in an experiment, written by anyone).
+enum class UriSource { command_line, file };
+
 struct ConnectionUri {
   std::string uri;        // as given; kDefaultConnectUri for ""
   std::string driver;     // "qemu" or "test"
   std::string transport;  // "" (local), unix, tcp, tls, ssh, libssh, libssh2, ext
+  std::string user;       // "" when the URI names none
   std::string host;       // without user and port; "" when the URI names none
+  std::string port;       // "" when the URI names none
+  std::string path;       // "/system", "/session", ...
+  // The query's parameters, percent-decoded as libvirt decodes them (name, value).
+  std::vector<std::pair<std::string, std::string>> params;
   // Through the remote driver to a host: a host part, or a network transport (ssh, tcp, tls,
   // ext) even towards localhost. qemu:///system and qemu+unix:///system are local.
   bool remote = false;
 };
 
-// Parses `driver[+transport]://[user@]host[:port]/path[?query]`. An unknown driver or
-// transport (a typo such as qemo:// or qemu+tpc://) is refused with one line naming the URI
-// and what is accepted, before anything is sent anywhere.
-Result<ConnectionUri> parse_connection_uri(const std::string& uri);
+// Parses `driver[+transport]://[user@]host[:port]/path[?name=value&...]`. Refused, with one
+// line naming the URI (its password, if any, never shown) and what is accepted, before
+// anything is sent anywhere: an unknown driver or transport (a typo such as qemo:// or
+// qemu+tpc://), a password in the user part (libvirt takes none; it would be stored and
+// printed), a user or host starting with '-' (ssh would read it as an option), percent-encoding
+// in the user or host, a parameter libvirt does not know (after percent-decoding: co%6Dmand is
+// command), and, from a file, the ext transport and every parameter but no_tty, mode, proxy.
+Result<ConnectionUri> parse_connection_uri(const std::string& uri,
+                                           UriSource source = UriSource::command_line);
+
+// How a message shows a URI that may hold a password (common/uri_text.hpp).
+using topolab::redacted_uri;
 
 }  // namespace topolab::virt

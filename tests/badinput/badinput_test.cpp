@@ -17,6 +17,8 @@
 //                                             ["sqlite", DB, SQL_FILE, MORE_SQL...] builds a
 //                                             crafted store: tests/support/store_fixture.hpp)
 //    "after": [["unchanged", "@TMP@/v", "t"]], optional checks after the run (see run_after)
+//    "absent": ["s3cret"],                    optional: substrings in neither stdout nor stderr
+//                                             (CLI cases; a secret the input carried)
 //    "protocol": "agent": the input's lines go to the guest agent core; its last error reply
 //                   must contain "expect"
 //    "why": "..."}                            what the case is about
@@ -348,6 +350,10 @@ TEST_P(BadInput, IsRefusedCleanly) {
     }
     EXPECT_LE(count_lines(o.err), spec.value("max_lines", 1)) << "stderr:\n" << o.err;
     expect_substrings(spec, o.err, tmp);
+    for (const auto& s : spec.value("absent", json::array())) {
+      EXPECT_EQ(o.err.find(s.get<std::string>()), std::string::npos) << "stderr:\n" << o.err;
+      EXPECT_EQ(o.out.find(s.get<std::string>()), std::string::npos) << "stdout:\n" << o.out;
+    }
   }
   if (spec.contains("after")) run_after(spec["after"], tmp);
   fs::remove_all(tmp);

@@ -13,6 +13,7 @@
 #include <pugixml.hpp>
 #include <string>
 
+#include "orchestrator/remote/sha256.hpp"
 #include "orchestrator/remote/storage_pool.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 #include "tests/integration/remote/test_pool.hpp"
@@ -207,6 +208,48 @@ TEST_F(RemoteStorage, AVolumeOfTheNameWithOtherContentIsReplaced) {
   EXPECT_EQ(download(conn_.get(), pool->get(), redo->volume), "the real kernel");
 }
 
+// Redteam wave 3: a directory of our content-keyed name without a marker looked like an
+// interrupted upload and was deleted; it is refused, never deleted.
+TEST_F(RemoteStorage, ANonFileOfOurNameWithoutMarkerIsNotDeleted) {
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(pool.ok()) << pool.error().message;
+  const std::string vol = content_volume_name("k", sha256_hex("the real kernel"));
+  ASSERT_TRUE(fs::create_directory(spec_.path + "/" + vol));
+  ASSERT_EQ(virStoragePoolRefresh(pool->get(), 0), 0);
+  auto up = upload_volume(conn_.get(), pool->get(), "k", write_local("the real kernel"));
+  ASSERT_FALSE(up.ok());
+  EXPECT_NE(up.error().message.find("'" + vol + "' exists and is not a plain file"),
+            std::string::npos)
+      << up.error().message;
+  EXPECT_TRUE(fs::is_directory(spec_.path + "/" + vol)) << "the directory was deleted";
+}
+
+// Redteam wave 3: our content-keyed name planted as a symlink to a file outside the pool (here
+// a stand-in for /etc/shadow), with or without its marker: the link is replaced by a fresh
+// upload, the target is never written, truncated or deleted.
+TEST_F(RemoteStorage, ASymlinkOfOurNameNeverWritesItsTarget) {
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(pool.ok()) << pool.error().message;
+  const fs::path victim = local_ / "shadow";
+  std::ofstream(victim) << "root:$6$precious:19000:0:99999:7:::\n";
+  const std::string vol = content_volume_name("k", sha256_hex("the real kernel"));
+  for (bool marker : {true, false}) {
+    fs::remove(spec_.path + "/" + vol);
+    fs::remove(spec_.path + "/" + vol + ".complete");
+    fs::create_symlink(victim, spec_.path + "/" + vol);
+    if (marker) std::ofstream(spec_.path + "/" + vol + ".complete").flush();
+    ASSERT_EQ(virStoragePoolRefresh(pool->get(), 0), 0);
+    auto up = upload_volume(conn_.get(), pool->get(), "k", write_local("the real kernel"));
+    ASSERT_TRUE(up.ok()) << up.error().message;
+    EXPECT_TRUE(up->uploaded) << "marker " << marker;
+    EXPECT_FALSE(fs::is_symlink(spec_.path + "/" + vol)) << "marker " << marker;
+    EXPECT_EQ(download(conn_.get(), pool->get(), vol), "the real kernel");
+    std::ifstream in(victim);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, "root:$6$precious:19000:0:99999:7:::\n") << "marker " << marker;
+  }
+}
+
 TEST_F(RemoteStorage, AnExistingPoolThatIsNotADirectoryPoolIsRefused) {
   const std::string xml = "<pool type='logical'><name>" + spec_.name +
                           "</name><source><name>no-such-vg</name></source><target><path>/dev/"
@@ -218,6 +261,38 @@ TEST_F(RemoteStorage, AnExistingPoolThatIsNotADirectoryPoolIsRefused) {
   EXPECT_NE(pool.error().message.find("exists with type 'logical'"), std::string::npos)
       << pool.error().message;
   EXPECT_EQ(virStoragePoolIsActive(defined.get()), 0) << "the pool was started";
+}
+
+// Redteam wave 3: `--pool-path` naming a directory that holds other files (here one file,
+// "precious") made them volumes of topolab's pool; the new pool is refused and undefined, the
+// files stay. A directory holding only an earlier topolab pool's files is taken.
+TEST_F(RemoteStorage, ANewPoolOnADirectoryOfOtherFilesIsRefused) {
+  struct Cleanup {  // on every path: the pool (if any), then the directory this test made
+    virConnectPtr conn;
+    PoolSpec spec;
+    ~Cleanup() {
+      remove_pool(conn, spec.name);
+      std::error_code ec;
+      fs::remove_all(spec.path, ec);
+    }
+  } cleanup{conn_.get(), spec_};
+  fs::create_directories(spec_.path);
+  std::ofstream(spec_.path + "/precious") << "keep";
+  auto pool = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_FALSE(pool.ok());
+  EXPECT_NE(pool.error().message.find("holds 1 file(s) that topolab did not put there (e.g. "
+                                      "'precious')"),
+            std::string::npos)
+      << pool.error().message;
+  EXPECT_TRUE(pool.error().is(ErrorKind::input));
+  EXPECT_FALSE(pool_defined(conn_.get(), spec_.name)) << "the refused pool stayed defined";
+  EXPECT_TRUE(fs::exists(spec_.path + "/precious"));
+
+  fs::remove(spec_.path + "/precious");
+  std::ofstream(spec_.path + "/vmlinuz-0123456789abcdef") << "old";
+  std::ofstream(spec_.path + "/vmlinuz-0123456789abcdef.complete");
+  auto ours = ensure_topolab_pool(conn_.get(), spec_);
+  ASSERT_TRUE(ours.ok()) << ours.error().message;
 }
 
 TEST_F(RemoteStorage, APathThatCannotBeCreatedIsOneLineAndNoPool) {

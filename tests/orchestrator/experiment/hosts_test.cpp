@@ -14,6 +14,7 @@ namespace topolab::experiment {
 namespace {
 
 using ::testing::HasSubstr;
+constexpr auto kFile = virt::UriSource::file;
 
 Result<Experiment> parse(const std::string& hosts_line, const Overrides& o = {}) {
   const std::string text = "name = \"h\"\nlayout = \"l.toml\"\n" + hosts_line +
@@ -26,21 +27,71 @@ TEST(HostUri, AcceptsTheQemuDriverOverEveryLibvirtTransport) {
   for (const char* uri : {"qemu:///system", "qemu:///session", "qemu+tcp://127.0.0.1:16509/system",
                           "qemu+ssh://root@box.lab/system", "qemu+tls://[::1]:16514/system",
                           "qemu+ssh://u@h/system?keyfile=/root/.ssh/id_ed25519&no_verify=1"})
-    EXPECT_EQ(host_uri_problem(uri), "") << uri;
+    EXPECT_EQ(host_uri_problem(uri, virt::UriSource::command_line), "") << uri;
 }
 
 TEST(HostUri, RefusesWhatLibvirtWouldNotAcceptWithTheReason) {
-  EXPECT_THAT(host_uri_problem("qemo+tcp://box/system"), HasSubstr("driver 'qemo'"));
-  EXPECT_THAT(host_uri_problem("qemu+tpc://box/system"), HasSubstr("transport 'tpc'"));
-  EXPECT_THAT(host_uri_problem("qemu://box"), HasSubstr("missing the path"));
-  EXPECT_THAT(host_uri_problem("qemu:///systen"), HasSubstr("/system or /session"));
-  EXPECT_THAT(host_uri_problem("test:///default"), HasSubstr("an experiment boots QEMU guests"));
-  EXPECT_THAT(host_uri_problem("box.lab"), HasSubstr("expected DRIVER"));
-  EXPECT_THAT(host_uri_problem("qemu+ssh://a b/system"), HasSubstr("not part of a libvirt URI"));
-  EXPECT_THAT(host_uri_problem("qemu+ssh://x\x1b[2J/system"), HasSubstr("not part"));
-  EXPECT_THAT(host_uri_problem(""), HasSubstr("empty"));
-  EXPECT_THAT(host_uri_problem("qemu+ssh://" + std::string(300, 'a') + "/system"),
+  EXPECT_THAT(host_uri_problem("qemo+tcp://box/system", kFile), HasSubstr("driver 'qemo'"));
+  EXPECT_THAT(host_uri_problem("qemu+tpc://box/system", kFile), HasSubstr("transport 'tpc'"));
+  EXPECT_THAT(host_uri_problem("qemu://box", kFile), HasSubstr("missing the path"));
+  EXPECT_THAT(host_uri_problem("qemu:///systen", kFile), HasSubstr("/system or /session"));
+  EXPECT_THAT(host_uri_problem("test:///default", kFile),
+              HasSubstr("an experiment boots QEMU guests"));
+  EXPECT_THAT(host_uri_problem("box.lab", kFile), HasSubstr("expected DRIVER"));
+  EXPECT_THAT(host_uri_problem("qemu+ssh://a b/system", kFile),
+              HasSubstr("not part of a libvirt URI"));
+  EXPECT_THAT(host_uri_problem("qemu+ssh://x\x1b[2J/system", kFile), HasSubstr("not part"));
+  EXPECT_THAT(host_uri_problem("", kFile), HasSubstr("empty"));
+  EXPECT_THAT(host_uri_problem("qemu+ssh://" + std::string(300, 'a') + "/system", kFile),
               HasSubstr("longer than 256"));
+}
+
+// Redteam wave 3: a shared experiment file must not make topolab (root) run a program.
+TEST(HostUri, AFileMayNotNameAProgramTheCommandLineMay) {
+  for (const char* uri :
+       {"qemu+ext:///system?command=/tmp/x", "qemu+ssh://h/system?command=/tmp/x",
+        "qemu+ssh://h/system?co%6Dmand=/tmp/x", "qemu+ssh://h/system?netcat=/tmp/x",
+        "qemu+ssh://h/system?keyfile=/tmp/k", "qemu+tls://h/system?pkipath=/tmp",
+        "qemu+tls://h/system?no_verify=1", "qemu+ssh://h/system?known_hosts=/tmp/k",
+        "qemu+unix:///system?socket=/tmp/s"}) {
+    EXPECT_THAT(host_uri_problem(uri, kFile), HasSubstr("not accepted from a file")) << uri;
+    EXPECT_EQ(host_uri_problem(uri, virt::UriSource::command_line), "") << uri;
+  }
+  EXPECT_EQ(host_uri_problem("qemu+ssh://h/system?no_tty=1&mode=direct&proxy=native", kFile), "");
+  EXPECT_THAT(host_uri_problem("qemu+ssh://h/system?mode=/tmp/x", kFile),
+              HasSubstr("expected auto"));
+}
+
+TEST(Hosts, APasswordIsRefusedAndNeverEchoed) {
+  auto file = parse(R"(hosts = ["qemu+tcp://u:s3cret@127.0.0.1:16509/system"])");
+  ASSERT_FALSE(file.ok());
+  EXPECT_THAT(file.error().message, HasSubstr("'qemu+tcp://u:***@127.0.0.1:16509/system'"));
+  EXPECT_THAT(file.error().message, HasSubstr("holds a password"));
+  EXPECT_EQ(file.error().message.find("s3cret"), std::string::npos) << file.error().message;
+  Overrides o;
+  o.hosts = {"qemu+ssh://root:s3cret@box/system"};
+  auto cli = parse("", o);
+  ASSERT_FALSE(cli.ok());
+  EXPECT_THAT(cli.error().message, HasSubstr("holds a password"));
+  EXPECT_EQ(cli.error().message.find("s3cret"), std::string::npos) << cli.error().message;
+}
+
+TEST(Hosts, SpellingsOfOneHostAreDuplicates) {
+  for (const char* second :
+       {"qemu+tcp://BOX/system", "qemu+tcp://box:16509/system", "qemu+tcp://box./system"}) {
+    auto e = parse(std::string(R"(hosts = ["qemu+tcp://box/system", ")") + second + "\"]");
+    ASSERT_FALSE(e.ok()) << second;
+    EXPECT_THAT(e.error().message, HasSubstr("the same host as 'qemu+tcp://box/system'"));
+  }
+  EXPECT_EQ(host_key("qemu://box/system"), host_key("qemu+tls://box:16514/system"));
+  EXPECT_EQ(host_key("qemu:///system"), host_key("qemu+unix:///system"));
+  EXPECT_EQ(host_key("qemu+tcp://h:01234/system"), host_key("qemu+tcp://h:1234/system"));
+  EXPECT_EQ(host_key("qemu+ssh://box/system"), host_key("qemu+libssh2://box:22/system?no_tty=1"))
+      << "the parameters and the ssh flavour do not make another host";
+  // Different daemons or tunnels on one machine stay two hosts (tests/integration/remote).
+  EXPECT_NE(host_key("qemu:///system"), host_key("qemu+tcp://127.0.0.1:16509/system"));
+  EXPECT_NE(host_key("qemu+tcp://box/system"), host_key("qemu+tcp://box/session"));
+  EXPECT_TRUE(parse(R"(hosts = ["qemu+tcp://box/system", "qemu+tcp://box:16510/system"])").ok());
 }
 
 TEST(Hosts, TheFileListIsCheckedWithFileAndLine) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <pugixml.hpp>
 #include <tuple>
 #include <vector>
@@ -140,6 +141,46 @@ TEST_F(DiskGuestTest, ARunIdThatIsNotASafeNameIsRefusedBeforeAnyOverlay) {
     EXPECT_NE(out.error().message.find("run id '"), std::string::npos) << out.error().message;
   }
   EXPECT_FALSE(fs::exists(dir_ / "ov"));
+}
+
+}  // namespace
+}  // namespace topolab::guestsource
+
+namespace topolab::guestsource {
+namespace {
+
+// Redteam wave 3: a shared experiment file's `[guest] disk = "/dev/loopN"` (or a symlink to
+// it) handed a host block device to the guest; the command line (--disk) still may. The type
+// is the opened descriptor's, so a name swapped for a device is caught the same way.
+TEST(CheckDisk, AFileMayNameNoHostBlockDevice) {
+  char tmpl[] = "/tmp/topolab-blockdev-XXXXXX";
+  const fs::path dir = mkdtemp(tmpl);
+  { std::ofstream(dir / "backing.img").flush(); }
+  fs::resize_file(dir / "backing.img", 8u << 20);
+  auto attach = run_process(
+      ProcessSpec::in_path({"losetup", "-f", "--show", (dir / "backing.img").string()}, 30s));
+  ASSERT_TRUE(attach && attach->status.code == 0) << (attach ? attach->err : "");
+  std::string loop = attach->out.substr(0, attach->out.find('\n'));
+  struct Detach {  // on every path
+    std::string dev;
+    fs::path dir;
+    ~Detach() {
+      (void)run_process(ProcessSpec::in_path({"losetup", "-d", dev}, 30s));
+      fs::remove_all(dir);
+    }
+  } detach{loop, dir};
+  fs::create_symlink(loop, dir / "disk.img");
+
+  for (const fs::path& p : {fs::path(loop), dir / "disk.img"}) {
+    auto from_file = check_disk("qemu:///system", p, true);
+    ASSERT_FALSE(from_file.ok()) << p;
+    EXPECT_NE(from_file.error().message.find("a host block device: not accepted from a file"),
+              std::string::npos)
+        << from_file.error().message;
+    auto typed = check_disk("qemu:///system", p, false);
+    ASSERT_TRUE(typed.ok()) << p << ": " << typed.error().message;
+    EXPECT_TRUE(typed->block_device);
+  }
 }
 
 }  // namespace

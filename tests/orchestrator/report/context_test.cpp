@@ -86,6 +86,22 @@ TEST_F(ContextStore, ContextIsReadFromTheStore) {
   EXPECT_EQ(sockets.boot_retries, "0");
 }
 
+// Redteam wave 3: a store written before passwords in URIs were refused (or crafted) shows
+// none in any format.
+TEST_F(ContextStore, APasswordInAStoredUriIsShownNowhere) {
+  build("context_store.sql",
+        "UPDATE experiments SET context = json_set(context, '$.connect_uri', "
+        "'qemu+tcp://u:s3cret@box/system');");
+  const auto d = load();
+  ASSERT_TRUE(d.context.has_value());
+  EXPECT_EQ(d.context->experiment.connect_uri, "qemu+tcp://u:***@box/system");
+  for (const char* f : kFormats) {
+    const std::string out = render(d, f);
+    EXPECT_EQ(out.find("s3cret"), std::string::npos) << f;
+    EXPECT_NE(out.find("u:***@box"), std::string::npos) << f;
+  }
+}
+
 TEST_F(ContextStore, TcgWarningInAllFourFormats) {
   build("context_store.sql");
   const auto d = load();

@@ -233,6 +233,29 @@ TEST_F(SchemaMigrationTest, OldStoresReadWithoutContextAndMigrateToRecordIt) {
   EXPECT_TRUE((*s)->boot(1)->boot.context.is_null());
 }
 
+// Redteam wave 3: a crafted store's 40 KB host was repeated on every report line (321 KB of
+// text for two cells); read back it is bounded like a URI topolab writes (<= 256 bytes), with
+// head and tail kept so two hosts stay two.
+TEST_F(SchemaMigrationTest, AHugeStoredHostIsReadBounded) {
+  sql(kSchema1);
+  sql("ALTER TABLE cells ADD COLUMN layout TEXT; ALTER TABLE experiments ADD COLUMN context TEXT;"
+      "ALTER TABLE boots ADD COLUMN context TEXT;"
+      "UPDATE meta SET value='3' WHERE key='schema_version';");
+  auto s = ResultStore::open(path_);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  sql("UPDATE cells SET host = 'qemu+tcp://' || hex(zeroblob(20000)) || 'A/system'");
+  auto cells = (*s)->cells(1);
+  ASSERT_TRUE(cells.ok()) << cells.error().message;
+  ASSERT_EQ(cells->size(), 1u);
+  const std::string& host = (*cells)[0].cell.host;
+  EXPECT_LE(host.size(), 300u);
+  EXPECT_THAT(host, HasSubstr("bytes cut"));
+  EXPECT_THAT(host, ::testing::EndsWith("A/system"));
+  // A password a store holds (written before it was refused, or planted) is never read back.
+  sql("UPDATE cells SET host = 'qemu+tcp://u:s3cret@h/system'");
+  EXPECT_EQ((*s)->cells(1)->at(0).cell.host, "qemu+tcp://u:***@h/system");
+}
+
 // Schema 4 (issue 16): a cell is (experiment, host, key). A schema-3 store read as it is has no
 // host (""); migrated, every old cell, boot and run gets the host its experiment ran on (the
 // recorded connection URI, "local" for backend "host"), ids and runs are kept, and the same

@@ -69,6 +69,69 @@ TEST(ConnectionUri, TyposAreRefusedNamingTheUriAndWhatIsAccepted) {
   EXPECT_NE(typo.error().message.find("'qemu+tpc://127.0.0.1/system'"), std::string::npos);
 }
 
+// Redteam wave 3: what a URI may carry depends on who wrote it (connection_uri.hpp).
+TEST(ConnectionUri, AFileMayCarryNoProgramOrFileParameter) {
+  const auto file = UriSource::file;
+  for (const char* uri :
+       {"qemu+ext:///system?command=/tmp/x", "qemu+ssh://h/system?command=/tmp/x",
+        "qemu+ssh://h/system?co%6Dmand=/tmp/x", "qemu+ssh://h/system?no_tty=1;command=/tmp/x",
+        "qemu+ssh://h/system?netcat=/tmp/x", "qemu+ssh://h/system?name=qemu:///embed",
+        "qemu+tls://h/system?tls_priority=NONE", "qemu+libssh://h/system?known_hosts_verify=ignore",
+        "qemu+libssh2://h/system?sshauth=password"}) {
+    auto r = parse_connection_uri(uri, file);
+    ASSERT_FALSE(r.ok()) << uri;
+    EXPECT_TRUE(r.error().is(ErrorKind::input));
+    EXPECT_NE(r.error().message.find("not accepted from a file"), std::string::npos)
+        << r.error().message;
+    auto typed = parse_connection_uri(uri, UriSource::command_line);
+    EXPECT_TRUE(typed.ok()) << uri << ": " << typed.error().message;
+  }
+  auto ok = parse_connection_uri("qemu+ssh://h/system?no_tty=1&proxy=netcat", file);
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  ASSERT_EQ(ok->params.size(), 2u);
+  EXPECT_EQ(ok->params[1].second, "netcat");
+  // Decoded as libvirt decodes it: the name is checked after %-decoding.
+  auto enc = parse_connection_uri("qemu+ssh://h/system?co%6Dmand=/x", UriSource::command_line);
+  ASSERT_TRUE(enc.ok());
+  EXPECT_EQ(enc->params.at(0).first, "command");
+}
+
+TEST(ConnectionUri, RefusedFromAnySource) {
+  struct Case {
+    const char* uri;
+    const char* want;
+  };
+  for (const auto& c :
+       {Case{"qemu+ssh://h/system?comand=/x", "unknown parameter 'comand'"},
+        // libvirt compares names ignoring case: other spellings are refused.
+        Case{"qemu+ssh://h/system?CoMmAnD=/x", "unknown parameter 'CoMmAnD'"},
+        Case{"qemu+ssh://h/system?+command=/x", "unknown parameter ' command'"},
+        Case{"qemu+ssh://h/system?no_tty=%0a", "encoded control character"},
+        Case{"qemu+ssh://h/system?no_tty=%zz", "broken %-escape"},
+        Case{"qemu+ssh://-oProxyCommand@h/system", "starting with '-'"},
+        Case{"qemu+ssh://-Fx/system", "host name starting with '-'"},
+        Case{"qemu+ssh://%2DFx/system", "percent-encoding"},
+        Case{"qemu+ssh://u%3Ap@h/system", "percent-encoding"},
+        Case{"qemu+tcp://u:secret@h/system", "holds a password"},
+        Case{"qemu+tcp://h:0/system", "port '0': expected a number 1..65535"},
+        Case{"qemu+tcp://h:65536/system", "port '65536'"},
+        Case{"qemu+tcp://h:http/system", "port 'http'"},
+        Case{"qemu+tcp://[::1]:x/system", "port 'x'"}, Case{"qemu:///system#frag", "fragment"}}) {
+    auto r = parse_connection_uri(c.uri, UriSource::command_line);
+    ASSERT_FALSE(r.ok()) << c.uri;
+    EXPECT_NE(r.error().message.find(c.want), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().message.find("secret"), std::string::npos) << r.error().message;
+  }
+  EXPECT_EQ(redacted_uri("qemu+tcp://u:secret@h:1/system"), "qemu+tcp://u:***@h:1/system");
+  EXPECT_EQ(redacted_uri("qemu+tcp://[::1]:16509/system"), "qemu+tcp://[::1]:16509/system");
+  EXPECT_EQ(redacted_uri("qemu:///system?x=a:b@c"), "qemu:///system?x=a:b@c");
+  auto u = parsed("qemu+ssh://root@[fe80::1]:2222/session?no_tty=1");
+  EXPECT_EQ(u.user, "root");
+  EXPECT_EQ(u.host, "fe80::1");
+  EXPECT_EQ(u.port, "2222");
+  EXPECT_EQ(u.path, "/session");
+}
+
 TEST(ConnectionUri, LengthIsBounded) {
   auto r = parse_connection_uri("qemu+ssh://" + std::string(5000, 'a') + "/system");
   ASSERT_FALSE(r.ok());
