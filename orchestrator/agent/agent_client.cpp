@@ -90,6 +90,13 @@ Result<std::unique_ptr<AgentClient>> AgentClient::connect_tcp_loopback(std::uint
                       "agent at 127.0.0.1:" + std::to_string(port), timeout);
 }
 
+Result<std::unique_ptr<AgentClient>> AgentClient::adopt(OwnedFd fd, const std::string& what,
+                                                        milliseconds timeout, Sync sync) {
+  if (!fd) return make_error(ErrorKind::internal, what + ": no socket to adopt");
+  ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
+  return connect_with([&] { return fd.release(); }, what, timeout, sync);
+}
+
 Result<std::unique_ptr<AgentClient>> AgentClient::connect_with(const std::function<int()>& attempt,
                                                                const std::string& what,
                                                                milliseconds timeout, Sync sync) {
@@ -158,8 +165,11 @@ Result<void> AgentClient::send_bytes(const std::string& bytes, Clock::time_point
       }
       continue;
     }
+    const std::string err = errno_text(errno);
     closed_ = true;
-    return make_error(ErrorKind::guest, "writing to the agent: " + errno_text(errno));
+    const std::string why = close_reason_ ? close_reason_() : std::string();
+    return make_error(ErrorKind::guest,
+                      "writing to the agent: " + err + (why.empty() ? "" : " (" + why + ")"));
   }
   return {};
 }
@@ -206,9 +216,11 @@ Result<proto::Message> AgentClient::read_message(Clock::time_point deadline,
       if (msg->type == proto::type::kHello) record_hello(*msg);
       return msg;
     }
-    if (closed_)
-      return make_error(ErrorKind::guest,
-                        "agent closed the connection while waiting for " + waiting);
+    if (closed_) {
+      const std::string why = close_reason_ ? close_reason_() : std::string();
+      return make_error(ErrorKind::guest, "agent closed the connection while waiting for " +
+                                              waiting + (why.empty() ? "" : " (" + why + ")"));
+    }
     if (skipped_lines_ - skip_mark_ > kMaxSkippedPerWait) {
       return make_error(ErrorKind::guest,
                         "gave up waiting for " + waiting + ": the agent sent more than " +

@@ -38,6 +38,11 @@ class AgentClient {
   // --tcp PORT`; wine 8 has no AF_UNIX sockets). Loopback only: the protocol is unauthenticated.
   static Result<std::unique_ptr<AgentClient>> connect_tcp_loopback(
       std::uint16_t port, std::chrono::milliseconds timeout);
+  // An already connected stream socket: the local end of a StreamBridge (virt/stream_bridge.hpp),
+  // the channel of a guest on a remote host reached through libvirt. `what` names it in errors.
+  static Result<std::unique_ptr<AgentClient>> adopt(OwnedFd fd, const std::string& what,
+                                                    std::chrono::milliseconds timeout,
+                                                    Sync sync = Sync::kResync);
   ~AgentClient();
   AgentClient(const AgentClient&) = delete;
   AgentClient& operator=(const AgentClient&) = delete;
@@ -55,6 +60,9 @@ class AgentClient {
   Result<void> ping(std::chrono::milliseconds timeout);
   // Asks the agent to stop (as PID 1 it powers the guest off) and waits for its ack (bounded).
   Result<void> shutdown();
+  // Why the connection closed, added to "agent closed the connection ..." (a bridge's reason
+  // names the host and the lost connection); "" adds nothing.
+  void set_close_reason(std::function<std::string()> why) { close_reason_ = std::move(why); }
   // Every line sent/received, prefixed "> " / "< " (nullptr: none).
   void set_transcript(std::ostream* out) { transcript_ = out; }
 
@@ -99,6 +107,7 @@ class AgentClient {
   std::optional<protocol::Hello> hello_;
   std::optional<Error> hello_error_;
   std::ostream* transcript_ = nullptr;
+  std::function<std::string()> close_reason_;
   std::uint64_t skipped_lines_ = 0;
   std::uint64_t skip_mark_ = 0;  // skipped_lines_ when the current wait began
   std::uint64_t transcript_bytes_ = 0;

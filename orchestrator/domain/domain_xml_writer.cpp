@@ -127,6 +127,19 @@ void write_serial_log(pugi::xml_node devices, const std::filesystem::path& log) 
   set_attr(l, "append", "off");
 }
 
+// The console read through libvirt's stream: a pty, with no file path of this machine.
+void write_serial_pty(pugi::xml_node devices) {
+  auto serial = devices.child("serial");
+  if (!serial) {
+    serial = devices.append_child("serial");
+    set_attr(serial.append_child("target"), "port", "0");
+  }
+  set_attr(serial, "type", "pty");
+  for (const char* child : {"source", "log"}) {
+    while (auto c = serial.child(child)) serial.remove_child(c);
+  }
+}
+
 // The agent's channel is found by its name, never by its kind: a template domain's other unix
 // virtio channel (qemu-guest-agent's) is left alone, and a channel already named like ours but
 // of another type or on another virtio-serial bus (redteam wave 2) becomes exactly ours, the
@@ -247,7 +260,11 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
   if (spec.layout->hyperv) write_hyperv(domain);
   auto devices = ensure_child(domain, "devices");
   write_hostdevs(devices, *spec.layout);
-  if (!spec.serial_log.empty()) write_serial_log(devices, spec.serial_log);
+  if (spec.console_stream) {
+    write_serial_pty(devices);
+  } else if (!spec.serial_log.empty()) {
+    write_serial_log(devices, spec.serial_log);
+  }
   if (spec.agent_channel) write_channel(devices, *spec.agent_channel);
   if (spec.minimal_devices) write_minimal_devices(devices);
   std::ostringstream out;

@@ -35,6 +35,10 @@ struct DomainSpec {
   std::optional<BootSpec> boot;
   std::optional<ChannelSpec> agent_channel;
   std::filesystem::path serial_log;  // console log file, empty: none
+  // A guest on a remote host (issue 16): its console is read through libvirt
+  // (virDomainOpenConsole, which needs a pty serial), not from a file of this machine: the
+  // first serial becomes a pty without <source>/<log>; serial_log is then ignored.
+  bool console_stream = false;
   // The built-in initramfs guest: no USB controller, the agent's virtio-serial controller on
   // pcie.0 (so libvirt adds no PCIe root ports). Own-disk and Windows guests keep the defaults.
   bool minimal_devices = false;

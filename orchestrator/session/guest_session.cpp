@@ -1,7 +1,5 @@
 #include "orchestrator/session/guest_session.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -136,9 +134,11 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   ChannelSpec channel;
   channel.name = req.image.agent_port_name;
   auto socket = run_dir_ / "agent.sock";
-  if (socket.string().size() <= kMaxSocketPath) channel.socket_path = socket;
+  // Remote: libvirt chooses the socket on that host; it is reached through a stream.
+  if (!remote_ && socket.string().size() <= kMaxSocketPath) channel.socket_path = socket;
   spec.agent_channel = channel;
   spec.serial_log = run_dir_ / "console.log";
+  spec.console_stream = remote_;  // a pty read through libvirt into the same local file
   auto xml = DomainXmlWriter().write(spec);
   if (!xml) return xml.error().context("domain XML");
   auto owned_xml = virt::add_run_metadata(*xml, virt::current_run_owner(run_id_));
@@ -152,7 +152,8 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   domain_.emplace(std::move(dom).value());
   auto t_start = Clock::now();
   timings_["define_ms"] = ms_between(t_define, t_start);
-  TL_TRY(virt::start_domain(domain_->get()));
+  TL_TRY(virt::start_domain(domain_->get(), /*paused=*/remote_));
+  if (remote_) TL_TRY(open_streams(channel.name));  // then resumed
   auto t_started = Clock::now();
   timings_["start_ms"] = ms_between(t_start, t_started);
   start_watchdog(req);  // a silent console before hello: destroyed, retried by boot()
@@ -165,9 +166,6 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   if (!remote_) qemu_warnings_ = qemu_log_warnings(name_);  // libvirt's log is on that host
   auto live = virt::domain_xml(domain_->get());
   if (!live) return live.error();
-  auto sock = virt::find_channel_socket(*live, channel.name);
-  if (!sock) return sock.error().context("live XML of " + name_);
-  chmod(sock->c_str(), 0600);  // only root (topolab) talks to the agent
   // An own guest that never answers: what to check (hello_hint.hpp), for either wait below.
   auto no_hello = [&](const std::string& why) {
     auto message = "no hello from the agent within " + std::to_string(req.hello_timeout.count()) +
@@ -178,13 +176,15 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
                                            run_dir_ / "console.log"));
   };
   // The built-in guest's agent is this tree's: its own hello is the first line (no sync).
-  auto agent = AgentClient::connect_unix(
-      *sock, remaining(),
-      req.base_template.empty() ? AgentClient::Sync::kHelloFirst : AgentClient::Sync::kResync);
+  std::string where;  // the channel, for errors
+  auto agent = connect_agent(
+      *live, channel.name, remaining(),
+      req.base_template.empty() ? AgentClient::Sync::kHelloFirst : AgentClient::Sync::kResync,
+      where);
   if (!agent && !req.base_template.empty()) {
-    return no_hello("agent channel " + sock->string() + ": " + agent.error().message);
+    return no_hello("agent channel " + where + ": " + agent.error().message);
   }
-  if (!agent) return agent.error().context("agent channel " + sock->string());
+  if (!agent) return agent.error().context("agent channel " + where);
   agent_ = std::move(agent).value();
   transcript_.open(run_dir_ / "agent.log");
   agent_->set_transcript(&transcript_);
@@ -230,7 +230,8 @@ GuestSession::~GuestSession() {
     domain_->release();
     logging::info("kept domain {} (--keep); remove it with virsh destroy/undefine", name_);
   }
-  agent_.reset();   // before the transcript stream it writes to
+  agent_.reset();  // before the transcript stream it writes to, and the bridge it reads
+  close_streams();
   domain_.reset();  // destroys + undefines unless released
 }
 
@@ -255,7 +256,9 @@ Result<void> GuestSession::shutdown() {
   std::string by = acked ? "agent" : "destroy";
   if (graceful_shutdown_) by = stop_gracefully(acked, problems);
   agent_.reset();
+  channel_bridge_.reset();
   auto removed = domain_->remove();  // destroy if still running, then undefine
+  console_bridge_.reset();           // after the domain stopped: its last lines are in
   domain_.reset();
   timings_["shutdown_ms"] = ms_between(t0, Clock::now());
   timings_["shutdown_by"] = by;

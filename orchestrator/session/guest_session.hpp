@@ -28,6 +28,7 @@
 #include "orchestrator/virt/boot_watchdog.hpp"
 #include "orchestrator/virt/domain_registry.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
+#include "orchestrator/virt/stream_bridge.hpp"
 
 namespace topolab {
 
@@ -120,6 +121,15 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   std::string vcpu_summary() const;
   std::optional<Error> retryable_failure(const Error& failure) const;
   nlohmann::json discard_hung_attempt(int attempt, const std::string& reason);
+  // The agent channel and console (guest_session_streams.cpp): a local guest's channel socket
+  // is connected directly; a remote guest's channel and console go through libvirt streams
+  // (virt/stream_bridge.hpp), opened while it is paused (open_streams resumes it).
+  Result<void> open_streams(const std::string& channel);
+  Result<std::unique_ptr<AgentClient>> connect_agent(const std::string& live_xml,
+                                                     const std::string& channel,
+                                                     std::chrono::milliseconds timeout,
+                                                     AgentClient::Sync sync, std::string& where);
+  void close_streams();
   // Own guests' shutdown after the agent's request (guest_session_shutdown.cpp): wait, ACPI,
   // wait; returns which step ended the guest ("agent", "acpi", or "destroy": still running).
   std::string stop_gracefully(bool agent_acked, std::string& problems);
@@ -127,6 +137,9 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   logging::RunLog run_log_;  // first: closed last, after the cleanup's libvirt calls are logged
   virt::ConnectPtr conn_;
   std::optional<virt::OwnedDomain> domain_;
+  // Remote guests only; declared before agent_, which reads the channel bridge's socket.
+  std::unique_ptr<virt::StreamBridge> console_bridge_, channel_bridge_;
+  OwnedFd channel_fd_;  // the channel bridge's local end until the agent client adopts it
   std::unique_ptr<AgentClient> agent_;
   std::ofstream transcript_;
   protocol::Hello hello_;

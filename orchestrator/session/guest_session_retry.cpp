@@ -124,6 +124,7 @@ std::string GuestSession::vcpu_summary() const {
 nlohmann::json GuestSession::discard_hung_attempt(int attempt, const std::string& reason) {
   watchdog_.reset();
   agent_.reset();
+  channel_bridge_.reset();
   if (transcript_.is_open()) transcript_.close();
   if (domain_) {
     if (auto r = domain_->remove(); !r) {
@@ -131,6 +132,7 @@ nlohmann::json GuestSession::discard_hung_attempt(int attempt, const std::string
     }
     domain_.reset();
   }
+  close_streams();  // before console.log is moved aside
   nlohmann::json entry = {{"attempt", attempt},
                           {"reason", reason.substr(0, 2000)},
                           {"console", keep_as_attempt(run_dir_, "console", ".log", attempt)}};

@@ -52,7 +52,7 @@ std::string printable_line(std::string line) {
 }
 
 std::string console_panic_line(const std::filesystem::path& log) {
-  auto text = read_file(log, 16u << 20);
+  auto text = read_file(log, kMaxConsoleBytes);
   if (!text) return "";
   const auto at = text->find("Kernel panic - not syncing");
   if (at == std::string::npos) return "";
@@ -61,7 +61,7 @@ std::string console_panic_line(const std::filesystem::path& log) {
 }
 
 std::string console_tail(const std::filesystem::path& log, std::size_t lines) {
-  auto text = read_file(log, 16u << 20);
+  auto text = read_file(log, kMaxConsoleBytes);
   if (!text || text->empty()) return "(console log empty)";
   std::deque<std::string> tail;
   std::istringstream in(*text);

@@ -35,6 +35,10 @@ std::string verbose_cmdline(const std::string& cmdline);
 // become '?', a trailing '\r' goes, at most 200 characters (then "...").
 std::string printable_line(std::string line);
 
+// The most of a console log that console_tail and console_panic_line read (a larger file reads
+// as empty); a console streamed from a remote host (stream_bridge.hpp) is cut at this size.
+inline constexpr std::size_t kMaxConsoleBytes = 16u << 20;
+
 // The last `lines` lines of a console log joined by " / " (each cut at 200 characters, bytes
 // outside printable ASCII shown as '?'), to say why a guest never said hello; "(console log
 // empty)" when there is nothing.

@@ -99,18 +99,26 @@ Result<DomainPtr> define_domain(virConnectPtr conn, const std::string& xml) {
   return DomainPtr(d);
 }
 
-Result<void> start_domain(virDomainPtr dom) {
+Result<void> start_domain(virDomainPtr dom, bool paused) {
   const std::string name = domain_name(dom);  // before the call: it resets the last error
   const auto log = qemu_log_path(name);
   const auto log_size = file_size_or_zero(log);
   CallTimer timer("virDomainCreate(" + name + ")");
-  if (auto e = failed(virDomainCreate(dom))) {
+  if (auto e = failed(paused ? virDomainCreateWithFlags(dom, VIR_DOMAIN_START_PAUSED)
+                             : virDomainCreate(dom))) {
     Error err = e->context("virDomainCreate(" + name + ")");
     if (auto said = qemu_log_explanation(log, log_size, err.message); !said.empty()) {
       err.message += "; QEMU log " + log.string() + ": " + said;
     }
     return err;
   }
+  return {};
+}
+
+Result<void> resume_domain(virDomainPtr dom) {
+  const std::string name = domain_name(dom);
+  CallTimer timer("virDomainResume(" + name + ")");
+  if (auto e = failed(virDomainResume(dom))) return e->context("virDomainResume(" + name + ")");
   return {};
 }
 

@@ -27,7 +27,10 @@ Result<std::optional<DomainPtr>> find_domain_by_uuid(virConnectPtr conn, const s
 // On failure: libvirt's own reason (captured before any other libvirt call) and, for local QEMU
 // domains, what QEMU wrote to /var/log/libvirt/qemu/NAME.log during this start when libvirt's
 // message does not already quote it.
-Result<void> start_domain(virDomainPtr dom);
+// `paused` (VIR_DOMAIN_START_PAUSED): the vCPUs wait for resume_domain, so streams opened in
+// between (a remote guest's console) miss none of the guest's output.
+Result<void> start_domain(virDomainPtr dom, bool paused = false);
+Result<void> resume_domain(virDomainPtr dom);
 // libvirt's per-domain QEMU log on this host (qemu:///system).
 std::filesystem::path qemu_log_path(const std::string& domain_name);
 // Hard power-off; succeeds when the domain is not running (nothing to do).

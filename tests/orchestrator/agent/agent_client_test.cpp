@@ -347,5 +347,36 @@ TEST(AgentClient, TheTranscriptOfAFloodingGuestIsBounded) {
   EXPECT_NE(t.find("[transcript stops here"), std::string::npos);
 }
 
+// Issue 16: a remote guest's channel is the local end of a libvirt stream bridge (a socketpair):
+// the client adopts the connected socket, and an end-of-file carries the bridge's reason (which
+// names the host) in the error.
+TEST(AgentClient, AnAdoptedSocketWorksAndItsCloseReasonIsReported) {
+  int pair[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+  OwnedFd guest(pair[1]);
+  const std::string hello = protocol::encode_line(FakeAgent::hello()).value();
+  ASSERT_EQ(::write(guest.get(), hello.data(), hello.size()), static_cast<ssize_t>(hello.size()));
+  auto c = AgentClient::adopt(OwnedFd(pair[0]), "bridge", 2s, AgentClient::Sync::kHelloFirst);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  (*c)->set_close_reason([] { return std::string("stream on qemu+tcp://box/system: lost"); });
+  auto h = (*c)->wait_hello(2s);
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  EXPECT_EQ(h->agent_version, "fake");
+  guest.reset();  // the bridge shut its end down
+  const auto start = Clock::now();
+  auto p = (*c)->ping(10s);
+  ASSERT_FALSE(p.ok());
+  // The write or the wait sees it first; either way the bridge's reason is in the error.
+  EXPECT_NE(p.error().message.find("(stream on qemu+tcp://box/system: lost)"), std::string::npos)
+      << p.error().message;
+  EXPECT_LT(Clock::now() - start, 3s);
+}
+
+TEST(AgentClient, AdoptingNoSocketIsRefused) {
+  auto c = AgentClient::adopt(OwnedFd(), "bridge", 1s);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("bridge: no socket"), std::string::npos) << c.error().message;
+}
+
 }  // namespace
 }  // namespace topolab

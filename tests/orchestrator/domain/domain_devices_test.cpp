@@ -116,5 +116,46 @@ TEST(DomainDevices, TheAgentChannelIsFoundByNameAndIsTheOnlyOne) {
   EXPECT_EQ(ours, 1);
 }
 
+// Issue 16: a remote guest's console is read through libvirt (virDomainOpenConsole needs a pty):
+// the serial becomes a pty with no file of this machine (no <source>, no <log>), even from a
+// template whose serial was a file; the local path stays a pty logged to the run folder.
+TEST(DomainDevices, AStreamedConsoleIsAPtyWithoutLocalPaths) {
+  testing::TempDir dir;
+  const auto base = dir.path() / "base.xml";
+  std::ofstream(base) << "<domain type='qemu'><name>x</name><memory unit='MiB'>512</memory>"
+                         "<os><type arch='x86_64' machine='q35'>hvm</type></os><devices>"
+                         "<serial type='file'><source path='/tmp/their.log'/>"
+                         "<target port='0'/><log file='/tmp/x.log'/></serial></devices></domain>";
+  auto l = *load_layout_or_preset("ryzen-1700x");
+  auto plan = plan_placement(l, make_synthetic_host({2, 4, 4, 2, false, true, 16384}));
+  ASSERT_TRUE(plan);
+  for (const fs::path& tmpl : {fs::path(), base}) {
+    DomainSpec spec;
+    spec.name = "topolab-console";
+    spec.layout = &l;
+    spec.plan = &*plan;
+    spec.base_template = tmpl;
+    spec.boot = BootSpec{"/k", "/i", "console=ttyS0"};
+    spec.agent_channel = ChannelSpec{};
+    spec.serial_log = "/var/lib/topolab/runs/x/console.log";
+    spec.console_stream = true;
+    auto xml = DomainXmlWriter{}.write(spec);
+    ASSERT_TRUE(xml) << xml.error().message;
+    pugi::xml_document doc;
+    ASSERT_TRUE(doc.load_string(xml->c_str()));
+    auto serials = doc.child("domain").child("devices").children("serial");
+    ASSERT_EQ(std::distance(serials.begin(), serials.end()), 1) << *xml;
+    auto serial = *serials.begin();
+    EXPECT_STREQ(serial.attribute("type").value(), "pty") << *xml;
+    EXPECT_FALSE(serial.child("source")) << *xml;
+    EXPECT_FALSE(serial.child("log")) << *xml;
+    EXPECT_EQ(xml->find("console.log"), std::string::npos) << *xml;
+    spec.console_stream = false;  // local: the same spec logs the pty into the run folder
+    auto local = DomainXmlWriter{}.write(spec);
+    ASSERT_TRUE(local);
+    EXPECT_NE(local->find("/var/lib/topolab/runs/x/console.log"), std::string::npos) << *local;
+  }
+}
+
 }  // namespace
 }  // namespace topolab

@@ -1,0 +1,204 @@
+// A guest on a remote host is reached only through libvirt (issue 16): its agent channel and
+// serial console travel as libvirt streams (virDomainOpenChannel / virDomainOpenConsole,
+// virt/stream_bridge.hpp), never as paths of this machine. Through libvirtd's TCP listener
+// (qemu+tcp://127.0.0.1, the remote driver) the tests prove it: no agent socket in the run
+// folder, the live serial is a pty without a log file, the local console.log holds the
+// kernel's lines (written by the bridge), and hello + a benchmark + shutdown complete. A
+// connection cut after hello (TcpForwarder) fails the benchmark at once naming the URI.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <mutex>
+#include <pugixml.hpp>
+#include <sstream>
+
+#include "orchestrator/cli/placed_layout.hpp"
+#include "orchestrator/image/guest_image.hpp"
+#include "orchestrator/session/guest_session.hpp"
+#include "orchestrator/virt/domain_lifecycle.hpp"
+#include "tests/integration/remote/tcp_forwarder.hpp"
+#include "tests/integration/remote/test_pool.hpp"
+#include "tests/support/child_process.hpp"
+
+namespace topolab::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+// REMOTE_PROC_STORAGE_VOL_UPLOAD (libvirt's remote_protocol.x): the procedure the image
+// upload's stream packets carry. Every other stream packet this client sends is agent traffic
+// (the console stream carries nothing towards the guest).
+constexpr std::uint32_t kVolUploadProc = 208;
+
+int listener_port() {
+  const char* p = std::getenv("TOPOLAB_TEST_LIBVIRT_TCP_PORT");
+  return p ? std::atoi(p) : 16509;
+}
+std::string tcp_uri(int port) { return "qemu+tcp://127.0.0.1:" + std::to_string(port) + "/system"; }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+class RemoteStreams : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = virt::open_connection("qemu:///system");
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    local_ = std::move(*c);
+    static int n = 0;
+    pool_ = "topolab-it-" + std::to_string(getpid()) + "-streams" + std::to_string(++n);
+    char tmpl[] = "/tmp/topolab-streams-it-XXXXXX";
+    tmp_ = fs::path(::mkdtemp(tmpl));
+  }
+  void TearDown() override {
+    EXPECT_EQ(topolab_domains_with(marker_), std::vector<std::string>{});
+    for (const auto& name : topolab_domains_with(marker_)) {
+      if (auto d = virt::lookup_domain(local_.get(), name); d && *d) {
+        (void)virt::destroy_and_undefine(d->get());
+      }
+    }
+    remote::remove_pool(local_.get(), pool_);
+    fs::remove_all(tmp_);
+  }
+
+  // A 2-vCPU built-in guest (quick under TCG) through `uri`, its image uploaded into the test
+  // pool.
+  Result<BootRequest> request(const std::string& uri, const std::string& what) {
+    cli::LayoutArgs args;
+    args.layout = "ryzen-1700x";
+    args.overrides = {{"placement.policy", "unpinned"},
+                      {"expose.as", "flat"},
+                      {"guest.l3_groups", "1"},
+                      {"guest.cores_per_group", "2"},
+                      {"guest.threads_per_core", "1"}};
+    args.sets = {"cpu.model=Skylake-Server"};
+    auto placed = cli::load_placed_layout(args, TopologySource{});
+    if (!placed) return placed.error();
+    auto image = build_guest_image(ImageOptions{});
+    if (!image) return image.error();
+    marker_ = "it" + std::to_string(getpid()) + "-" + what;
+    BootRequest req;
+    req.connect_uri = uri;
+    req.layout = placed->layout;
+    req.plan = placed->plan;
+    req.host_vendor = placed->host.vendor;
+    req.accel = virt::AccelMode::kTcg;
+    req.image = *image;
+    req.run_id = marker_;
+    req.run_dir = tmp_ / "run";
+    req.hello_timeout = 300s;
+    req.boot_retries = 2;  // a rare real TCG hang is the watchdog's to retry
+    req.pool = {pool_, "/var/lib/libvirt/" + pool_};
+    return req;
+  }
+
+  virt::ConnectPtr local_;
+  std::string pool_, marker_;
+  fs::path tmp_;
+};
+
+TEST_F(RemoteStreams, HelloBenchmarkAndShutdownGoThroughStreams) {
+  auto req = request(tcp_uri(listener_port()), "streams");
+  ASSERT_TRUE(req) << req.error().message;
+  auto session = GuestSession::boot(*req);
+  ASSERT_TRUE(session) << session.error().message;
+  auto& s = **session;
+  const fs::path run = s.run_dir();
+
+  // The agent was reached through a stream: no socket of ours in the run folder, and the
+  // live channel's socket is the one libvirt chose on that host.
+  EXPECT_FALSE(fs::exists(run / "agent.sock"));
+  auto dom = virt::lookup_domain(local_.get(), s.domain_name());
+  ASSERT_TRUE(dom.ok()) << dom.error().message;
+  auto live = virt::domain_xml(dom->get());
+  ASSERT_TRUE(live.ok());
+  pugi::xml_document doc;
+  ASSERT_TRUE(doc.load_string(live->c_str()));
+  auto devices = doc.child("domain").child("devices");
+  auto serial = devices.child("serial");
+  EXPECT_STREQ(serial.attribute("type").value(), "pty") << *live;
+  EXPECT_FALSE(serial.child("log")) << "a log file on the remote host's side: " << *live;
+  auto sock = virt::find_channel_socket(*live, req->image.agent_port_name);
+  ASSERT_TRUE(sock.ok()) << sock.error().message;
+  EXPECT_NE(sock->parent_path(), run) << sock->string();
+
+  auto result = s.agent().run("sqrt", {{"threads", 1}, {"n", 20000}, {"repeats", 1}}, 120s);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->benchmark, "sqrt");
+
+  ASSERT_TRUE(s.shutdown().ok());
+  EXPECT_EQ(s.timings().value("shutdown_by", ""), "agent");
+  session->reset();
+  // The console reached the local run folder through the console stream: QEMU was given no
+  // file of this machine, so the kernel's lines are the bridge's writes.
+  const std::string console = slurp(run / "console.log");
+  EXPECT_NE(console.find("Linux version"), std::string::npos) << console.substr(0, 500);
+  EXPECT_NE(console.find("Kernel command line:"), std::string::npos);
+  EXPECT_EQ(console.find(run.string()), std::string::npos);
+  EXPECT_EQ(slurp(run / "domain.xml").find("console.log"), std::string::npos)
+      << "the domain XML names a local console file";
+}
+
+// The boot watchdog watches the local console.log, which for a remote guest the console stream
+// writes: a first attempt that hangs (`topolab.fault=hang-boot-first`) is destroyed, its streamed
+// console kept as console.attempt-1.log, and the retry completes.
+TEST_F(RemoteStreams, AHungAttemptIsSeenThroughTheStreamedConsoleAndRetried) {
+  auto req = request(tcp_uri(listener_port()), "streamhang");
+  ASSERT_TRUE(req) << req.error().message;
+  req->image.cmdline += " topolab.fault=hang-boot-first";
+  req->watchdog = 4000ms;
+  auto session = GuestSession::boot(*req);
+  ASSERT_TRUE(session) << session.error().message;
+  const auto t = (*session)->timings();
+  EXPECT_GE(t.value("boot_attempts", 0), 2) << t.dump();
+  const std::string first = slurp((*session)->run_dir() / "console.attempt-1.log");
+  EXPECT_NE(first.find("Linux version"), std::string::npos) << first.substr(0, 300);
+  EXPECT_NE(first.find("test fault hang-boot"), std::string::npos) << first.substr(0, 300);
+  EXPECT_TRUE((*session)->shutdown().ok());
+  session->reset();
+}
+
+// The connection is cut at the benchmark request (the second message on the channel stream,
+// after the placement): the benchmark, waiting up to 10 minutes, fails within seconds with the
+// URI in the reason, and the domain is removed through a fresh connection.
+TEST_F(RemoteStreams, ConnectionCutAfterHelloFailsTheBenchmarkAtOnce) {
+  std::mutex mu;
+  std::vector<std::string> streams_seen;
+  int channel_packets = 0;
+  TcpForwarder fwd(listener_port(), TcpForwarder::Fault::kCut, [&](const RpcHeader& h) {
+    if (h.program != kRemoteProgram || h.type != kRpcStream) return false;
+    std::lock_guard lock(mu);
+    if (h.procedure != kVolUploadProc) streams_seen.push_back(std::to_string(h.procedure));
+    return h.procedure != kVolUploadProc && ++channel_packets == 2;
+  });
+  ASSERT_GT(fwd.port(), 0);
+  const std::string uri = tcp_uri(fwd.port());
+  auto req = request(uri, "streamcut");
+  ASSERT_TRUE(req) << req.error().message;
+  auto session = GuestSession::boot(*req);
+  ASSERT_TRUE(session) << session.error().message;
+  EXPECT_FALSE(fwd.triggered()) << "cut before the benchmark";
+
+  const auto t0 = Clock::now();
+  auto result = (*session)->agent().run("sqrt", {{"threads", 1}, {"n", 20000}}, 600s);
+  const auto took = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - t0).count();
+  EXPECT_TRUE(fwd.triggered()) << "stream packets seen: " << ::testing::PrintToString(streams_seen);
+  ASSERT_FALSE(result) << "a benchmark completed over a cut connection";
+  const std::string msg = result.error().message;
+  EXPECT_NE(msg.find("agent closed the connection"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("connection to " + uri + " lost"), std::string::npos) << msg;
+  EXPECT_LT(took, 30) << msg;  // the keepalive alone would take ~8 s; the cut is seen at once
+  std::cout << "[figures] benchmark failed " << took << " s after the cut: " << msg << "\n";
+  session->reset();  // removes the domain through a fresh connection (DomainRegistry)
+}
+
+}  // namespace
+}  // namespace topolab::testing
