@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 #include "orchestrator/logging/log.hpp"
 #include "orchestrator/virt/event_loop.hpp"
@@ -200,6 +203,34 @@ void on_timer(int, void* opaque) {
   if (virConnectIsAlive(s.conn) == 0) end(s, "the stream's connection closed");
 }
 
+// Adds a zero timeout and waits (bounded) until the event loop has run it: every dispatch of
+// the turn before has finished, and deleted registrations were cleaned up at its start.
+bool wait_for_event_loop_turn(std::chrono::milliseconds bound) {
+  struct Turn {
+    std::mutex m;
+    std::condition_variable cv;
+    bool ran = false;
+  };
+  auto turn = std::make_shared<Turn>();
+  auto* ref = new std::shared_ptr<Turn>(turn);
+  const int timer = virEventAddTimeout(
+      0,
+      [](int id, void* opaque) {
+        auto& t = **static_cast<std::shared_ptr<Turn>*>(opaque);
+        virEventRemoveTimeout(id);
+        std::lock_guard lock(t.m);
+        t.ran = true;
+        t.cv.notify_all();
+      },
+      ref, [](void* opaque) { delete static_cast<std::shared_ptr<Turn>*>(opaque); });
+  if (timer < 0) {
+    delete ref;
+    return false;
+  }
+  std::unique_lock lock(turn->m);
+  return turn->cv.wait_for(lock, bound, [&] { return turn->ran; });
+}
+
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 std::string connection_name(virConnectPtr conn) {
@@ -230,8 +261,8 @@ Result<std::unique_ptr<StreamBridge>> StreamBridge::start(virConnectPtr conn, St
   if (s->watch < 0) return make_error(s->what + ": virEventAddHandle failed");
   if (auto e = failed(virStreamEventAddCallback(
           s->stream, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR | VIR_STREAM_EVENT_HANGUP,
-          on_stream, new_ref(s), free_ref))) {
-    // Not registered: libvirt does not call free_ref; the destructor removes the handle.
+          on_stream, bridge->stream_ref_ = new_ref(s), nullptr))) {
+    // Not registered: the destructor removes the handle and deletes stream_ref_.
     return e->context(s->what + ": virStreamEventAddCallback");
   }
   s->stream_cb = true;
@@ -276,6 +307,13 @@ StreamBridge::~StreamBridge() {
     if (s.two_way) ::shutdown(s.fd, SHUT_RDWR);
   }
   if (stream_ && virStreamAbort(stream_.get()) < 0) (void)capture_libvirt_error();
+  stream_.reset();
+  // Once the event loop has run one more turn, no callback removed above is in flight and
+  // libvirt has freed the other registrations' references; then the stream callback's goes.
+  // A loop that does not turn within the bound keeps it (a small leak, never a use after free).
+  if (wait_for_event_loop_turn(std::chrono::seconds(2))) {
+    delete static_cast<std::shared_ptr<State>*>(stream_ref_);
+  }
 }
 
 bool StreamBridge::ended() const {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -77,11 +78,25 @@ TEST_F(CompareCli, FourTimesTheWorkIsSlowerAndSignificant) {
   EXPECT_TRUE(j["only_a"].empty());
 }
 
+// A store compared with an exact copy of itself: identical samples are never significant.
+// Two *live* runs of one configuration are not asserted "not significant": on this shared
+// machine (CI under ASan, ctest -j2) a load drift of ~1 % between them is real and, with 16
+// samples a side, sometimes significant at alpha 0.01 (seen: +1.24 %, CI [0.36, 7.4] %). What
+// they must show is no large difference: the 4n work above is +300 %.
 TEST_F(CompareCli, TwoRunsOfTheSameConfigurationAreNotSignificant) {
   ASSERT_TRUE(ok_);
-  auto j = compare_json({db("a.db"), "--compare", db("same.db"), "--alpha", "0.01"});
+  fs::copy_file(dir_ / "a.db", dir_ / "a-copy.db", fs::copy_options::overwrite_existing);
+  auto j = compare_json({db("a.db"), "--compare", db("a-copy.db"), "--alpha", "0.01"});
   ASSERT_EQ(j["rows"].size(), 2u) << j.dump(2);
-  for (const auto& r : j["rows"]) EXPECT_EQ(r["verdict"], "not significant") << r.dump();
+  for (const auto& r : j["rows"]) {
+    EXPECT_EQ(r["verdict"], "not significant") << r.dump();
+    EXPECT_EQ(r["delta_pct"].get<double>(), 0.0) << r.dump();
+  }
+  j = compare_json({db("a.db"), "--compare", db("same.db"), "--alpha", "0.01"});
+  ASSERT_EQ(j["rows"].size(), 2u) << j.dump(2);
+  for (const auto& r : j["rows"]) {
+    EXPECT_LT(std::abs(r["delta_pct"].get<double>()), 25.0) << r.dump();
+  }
 }
 
 TEST_F(CompareCli, EveryFormatAndOneSidedCellsThroughTheCli) {
