@@ -10,7 +10,6 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
-#include <thread>
 
 #include "orchestrator/logging/log.hpp"
 #include "orchestrator/virt/event_loop.hpp"
