@@ -15,6 +15,15 @@ bash scripts/setup.sh
 
 stage() { echo; echo "=== $* ($(date +%T))"; }
 
+# A full disk fails builds and tests far from the cause (an assembler's "No space left", a test's
+# temporary file): say it first. The full suite writes about 16 GiB (release build 5, ASan 6, the
+# own-guest test disk's cache 3, run folders).
+free_gib=$(($(df --output=avail -k "$ROOT" | tail -1) / 1048576))
+if ((free_gib < 16)); then
+  echo "test.sh: warning: only $free_gib GiB free on $(df --output=target "$ROOT" | tail -1); the" \
+    "full suite needs about 16 GiB" >&2
+fi
+
 # The own-guest test disk is built in the background, in its own process groups (setsid: an early
 # exit of this script stops all of it; build-test-disk.sh's trap unmounts and removes its work
 # folder): its root (debootstrap, ~8 min on a fresh machine, mostly downloading and unpacking
