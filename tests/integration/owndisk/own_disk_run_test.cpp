@@ -7,12 +7,11 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 
 #include "orchestrator/store/result_store.hpp"
+#include "tests/integration/owndisk/disk_experiment.hpp"
 #include "tests/integration/owndisk/test_disk.hpp"
 
 namespace topolab::testing {
@@ -29,19 +28,7 @@ class OwnDiskRun : public ::testing::Test {
     char tmpl[] = "/tmp/topolab-it-owndisk-XXXXXX";
     dir_ = mkdtemp(tmpl);
     name_ = "owndisk" + std::to_string(getpid());
-    // The example layout under a name of our own, so our domains are told from other tests'.
-    std::ifstream in(std::string(TOPOLAB_SOURCE_DIR) + "/examples/layouts/two-groups.toml");
-    std::stringstream layout;
-    layout << in.rdbuf();
-    std::string text = layout.str();
-    text.replace(text.find("name = \"two-groups\""), 19, "name = \"" + name_ + "\"");
-    std::ofstream(dir_ / "layout.toml") << text;
-    std::ofstream(dir_ / "exp.toml")
-        << "name = \"it-owndisk\"\nlayout = \"layout.toml\"\nrepetitions = 2\nseed = 3\n"
-           "[guest]\ndisk = \""
-        << image_.string()
-        << "\"\nos = \"linux\"\n[factors]\nexpose = [\"flat\", \"sockets\"]\n[[benchmark]]\n"
-           "name = \"sqrt\"\nparams = { threads = 2, n = 100000, repeats = 2 }\n";
+    write_disk_experiment(dir_, name_, image_, "{ threads = 2, n = 100000, repeats = 2 }");
     sha_before_ = sha256_of(image_);
   }
   void TearDown() override {
