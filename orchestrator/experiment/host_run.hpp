@@ -64,10 +64,17 @@ class HostRun {
     std::set<std::pair<int, int>> done;  // (benchmark, repetition) already stored
     std::string error;
     int failed_runs = 0;
+    // As stored when the run began: a cell whose runs are all stored but whose status is not
+    // "done" (the process ended by a signal between its last run and finish_cells) is marked
+    // done by the rerun, keeping its boot and mismatches.
+    std::string stored_status;
+    nlohmann::json stored_mismatches;
+    std::int64_t stored_boot_id = 0;
   };
 
   std::vector<RunSpec> pending_runs(const Configuration& config, std::uint64_t seed);
   Result<void> fail_configuration(const Configuration& config, const std::string& error);
+  Result<void> settle_complete_cells(const Configuration& config);
   Result<void> run_configuration(const Configuration& config);
   Result<void> finish_cells(const Configuration& config, const nlohmann::json& mismatches,
                             std::int64_t boot_id);

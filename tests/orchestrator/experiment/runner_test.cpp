@@ -66,6 +66,39 @@ TEST_F(RunnerTest, RunsEveryCellOnceAndResumesWithoutWork) {
   EXPECT_TRUE((*boots)[0].boot.seen.contains("cpus"));
 }
 
+// A run that ends by a signal after a cell's last run but before its status is written leaves
+// the cell "running" with every run stored (an own disk's graceful shutdown makes that window
+// seconds wide). The rerun has nothing to run there and marks it done, keeping its boot.
+TEST_F(RunnerTest, RerunMarksACompleteCellLeftRunningDone) {
+  auto e = parse(kTwoCells);
+  ASSERT_TRUE(run(e).ok());
+  std::int64_t cell_id = 0, boot_id = 0;
+  {
+    auto store = store::ResultStore::open(store_path());
+    ASSERT_TRUE(store.ok());
+    auto exps = (*store)->experiments();
+    auto cells = (*store)->cells((*exps)[0].id);
+    ASSERT_EQ(cells->size(), 2u);
+    cell_id = (*cells)[0].id;
+    boot_id = (*cells)[0].boot_id;
+    ASSERT_GT(boot_id, 0);
+    ASSERT_TRUE((*store)->set_cell_status(cell_id, "running", "", (*cells)[0].mismatches, boot_id));
+  }
+  auto again = run(e);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->boots, 0);
+  EXPECT_EQ(again->cells_done, 2);
+  auto store = store::ResultStore::open_read_only(store_path());
+  ASSERT_TRUE(store.ok());
+  auto cells = (*store)->cells((*(*store)->experiments())[0].id);
+  for (const auto& c : *cells) {
+    EXPECT_EQ(c.status, "done") << c.cell.label;
+    if (c.id == cell_id) {
+      EXPECT_EQ(c.boot_id, boot_id) << "the boot that measured it is kept";
+    }
+  }
+}
+
 TEST_F(RunnerTest, FailedBenchmarkIsRecordedAndOthersContinue) {
   auto e = parse(R"(
 name = "fails"
