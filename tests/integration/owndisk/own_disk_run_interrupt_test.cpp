@@ -126,7 +126,9 @@ TEST_F(OwnDiskRunInterrupt, SigintDuringTheSecondCellKeepsTheFirstAndTheRerunCom
   EXPECT_EQ(j["runs_skipped"], stored) << j.dump();
   EXPECT_EQ(j["runs_executed"], 4 - stored) << j.dump();
   EXPECT_EQ(j["boots"], stored < 4 ? 1 : 0) << j.dump();
-  EXPECT_EQ(stored_runs(db()).total, 4);
+  auto last = stored_runs(db());
+  EXPECT_EQ(last.total, 4);
+  EXPECT_EQ(std::count(last.statuses.begin(), last.statuses.end(), "done"), 2);
   EXPECT_EQ(overlays_with(owner), std::vector<std::string>{});
 }
 
