@@ -29,22 +29,12 @@ Result<void> HostRun::load_cells(store::ResultStore& s, std::int64_t experiment_
     if (!id) return id.error();
     auto done = s.completed_runs(*id);
     if (!done) return done.error();
-    state_.push_back({*id, *done, "", 0, "", nullptr, 0});
+    state_.push_back({*id, *done, "", 0});
     // Planned again on every run (the planner is deterministic): stays does-not-fit, never
     // counted as work left to do or as a failure.
     if (auto it = unfit_.find(c.config_key); it != unfit_.end())
       TL_TRY(s.set_cell_status(*id, "does-not-fit", it->second, nullptr, 0));
   }
-  auto stored = s.cells(experiment_id);
-  if (!stored) return stored.error();
-  std::map<std::int64_t, const store::StoredCell*> by_id;
-  for (const auto& c : *stored) by_id[c.id] = &c;
-  for (auto& st : state_)
-    if (auto it = by_id.find(st.id); it != by_id.end()) {
-      st.stored_status = it->second->status;
-      st.stored_mismatches = it->second->mismatches;
-      st.stored_boot_id = it->second->boot_id;
-    }
   return {};
 }
 
@@ -81,14 +71,21 @@ Result<void> HostRun::fail_configuration(const Configuration& config, const std:
 }
 
 Result<void> HostRun::settle_complete_cells(const Configuration& config) {
-  for (int c : config.cells) {
-    const CellState& st = state_[c];
-    if (st.stored_status == "done" || missing_runs(c) > 0) continue;
-    TL_TRY(store_.with([&](store::ResultStore& s) {
-      return s.set_cell_status(st.id, "done", "", st.stored_mismatches, st.stored_boot_id);
-    }));
-  }
-  return {};
+  return store_.with([&](store::ResultStore& s) -> Result<void> {
+    if (!stored_cells_) {
+      auto cells = s.cells(exp_id_);
+      if (!cells) return cells.error();
+      stored_cells_.emplace();
+      for (auto& c : *cells) stored_cells_->emplace(c.id, std::move(c));
+    }
+    for (int c : config.cells) {
+      auto it = stored_cells_->find(state_[c].id);
+      if (it == stored_cells_->end() || it->second.status == "done" || missing_runs(c) > 0)
+        continue;
+      TL_TRY(s.set_cell_status(it->first, "done", "", it->second.mismatches, it->second.boot_id));
+    }
+    return {};
+  });
 }
 
 // After a failed start or a target that stopped answering: a host that no longer accepts a

@@ -4,6 +4,7 @@
 // shared through SharedStore (one mutex around every call) and progress through its Lane.
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -64,12 +65,6 @@ class HostRun {
     std::set<std::pair<int, int>> done;  // (benchmark, repetition) already stored
     std::string error;
     int failed_runs = 0;
-    // As stored when the run began: a cell whose runs are all stored but whose status is not
-    // "done" (the process ended by a signal between its last run and finish_cells) is marked
-    // done by the rerun, keeping its boot and mismatches.
-    std::string stored_status;
-    nlohmann::json stored_mismatches;
-    std::int64_t stored_boot_id = 0;
   };
 
   std::vector<RunSpec> pending_runs(const Configuration& config, std::uint64_t seed);
@@ -94,6 +89,11 @@ class HostRun {
   std::int64_t exp_id_ = 0;
   std::vector<CellState> state_;              // by cell index
   std::map<std::string, std::string> unfit_;  // configuration key -> the planner's reason
+  // The store's cell rows by id, read once when a configuration has nothing left to run (not
+  // for a fresh run): a cell whose runs are all stored but whose status is not "done" (the
+  // process ended by a signal between its last run and finish_cells) is marked done then,
+  // keeping its boot and mismatches.
+  std::optional<std::map<std::int64_t, store::StoredCell>> stored_cells_;
   HostSummary summary_;
 };
 
