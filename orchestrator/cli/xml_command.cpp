@@ -4,6 +4,7 @@
 
 #include "common/file_io.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
@@ -61,7 +62,7 @@ class XmlCommand : public Command {
                           {"cpu_model", choice.model},
                           {"reason", choice.reason},
                           {"warnings", plan.warnings}};
-      text = j.dump(2) + "\n";
+      text = json_text(j);
     }
     for (const auto& w : plan.warnings) logging::warn("{}", w);
     if (output_.empty()) {
