@@ -36,6 +36,9 @@ class XmlCommand : public Command {
   }
 
   int run() override {
+    if (auto same = check_output_is_not_input(output_, {args_.layout, base_, kernel_, initrd_});
+        !same)
+      return fail("xml", same.error());
     auto placed = load_placed_layout(args_, source_);
     if (!placed) return fail("xml", placed.error());
     const auto& [layout, host, plan] = *placed;
