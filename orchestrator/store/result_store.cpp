@@ -238,6 +238,10 @@ Error ResultStore::db_error(const std::string& what) const {
   if (code == SQLITE_READONLY) hint = " (the store file or its folder is read-only)";
   if (code == SQLITE_FULL) hint = " (the disk is full)";
   if (code == SQLITE_CANTOPEN) hint = " (cannot open or create the file)";
+  if (code == SQLITE_BUSY)
+    hint =
+        " (another process holds the store's lock: waited 5 s; is another topolab run writing "
+        "to it?)";
   if (code == SQLITE_TOOBIG)
     hint = " (a stored value or row over " + std::to_string(kMaxStoredBytes >> 20) +
            " MiB: topolab never writes one)";

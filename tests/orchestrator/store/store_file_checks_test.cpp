@@ -130,5 +130,24 @@ TEST_F(StoreFileChecks, AValueOverTheLengthLimitFailsTheReadInsteadOfEndingIt) {
   EXPECT_NE(cells.error().message.find("16 MiB"), std::string::npos) << cells.error().message;
 }
 
+// Another process (here: another connection) holds the write lock: `run` waits the busy
+// timeout, then fails in one line saying so; a reader is not blocked (WAL).
+TEST_F(StoreFileChecks, ALockedStoreFailsAfterTheBusyTimeoutSayingWhy) {
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN EXCLUSIVE; INSERT INTO meta VALUES('lock', 'held');",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  auto w = ResultStore::open(path_);
+  ASSERT_FALSE(w) << "opened for writing while another connection holds the lock";
+  EXPECT_NE(w.error().message.find("database is locked"), std::string::npos) << w.error().message;
+  EXPECT_NE(w.error().message.find("another process holds the store's lock"), std::string::npos)
+      << w.error().message;
+  auto r = ResultStore::open_read_only(path_);
+  EXPECT_TRUE(r) << r.error().message;
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+}
+
 }  // namespace
 }  // namespace topolab::store
