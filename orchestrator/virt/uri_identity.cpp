@@ -17,6 +17,7 @@ bool loopback(const sockaddr* a) {
     const auto* v4 = reinterpret_cast<const sockaddr_in*>(a);
     return (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
   }
+  if (a->sa_family != AF_INET6) return false;
   const auto& v6 = reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr;
   return IN6_IS_ADDR_LOOPBACK(&v6) || (IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127);
 }
