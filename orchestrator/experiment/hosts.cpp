@@ -85,8 +85,8 @@ std::string duplicate_problem(const std::vector<std::string>& earlier, std::stri
     if (e == uri) return "given twice (each host runs every cell once)";
     if (host_key(e) == key)
       return "the same host as '" + e +
-             "' written differently (case, default port or transport, localhost/127.0.0.1/::1, "
-             "trailing slash or user)";
+             "' written differently (case, default port or transport, localhost/127.0.0.1/::1 "
+             "or the user of /system)";
   }
   return "";
 }

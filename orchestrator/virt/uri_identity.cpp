@@ -70,8 +70,9 @@ std::string endpoint_key(const ConnectionUri& uri) {
   std::string transport = uri.transport;
   if (transport.empty()) transport = uri.host.empty() ? "unix" : "tls";  // libvirt's defaults
   if (transport == "libssh" || transport == "libssh2") transport = "ssh";
-  std::string path = uri.path;
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  // The path as written: libvirt's QEMU driver compares it exactly ("/system/" is refused,
+  // "unexpected qemu URI path"), so a trailing slash is no other spelling of an endpoint.
+  const std::string& path = uri.path;
   const std::string user = path == "/session" ? uri.user : "";
   std::string host = canonical_host(uri.host, transport);
   if (host.find(':') != std::string::npos) host = "[" + host + "]";  // an IPv6 address

@@ -13,8 +13,9 @@
 //     (libvirt connects to localhost);
 //   - port: the transport's default made explicit (tcp 16509, tls 16514, ssh 22), leading zeros
 //     dropped;
-//   - path: trailing slashes dropped; the user only for /session (one daemon per user; /system
-//     is the machine's one daemon whoever logs in);
+//   - path as written (libvirt refuses "/system/": a trailing slash is not a spelling); the
+//     user only for /session (one daemon per user; /system is the machine's one daemon
+//     whoever logs in);
 //   - the query's parameters (no_tty, mode, proxy...) are not part of it.
 // Not resolved, on purpose: host names through DNS (the check contacts nothing), and different
 // transports or ports towards one machine (qemu:///system and qemu+tcp://127.0.0.1:16509/system
