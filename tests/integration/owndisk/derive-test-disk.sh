@@ -95,6 +95,8 @@ case $variant in
   hang-once)
     cat >"$work/mnt/usr/local/sbin/topolab-hang-once" <<'EOS'
 #!/bin/sh
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
 mark=/var/lib/topolab-hung-once
 if [ ! -e $mark ]; then
   mount -o remount,rw / && : >$mark && sync && mount -o remount,ro /
