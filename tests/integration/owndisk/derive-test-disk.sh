@@ -119,6 +119,7 @@ loop=""
 dd if="$work/bootblock" of="$work/disk.raw" bs=1024 seek=1024 count=1 conv=notrunc status=none
 cmp -s "$work/bootblock" <(dd if="$work/disk.raw" bs=1024 skip=1024 count=1 status=none) ||
   { echo "derive-test-disk: the boot block was not restored" >&2; exit 1; }
-find "$cache" -maxdepth 1 -name 'debian12-*-no-*.raw' ! -name "$stem-*" -delete
+find "$cache" -maxdepth 1 \( -name 'debian12-*-no-*.raw' -o -name 'debian12-*-hang-*.raw' \) \
+  ! -name "$stem-*" -delete
 mv "$work/disk.raw" "$out"
 echo "$out"
