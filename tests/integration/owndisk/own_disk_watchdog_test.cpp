@@ -4,9 +4,9 @@
 // the watchdog, which counted the silence from the kernel's first console line (not from the
 // silent boot loader), booted again on the same overlay, and the retried boot completes; the
 // retry is recorded in the boot's timings like a built-in guest's.
-// The bound is given (120 s) rather than the default (330 s at 2 vCPUs): the default would
+// The bound is given (60 s) rather than the default (330 s at 2 vCPUs): the default would
 // make this a 7-minute test; the variant boots without `quiet`, so a healthy boot's console
-// keeps growing and never comes near 120 s of silence (the recorded longest silence is
+// keeps growing and never comes near 60 s of silence (its longest was 2.9 s; the recorded one is
 // printed). The watchdog is on for own disks without the option: OwnDiskBoot checks that.
 // Two retries: the retried boot can itself hit the rare real TCG hang.
 #include <gtest/gtest.h>
@@ -29,7 +29,7 @@ TEST(OwnDiskWatchdog, HungFirstBootIsDestroyedRetriedAndRecorded) {
   const auto t0 = std::chrono::steady_clock::now();
   auto r = run_cli({"boot", kLayout, "--accel", "tcg", "--set", "expose=sockets", "--disk",
                     disk.string(), "--os", "linux", "--json", "--run-id", marker, "--boot-watchdog",
-                    "120000", "--boot-retries", "2"},
+                    "60000", "--boot-retries", "2"},
                    std::chrono::minutes(30));
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_FALSE(r.timed_out);
@@ -40,7 +40,7 @@ TEST(OwnDiskWatchdog, HungFirstBootIsDestroyedRetriedAndRecorded) {
   const auto& t = j["timings"];
   const int attempts = t.value("boot_attempts", 0);
   EXPECT_TRUE(attempts == 2 || attempts == 3) << t.dump();
-  EXPECT_EQ(t.value("watchdog_ms", 0), 120000) << t.dump();
+  EXPECT_EQ(t.value("watchdog_ms", 0), 60000) << t.dump();
   EXPECT_EQ(t.value("watchdog_armed_at", ""), "kernel start") << t.dump();
   ASSERT_TRUE(t.contains("boot_retries") && t["boot_retries"].size() == std::size_t(attempts - 1))
       << t.dump();
@@ -48,7 +48,7 @@ TEST(OwnDiskWatchdog, HungFirstBootIsDestroyedRetriedAndRecorded) {
   EXPECT_EQ(retry.value("attempt", 0), 1);
   EXPECT_EQ(retry.value("console", ""), "console.attempt-1.log");
   const auto reason = retry.value("reason", "");
-  EXPECT_NE(reason.find("guest hung: no console output for 120000 ms since the kernel started"),
+  EXPECT_NE(reason.find("guest hung: no console output for 60000 ms since the kernel started"),
             std::string::npos)
       << reason;
   EXPECT_NE(reason.find("topolab-hang-once: PID 1 hangs"), std::string::npos)
@@ -66,7 +66,7 @@ TEST(OwnDiskWatchdog, HungFirstBootIsDestroyedRetriedAndRecorded) {
   EXPECT_NE(kept->find("Linux version"), std::string::npos) << "not quiet: the banner" << *kept;
   // The successful attempt: armed at its kernel's first line, its silences far below the bound.
   EXPECT_GE(t.value("console_kernel_start_ms", -1), 0) << t.dump();
-  EXPECT_LT(t.value("console_max_silence_ms", 1 << 30), 120000) << t.dump();
+  EXPECT_LT(t.value("console_max_silence_ms", 1 << 30), 60000) << t.dump();
   std::cout << "[figures] own-disk boot with a hung first attempt: " << took << " s, " << attempts
             << " attempts; retried boot: kernel at " << t.value("console_kernel_start_ms", -1)
             << " ms, hello at " << t.value("hello_ms", -1)
