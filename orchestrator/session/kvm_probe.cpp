@@ -120,7 +120,7 @@ KvmVerdict probe_kvm(virConnectPtr conn, const KvmProbeOptions& o) {
   auto socket = o.work_dir / "probe-agent.sock";
   const bool streams = through_remote_driver(conn);
   const std::string via =
-      streams ? " (through libvirt streams of " + connection_uri(conn) + ")" : "";
+      streams ? " (through libvirt streams of " + redacted_uri(connection_uri(conn)) + ")" : "";
   std::string name = domain_name_for("kvmprobe", o.run_id);
   auto xml = add_run_metadata(
       kvm_probe_domain_xml(name, o.image, streams ? std::filesystem::path() : console,
@@ -150,8 +150,8 @@ KvmVerdict probe_kvm(virConnectPtr conn, const KvmProbeOptions& o) {
     if (Clock::now() - start >= o.console_bound) {
       return {false,
               "KVM guest printed nothing on its serial console within " +
-                  std::to_string(o.console_bound.count()) +
-                  " ms (nested KVM hangs guests here); using TCG" + via,
+                  std::to_string(o.console_bound.count()) + " ms (nested KVM hangs guests " +
+                  (streams ? "on that host" : "here") + "); using TCG" + via,
               /*hung=*/true};
     }
     std::this_thread::sleep_for(milliseconds(25));
@@ -169,6 +169,9 @@ KvmVerdict probe_kvm(virConnectPtr conn, const KvmProbeOptions& o) {
             /*hung=*/true};
   }
   (*agent)->set_transcript(&transcript);
+  if (channel_bridge) {  // a stream that ended says why (the connection lost, the domain gone)
+    (*agent)->set_close_reason([b = channel_bridge.get()] { return b->end_reason(); });
+  }
   auto hello = (*agent)->wait_hello(remaining());
   if (!hello) {
     return {false,
