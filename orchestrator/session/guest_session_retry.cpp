@@ -43,6 +43,7 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
         s->timings_["console_max_silence_ms"] = s->watchdog_->max_silence_ms();
         if (s->timings_.contains("watchdog_armed_at")) {  // own disk: its silences count from here
           s->timings_["console_kernel_start_ms"] = s->watchdog_->armed_ms();
+          s->timings_["console_login_prompt_ms"] = s->watchdog_->stood_down_ms();
         }
       }
       return s;

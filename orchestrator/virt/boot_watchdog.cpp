@@ -55,6 +55,11 @@ bool shows_kernel_start(std::string_view text) {
   return false;
 }
 
+// "<host> login: ": agetty's prompt (on the serial console when the kernel's console is there).
+bool shows_login_prompt(std::string_view text) {
+  return text.find(" login: ") != std::string_view::npos;
+}
+
 std::string verbose_cmdline(const std::string& cmdline) {
   std::istringstream in(cmdline);
   std::string word, out;
@@ -103,6 +108,7 @@ BootWatchdog::BootWatchdog(std::filesystem::path console, milliseconds bound,
                            std::function<void()> on_hang, Mode mode, Arming arming)
     : console_(std::move(console)), bound_(bound), on_hang_(std::move(on_hang)) {
   if (arming == Arming::kAtStart) armed_ms_ = 0;
+  markers_ = arming == Arming::kAtKernelStart;
   stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (mode == Mode::kInotify && stop_fd_ >= 0) open_inotify();
   thread_ = std::thread([this] { watch(); });
@@ -157,27 +163,30 @@ bool BootWatchdog::drain_inotify() {
   return true;  // more left than one wake-up reads: look at the file
 }
 
-// Reads the console from scanned_ up to `size` (64 KiB at a time) looking for the kernel's
-// start; a console that shrank (replaced) is read again from its beginning, one larger than
-// kMaxConsoleBytes counts as started (it is running something).
-bool BootWatchdog::scan_for_kernel_start(std::uintmax_t size) {
+// Reads the console from scanned_ up to `size` (64 KiB at a time) for the markers of an
+// own-disk boot (seen_kernel_, seen_login_; sticky); a console that shrank (replaced) is read
+// again from its beginning, one larger than kMaxConsoleBytes counts as started.
+void BootWatchdog::scan_console(std::uintmax_t size) {
   if (size < scanned_) scanned_ = 0, carry_.clear();
-  if (size > kMaxConsoleBytes) return true;
+  if (size > kMaxConsoleBytes) {
+    seen_kernel_ = true;
+    return;
+  }
   std::ifstream in(console_, std::ios::binary);
-  if (!in || !in.seekg(static_cast<std::streamoff>(scanned_))) return false;
+  if (!in || !in.seekg(static_cast<std::streamoff>(scanned_))) return;
   std::string chunk(64u << 10, '\0');
-  while (scanned_ < size) {
+  while (scanned_ < size && !seen_login_) {
     const auto want = std::min<std::uintmax_t>(chunk.size(), size - scanned_);
     in.read(chunk.data(), static_cast<std::streamsize>(want));
     const auto got = static_cast<std::size_t>(in.gcount());
-    if (got == 0) return false;
+    if (got == 0) return;
     scanned_ += got;
     carry_ += chunk.substr(0, got);
-    if (shows_kernel_start(carry_)) return true;
-    constexpr std::size_t kKeep = 32;  // longer than either marker's start
+    seen_kernel_ = seen_kernel_ || shows_kernel_start(carry_);
+    seen_login_ = seen_kernel_ && shows_login_prompt(carry_);
+    constexpr std::size_t kKeep = 32;  // longer than any marker
     if (carry_.size() > kKeep) carry_.erase(0, carry_.size() - kKeep);
   }
-  return false;
 }
 
 // Sleeps in poll() until an inotify event, stop() or the end of the bound; polling mode wakes
@@ -190,7 +199,15 @@ void BootWatchdog::watch() {
     return std::chrono::duration_cast<milliseconds>(d).count();
   };
   if (size > 0) first_output_ms_ = 0;  // written before the watch began
-  if (armed_ms_ < 0 && size > 0 && scan_for_kernel_start(size)) armed_ms_ = 0;
+  // Own disks: armed at the kernel's first line; a login prompt ends the watch unfired.
+  auto markers = [&](std::uintmax_t bytes, long long at_ms) {
+    if (!markers_ || bytes == 0) return false;
+    scan_console(bytes);
+    if (armed_ms_ < 0 && seen_kernel_) armed_ms_ = at_ms;
+    if (seen_login_) stood_down_ms_ = at_ms;
+    return seen_login_;
+  };
+  if (markers(size, 0)) return;
   for (;;) {
     const bool armed = armed_ms_ >= 0;
     const auto now = Clock::now();
@@ -215,7 +232,7 @@ void BootWatchdog::watch() {
     const auto now_size = file_size_or_zero(console_);
     if (now_size != size) {
       if (first_output_ms_ < 0) first_output_ms_ = ms(woke - start);
-      if (!armed && scan_for_kernel_start(now_size)) armed_ms_ = ms(woke - start);
+      if (markers(now_size, ms(woke - start))) return;
       size = now_size;
       last_growth = woke;  // an armed watch's silence starts at the kernel's first line
       continue;

@@ -49,6 +49,11 @@ std::chrono::milliseconds own_disk_watchdog_bound(int vcpus, bool kvm);
 // Firmware and boot loaders print neither.
 bool shows_kernel_start(std::string_view text);
 
+// Whether console text shows a getty's login prompt ("topolab-guest login: "): the OS booted
+// to userspace, so a missing hello after it is the agent's (the hello timeout and its hint say
+// what to check), never the kernel hang the watchdog is for.
+bool shows_login_prompt(std::string_view text);
+
 // The kernel command line without `quiet`: a verbose console is what the watchdog watches for
 // progress, and what tells why a failed boot stopped (kept in the run folder).
 std::string verbose_cmdline(const std::string& cmdline);
@@ -81,7 +86,8 @@ std::string console_panic_line(const std::filesystem::path& log);
 // is unavailable (no instance left, a folder it cannot watch) it polls the size every 100 ms.
 // Arming::kAtKernelStart (own disks): the bound runs only from the moment the console first
 // shows_kernel_start (the new bytes are scanned as they arrive, at most kMaxConsoleBytes); until
-// then nothing fires, however long the console stays silent.
+// then nothing fires, however long the console stays silent. A login prompt after it
+// (shows_login_prompt) ends the watch without firing, as stop() would.
 class BootWatchdog {
  public:
   enum class Mode { kInotify, kPoll };
@@ -109,6 +115,8 @@ class BootWatchdog {
   // kAtKernelStart: ms from the start to the kernel's first console line (-1: not yet); after
   // stop() or from on_hang. kAtStart: 0. Silences before it are not counted above.
   long long armed_ms() const { return armed_ms_.load(); }
+  // kAtKernelStart: ms from the start to a login prompt that ended the watch (-1: none).
+  long long stood_down_ms() const { return stood_down_ms_.load(); }
   // Whether the watch runs on inotify (false: it polls); fixed once the constructor returned.
   bool uses_inotify() const { return inotify_fd_ >= 0; }
   // Wake-ups of the watch thread so far (a test checks that a silent console costs none).
@@ -118,7 +126,7 @@ class BootWatchdog {
   void open_inotify();
   void watch();
   bool drain_inotify();
-  bool scan_for_kernel_start(std::uintmax_t size);
+  void scan_console(std::uintmax_t size);
 
   std::filesystem::path console_;
   std::chrono::milliseconds bound_;
@@ -133,6 +141,9 @@ class BootWatchdog {
   long long first_output_ms_ = -1;
   long long max_silence_ms_ = 0;
   std::atomic<long long> armed_ms_{-1};
+  std::atomic<long long> stood_down_ms_{-1};
+  bool markers_ = false;  // kAtKernelStart: the console is scanned for the markers
+  bool seen_kernel_ = false, seen_login_ = false;
   std::uintmax_t scanned_ = 0;  // console bytes scanned for the kernel's start
   std::string carry_;           // the scanned text's last bytes (a marker cut between reads)
   std::thread thread_;

@@ -58,6 +58,14 @@ TEST(ShowsKernelStart, KernelBannerOrPrintkTimestampOnly) {
   EXPECT_FALSE(shows_kernel_start(""));
 }
 
+TEST(ShowsLoginPrompt, AgettysPromptOnly) {
+  // The test disk's console once booted (it20020-acpi/console.log).
+  EXPECT_TRUE(
+      shows_login_prompt("Debian GNU/Linux 12 topolab-guest ttyS0\r\n\r\ntopolab-guest login: "));
+  EXPECT_FALSE(shows_login_prompt("[    1.0] systemd-logind: New seat seat0."));
+  EXPECT_FALSE(shows_login_prompt("Starting systemd-logind.service - User Login Management..."));
+}
+
 TEST(VerboseCmdline, DropsOnlyTheQuietWord) {
   EXPECT_EQ(verbose_cmdline("console=ttyS0 quiet panic=-1"), "console=ttyS0 panic=-1");
   EXPECT_EQ(verbose_cmdline("quiet"), "");
@@ -271,6 +279,29 @@ TEST(BootWatchdog, ArmedAtKernelStartIgnoresSilenceBeforeTheKernel) {
         << "the boot loader's silence is not counted";
     fs::remove_all(dir);
   }
+}
+
+// Own disks: a login prompt after the kernel started means the OS booted: the watch ends
+// unfired however long the console then stays silent (a missing hello is the agent's, for the
+// hello timeout and its hint).
+TEST(BootWatchdog, ALoginPromptAfterTheKernelEndsTheWatchUnfired) {
+  auto dir = temp_dir();
+  std::atomic<int> calls{0};
+  const auto bound = 1000ms;
+  BootWatchdog w(
+      dir / "console.log", bound, [&] { ++calls; }, BootWatchdog::Mode::kInotify,
+      BootWatchdog::Arming::kAtKernelStart);
+  std::ofstream out(dir / "console.log");
+  out << "[    0.030794] RETBleed: WARNING\r\n" << std::flush;
+  ASSERT_TRUE(wait_until([&] { return w.armed_ms() >= 0; }, kLoadedHostSlack));
+  out << "\r\nDebian GNU/Linux 12 topolab-guest ttyS0\r\n\r\ntopolab-guest login: " << std::flush;
+  ASSERT_TRUE(wait_until([&] { return w.stood_down_ms() >= 0; }, bound / 2))
+      << "the prompt came well within the bound";
+  std::this_thread::sleep_for(bound * 2);  // silent past the bound
+  EXPECT_EQ(calls.load(), 0);
+  EXPECT_FALSE(w.fired());
+  EXPECT_GE(w.stood_down_ms(), w.armed_ms());
+  fs::remove_all(dir);
 }
 
 // A console that already shows the kernel when the watch begins is armed at once; and stop()
