@@ -202,6 +202,21 @@ Result<void> check_output_target(const std::filesystem::path& path) {
 
 }  // namespace
 
+Result<void> check_output_is_not_input(const std::filesystem::path& output,
+                                       const std::vector<std::filesystem::path>& inputs) {
+  struct stat out {};
+  if (output.empty() || ::stat(output.c_str(), &out) != 0) return {};
+  for (const auto& input : inputs) {
+    struct stat in {};
+    if (input.empty() || ::stat(input.c_str(), &in) != 0) continue;
+    if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+      return make_error(ErrorKind::input, output.string() + ": is the input " + input.string() +
+                                              "; an output never replaces an input (name "
+                                              "another file)");
+  }
+  return {};
+}
+
 Result<void> write_file_atomic(const std::filesystem::path& path, const std::string& content,
                                unsigned mode) {
   TL_TRY(check_output_target(path));

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "common/owned_fd.hpp"
 #include "common/result.hpp"
@@ -52,6 +53,13 @@ Result<std::string> read_attribute(const std::filesystem::path& path);
 
 // Strips what follows a sysfs/procfs attribute's value: newlines, blanks, CRs and NULs.
 void strip_attribute_tail(std::string& text);
+
+// An output that is one of the command's inputs (`report r.db -o r.db` replaced the results
+// store with its own report, exit 0; `xml L.toml -o L.toml` the layout with XML): refused when
+// `output` exists and is the same file (device and inode, links followed) as an input that
+// exists. Called before the command reads anything (redteam wave 4).
+Result<void> check_output_is_not_input(const std::filesystem::path& output,
+                                       const std::vector<std::filesystem::path>& inputs);
 
 // Writes atomically and never through a planted link (issue 12, class 7): the content goes to a
 // fresh, unpredictable sibling "PATH.tmp.XXXXXX" created with O_EXCL|O_NOFOLLOW (mkstemp), is

@@ -58,6 +58,16 @@ std::string bounded_text(std::string_view text, std::size_t max_bytes) {
          " bytes cut] ... " + std::string(text.substr(text.size() - tail));
 }
 
+std::string display_text(std::string_view text, std::size_t max_bytes) {
+  std::string out = terminal_safe(text);
+  if (out.size() <= max_bytes) return out;
+  std::size_t cut = max_bytes - 3;
+  // terminal_safe's output is valid UTF-8: step back over continuation bytes (10xxxxxx).
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+  out.resize(cut);
+  return out + "...";
+}
+
 std::string csv_formula_safe(std::string_view cell) {
   if (!cell.empty() && (cell[0] == '=' || cell[0] == '+' || cell[0] == '-' || cell[0] == '@' ||
                         cell[0] == '\t' || cell[0] == '\r'))

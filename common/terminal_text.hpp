@@ -17,6 +17,12 @@ std::string terminal_safe(std::string_view text);
 inline constexpr std::size_t kMaxMessageBytes = 2048;
 std::string bounded_text(std::string_view text, std::size_t max_bytes = kMaxMessageBytes);
 
+// Free text kept in a typed value (a CPU model name, a topology's source): terminal_safe, then
+// cut at a character boundary to at most `max_bytes` (>= 4) ending in "...". Idempotent, so a
+// value read back from its own JSON is unchanged; safe in every printer and in JSON (redteam
+// wave 4: cpuinfo's model name reached terminals raw and ended `host --json` with exit 70).
+std::string display_text(std::string_view text, std::size_t max_bytes);
+
 // A CSV cell that a spreadsheet would evaluate as a formula (first character '=', '+', '-',
 // '@', tab or carriage return; OWASP "CSV injection") gets a leading apostrophe. The value is
 // returned unquoted: CSV quoting is the writer's job.

@@ -52,6 +52,8 @@ struct NumaNode {
   std::vector<HugepagePool> hugepages;
 };
 
+inline constexpr std::size_t kMaxTopologyTextBytes = 512;
+
 struct HostTopology {
   std::vector<CpuInfo> cpus;  // sorted by id; offline CPUs included with online=false
   std::vector<Package> packages;
@@ -59,6 +61,8 @@ struct HostTopology {
   std::vector<L3Domain> l3_domains;
   std::vector<NumaNode> numa_nodes;
   CpuList isolated;
+  // vendor, model, source: display_text (printable UTF-8, at most kMaxTopologyTextBytes), made
+  // so where every topology is built (build_topology, topology_from_json).
   std::string vendor;  // e.g. "AuthenticAMD", "" when unknown
   std::string model;   // e.g. "AMD EPYC 7451 24-Core Processor"
   std::string source;  // "sysfs:/", "caps:FILE", "libvirt:qemu:///system"

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <utility>
 
+#include "common/terminal_text.hpp"
+
 namespace topolab {
 namespace {
 
@@ -169,9 +171,11 @@ Result<HostTopology> build_topology(RawTopology raw) {
   assign_l3(topo, raw.l3, online);
   assign_nodes(topo, std::move(raw.numa_nodes), online);
   topo.isolated = raw.isolated;
-  topo.vendor = std::move(raw.vendor);
-  topo.model = std::move(raw.model);
-  topo.source = std::move(raw.source);
+  // Text from a file or a guest (cpuinfo, a capabilities <model>, a tree's path): an escape
+  // sequence reached terminals raw, invalid UTF-8 ended every --json with exit 70.
+  topo.vendor = display_text(raw.vendor, kMaxTopologyTextBytes);
+  topo.model = display_text(raw.model, kMaxTopologyTextBytes);
+  topo.source = display_text(raw.source, kMaxTopologyTextBytes);
   return topo;
 }
 

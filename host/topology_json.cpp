@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/terminal_text.hpp"
 #include "host/topology_builder.hpp"
 
 namespace topolab {
@@ -292,6 +293,8 @@ Result<HostTopology> from_json_checked(const json& j) {
   TL_ASSIGN(topo.vendor, r.string(j, "vendor", "top level"));
   TL_ASSIGN(topo.model, r.string(j, "model", "top level"));
   TL_ASSIGN(topo.source, r.string(j, "source", "top level"));
+  for (std::string* text : {&topo.vendor, &topo.model, &topo.source})
+    *text = display_text(*text, kMaxTopologyTextBytes);  // a guest's hello, a stored topology
   return topo;
 }
 

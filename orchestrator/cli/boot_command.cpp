@@ -7,6 +7,7 @@
 
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/guest_source_options.hpp"
+#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/cli/watchdog_options.hpp"
@@ -109,7 +110,7 @@ class BootCommand : public Command {
     if (json_) {
       auto j = to_json(*v);
       if (disk) j["guest_source"] = disk->identity();
-      std::cout << j.dump(2) << "\n";
+      std::cout << json_text(j);
     } else {
       print_text(layout, *v);
     }

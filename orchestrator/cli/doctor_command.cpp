@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/doctor/doctor.hpp"
 #include "orchestrator/doctor/layout_requirements.hpp"
 
@@ -47,7 +48,7 @@ class DoctorCommand : public Command {
                             {"status", doctor::to_string(doctor::worst_status(results))},
                             {"checks", doctor::to_json(results)}};
       if (options.guest) out["layout"] = options.guest->name;
-      std::cout << out.dump(2) << "\n";
+      std::cout << json_text(out);
     } else {
       doctor::print_check_table(std::cout, results);
     }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/image/windows_iso.hpp"
 
@@ -54,7 +55,7 @@ class ImageCommand : public Command {
                           {"boot", img->boot_protocol},
                           {"pvh_fallback", img->pvh_fallback},
                           {"pruned", img->pruned}};
-      std::cout << j.dump(2) << "\n";
+      std::cout << json_text(j);
       return 0;
     }
     std::cout << (img->rebuilt ? "built" : "up to date") << ": " << img->initrd.string() << " ("
@@ -79,12 +80,10 @@ class ImageCommand : public Command {
     auto iso = image::build_windows_iso(opts);
     if (!iso) return fail("image --windows", iso.error());
     if (json_) {
-      std::cout << nlohmann::json{{"iso", iso->iso.string()},
-                                  {"files", iso->files},
-                                  {"bytes", iso->bytes},
-                                  {"agent_bytes", iso->agent_bytes}}
-                       .dump(2)
-                << "\n";
+      std::cout << json_text(nlohmann::json{{"iso", iso->iso.string()},
+                                            {"files", iso->files},
+                                            {"bytes", iso->bytes},
+                                            {"agent_bytes", iso->agent_bytes}});
       return 0;
     }
     std::cout << "written: " << iso->iso.string() << " (" << iso->bytes << " bytes)\nfiles:";

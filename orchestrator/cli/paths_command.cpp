@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/install/install_paths.hpp"
 
 namespace topolab::cli {
@@ -34,7 +35,7 @@ class PathsCommand : public Command {
                         {"docs", p.docs.string()},
                         {"build_marker", p.build_marker.string()}};
     if (json_) {
-      std::cout << j.dump(2) << "\n";
+      std::cout << json_text(j);
       return 0;
     }
     for (const auto& [k, v] : j.items()) std::cout << k << ": " << v.get<std::string>() << "\n";

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
@@ -35,7 +36,7 @@ class PlanCommand : public Command {
                      {"expose", to_string(layout.expose)},
                      {"policy", to_string(layout.policy)}};
       j["host_source"] = host.source;
-      std::cout << j.dump(2) << "\n";
+      std::cout << json_text(j);
     } else {
       print_plan(std::cout, layout, plan, host);
     }

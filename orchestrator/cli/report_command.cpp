@@ -53,6 +53,11 @@ class ReportCommand : public Command {
       stores_.push_back(compare_);
     }
     if (stores_.size() == 1 && !compare_experiment_.empty()) stores_.push_back(stores_.front());
+    std::vector<std::filesystem::path> inputs;
+    for (const auto& s : stores_)
+      for (const char* suffix : {"", "-wal", "-journal"}) inputs.emplace_back(s + suffix);
+    if (auto same = check_output_is_not_input(output_, inputs); !same)
+      return fail("report", same.error());
     std::ostringstream text;
     const int rc = stores_.size() == 1 ? report_one(text) : report_compare(text);
     if (rc != 0) return rc;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/cli/watchdog_options.hpp"
 #include "orchestrator/experiment/backend_factory.hpp"
 #include "orchestrator/experiment/experiment.hpp"
@@ -120,7 +121,7 @@ class RunCommand : public Command {
       auto j = summary->to_json();
       j["experiment"] = e.name;
       j["store"] = store_;
-      std::cout << j.dump(2) << std::endl;
+      std::cout << json_text(j) << std::flush;
     } else {
       const std::string unfit =
           summary->cells_does_not_fit

@@ -4,6 +4,7 @@
 
 #include "common/file_io.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
@@ -35,6 +36,9 @@ class XmlCommand : public Command {
   }
 
   int run() override {
+    if (auto same = check_output_is_not_input(output_, {args_.layout, base_, kernel_, initrd_});
+        !same)
+      return fail("xml", same.error());
     auto placed = load_placed_layout(args_, source_);
     if (!placed) return fail("xml", placed.error());
     const auto& [layout, host, plan] = *placed;
@@ -61,7 +65,7 @@ class XmlCommand : public Command {
                           {"cpu_model", choice.model},
                           {"reason", choice.reason},
                           {"warnings", plan.warnings}};
-      text = j.dump(2) + "\n";
+      text = json_text(j);
     }
     for (const auto& w : plan.warnings) logging::warn("{}", w);
     if (output_.empty()) {

@@ -311,7 +311,10 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
                       {"initrd_bytes", img.initrd_bytes},
                       {"content_hash", img.content_hash},
                       {"format", kImageFormat}};
-  TL_TRY(write_file_atomic(manifest, m.dump(2) + "\n", 0644));
+  // A source path need not be UTF-8 (a folder named in Latin-1): replaced, not thrown after
+  // the kernel and initrd were written (exit 70 and a half-written image; redteam wave 4).
+  TL_TRY(write_file_atomic(
+      manifest, m.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", 0644));
   img.rebuilt = true;
   img.pruned = prune_old_images(out_root, out);
   remember();

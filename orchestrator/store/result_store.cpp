@@ -125,6 +125,14 @@ class Stmt {
     return bind(i, j.dump());
   }
   int step() { return sqlite3_step(stmt_); }
+  // Reading rows: true while a row comes; false at the end or on an error, which failed() then
+  // tells. `while (step() == SQLITE_ROW)` ended silently on a damaged page: rows were dropped
+  // and the report or resume went on with the rest (redteam wave 4).
+  bool row() {
+    read_rc_ = sqlite3_step(stmt_);
+    return read_rc_ == SQLITE_ROW;
+  }
+  bool failed() const { return read_rc_ != SQLITE_DONE && read_rc_ != SQLITE_ROW; }
   std::string text(int col) const {
     auto p = sqlite3_column_text(stmt_, col);
     return p ? reinterpret_cast<const char*>(p) : "";
@@ -157,9 +165,71 @@ class Stmt {
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
   int rc_;
+  int read_rc_ = SQLITE_DONE;
 };
 
+// A store is a file from anywhere (a colleague's, a download, a damaged disk), and SQLite runs
+// what a file's schema holds. Before the first read of a row: SQL in the schema may call only
+// side-effect-free functions, the schema cannot be rewritten through pragmas, and no value or row
+// is longer than kMaxStoredBytes (a crafted 300 MB label ended `report` with bad_alloc).
+constexpr int kMaxStoredBytes = 4 * Stmt::kMaxStoredJsonBytes;
+
+void harden(sqlite3* db) {
+  sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, kMaxStoredBytes);
+}
+
+bool is_store_table(const std::string& name) {
+  for (const auto& t : schema_tables())
+    if (name == t.name) return true;
+  return false;
+}
+
+// What topolab creates: its tables (plain ones), their automatic indexes (PRIMARY KEY, UNIQUE)
+// and SQLite's own bookkeeping tables. "" when `type name` is one of them, else what it is.
+std::string foreign_schema_object(const std::string& type, const std::string& name,
+                                  const std::string& table, const std::string& sql) {
+  const bool internal = name.rfind("sqlite_", 0) == 0;
+  if (type == "table" && internal) return "";
+  if (type == "table" && is_store_table(name) && sql.rfind("CREATE TABLE ", 0) == 0) return "";
+  if (type == "index" && internal && is_store_table(table)) return "";
+  return (type == "index" ? "an " : "a ") + type + " '" + terminal_safe(bounded_text(name, 120)) +
+         "'";
+}
+
 }  // namespace
+
+// A trigger runs its SQL on our INSERT (a planted one rewrote every new result and wrote its own
+// rows), a view can stand in for a table (an endless recursive one hung `report`), a damaged
+// page made reads end early without an error (cells or boots silently missing): refused here,
+// once, before anything is read or written (redteam wave 4).
+Result<void> ResultStore::check_store_file() {
+  harden(db_);
+  Stmt q(db_, "SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master");
+  if (!q.prepared()) return db_error("read its schema");
+  while (q.row()) {
+    const std::string foreign = foreign_schema_object(q.text(0), q.text(1), q.text(2), q.text(3));
+    if (!foreign.empty())
+      return make_error(ErrorKind::input, "store " + path_.string() + ": holds " + foreign +
+                                              " that topolab never creates; refusing a store "
+                                              "whose schema was changed (a trigger or view runs "
+                                              "its own SQL)");
+  }
+  if (q.failed()) return db_error("read its schema");
+  // quick_check reads every page once (b-tree structure, not index contents): 0.15 s for 100 000
+  // runs. A damaged page is refused instead of read as "fewer rows".
+  Stmt check(db_, "PRAGMA quick_check(1)");
+  if (!check.prepared() || !check.row()) return db_error("check its integrity");
+  std::string verdict = check.text(0);
+  const std::string banner = "*** in database main ***\n";
+  if (verdict.rfind(banner, 0) == 0) verdict.erase(0, banner.size());
+  if (verdict != "ok")
+    return make_error(ErrorKind::input, "store " + path_.string() +
+                                            ": the file is damaged (SQLite's quick_check: " +
+                                            terminal_safe(bounded_text(verdict, 200)) + ")");
+  return {};
+}
 
 Error ResultStore::db_error(const std::string& what) const {
   std::string msg = sqlite3_errmsg(db_);
@@ -168,6 +238,13 @@ Error ResultStore::db_error(const std::string& what) const {
   if (code == SQLITE_READONLY) hint = " (the store file or its folder is read-only)";
   if (code == SQLITE_FULL) hint = " (the disk is full)";
   if (code == SQLITE_CANTOPEN) hint = " (cannot open or create the file)";
+  if (code == SQLITE_BUSY)
+    hint =
+        " (another process holds the store's lock: waited 5 s; is another topolab run writing "
+        "to it?)";
+  if (code == SQLITE_TOOBIG)
+    hint = " (a stored value or row over " + std::to_string(kMaxStoredBytes >> 20) +
+           " MiB: topolab never writes one)";
   return make_error(ErrorKind::io, "store " + path_.string() + ": " + what + ": " + msg + hint);
 }
 
@@ -190,6 +267,7 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::pa
   // SQLite silently falls back to read-only for a write-protected file: refuse instead.
   if (sqlite3_db_readonly(db, "main") == 1)
     return make_error("store " + path.string() + ": the file is read-only; cannot record results");
+  TL_TRY(store->check_store_file());
   TL_TRY(store->exec("PRAGMA journal_mode=WAL"));
   TL_TRY(store->exec("PRAGMA synchronous=NORMAL"));
   // Off during the migration: schema 4 rebuilds the cells table (a new UNIQUE), and SQLite
@@ -218,6 +296,7 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
   std::unique_ptr<ResultStore> store(new ResultStore(db, path));
   if (rc != SQLITE_OK) return store->db_error("cannot open");
   sqlite3_busy_timeout(db, 5000);
+  TL_TRY(store->check_store_file());
   Stmt s(db, "SELECT value FROM meta WHERE key='schema_version'");
   if (!s.prepared() || s.step() != SQLITE_ROW)
     return make_error("store " + path.string() + ": not a topolab results store");
@@ -255,7 +334,8 @@ Result<bool> ResultStore::has_column(const char* table, const char* column) {
   Stmt cols(db_, (std::string("SELECT name FROM pragma_table_info('") + table + "')").c_str());
   if (!cols.prepared()) return db_error(std::string("read the ") + table + " table");
   bool found = false;
-  while (cols.step() == SQLITE_ROW) found = found || cols.text(0) == column;
+  while (cols.row()) found = found || cols.text(0) == column;
+  if (cols.failed()) return db_error(std::string("read the ") + table + " table");
   return found;
 }
 
@@ -324,8 +404,8 @@ Result<void> ResultStore::migrate_cells_host() {
   {
     Stmt q(db_, "SELECT id, context, spec FROM experiments");
     if (!q.prepared()) return db_error("read experiments to migrate");
-    while (q.step() == SQLITE_ROW)
-      hosts.emplace_back(q.i64(0), recorded_host(q.json(1), q.json(2)));
+    while (q.row()) hosts.emplace_back(q.i64(0), recorded_host(q.json(1), q.json(2)));
+    if (q.failed()) return db_error("read experiments to migrate");
   }
   for (const auto& [id, host] : hosts) {
     for (const char* sql : {"UPDATE cells SET host=?2 WHERE experiment_id=?1",
@@ -387,8 +467,8 @@ Result<std::set<std::pair<int, int>>> ResultStore::completed_runs(std::int64_t c
   if (!q.prepared()) return db_error("prepare runs");
   q.bind(1, cell_id);
   std::set<std::pair<int, int>> out;
-  while (q.step() == SQLITE_ROW)
-    out.emplace(static_cast<int>(q.i64(0)), static_cast<int>(q.i64(1)));
+  while (q.row()) out.emplace(static_cast<int>(q.i64(0)), static_cast<int>(q.i64(1)));
+  if (q.failed()) return db_error("read runs");
   return out;
 }
 
@@ -401,7 +481,7 @@ Result<std::vector<StoredRunIdentity>> ResultStore::run_identities(
   if (!q.prepared()) return db_error("read stored runs");
   q.bind(1, experiment_name);
   std::vector<StoredRunIdentity> out;
-  while (q.step() == SQLITE_ROW) {
+  while (q.row()) {
     StoredRunIdentity id;
     id.cell_key = q.text(0);
     id.cell_label = q.text(1);
@@ -412,6 +492,7 @@ Result<std::vector<StoredRunIdentity>> ResultStore::run_identities(
     id.host = q.host_text(6);
     out.push_back(std::move(id));
   }
+  if (q.failed()) return db_error("read stored runs");
   return out;
 }
 
@@ -487,9 +568,10 @@ Result<std::vector<StoredExperiment>> ResultStore::experiments() {
   Stmt q(db_, sql.c_str());
   if (!q.prepared()) return db_error("read experiments");
   std::vector<StoredExperiment> out;
-  while (q.step() == SQLITE_ROW)
+  while (q.row())
     out.push_back(
         {q.i64(0), q.text(1), q.json(2), q.json(3), q.json(4), q.text(5), q.text(6), q.json(7)});
+  if (q.failed()) return db_error("read experiments");
   return out;
 }
 
@@ -497,8 +579,8 @@ Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
   // A schema-1 store opened read-only (never migrated) has no layout column: read NULL instead.
   bool has_layout = false;
   Stmt cols(db_, "SELECT name FROM pragma_table_info('cells')");
-  while (cols.prepared() && cols.step() == SQLITE_ROW)
-    has_layout = has_layout || cols.text(0) == "layout";
+  while (cols.prepared() && cols.row()) has_layout = has_layout || cols.text(0) == "layout";
+  if (cols.failed()) return db_error("read cells");
   // Grouped by host (one host: ordered by position, as before schema 4).
   const std::string sql = std::string(
                               "SELECT id, cell_key, config_key, factors, label, position, "
@@ -510,7 +592,7 @@ Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
   if (!q.prepared()) return db_error("read cells");
   q.bind(1, experiment_id);
   std::vector<StoredCell> out;
-  while (q.step() == SQLITE_ROW) {
+  while (q.row()) {
     StoredCell c;
     c.id = q.i64(0);
     // layout: NULL in schema-1 stores reads as null, like "no guest" (the report's placement
@@ -523,6 +605,7 @@ Result<std::vector<StoredCell>> ResultStore::cells(std::int64_t experiment_id) {
     c.boot_id = q.i64(9);
     out.push_back(std::move(c));
   }
+  if (q.failed()) return db_error("read cells");
   return out;
 }
 
@@ -562,7 +645,7 @@ Result<std::vector<StoredRun>> ResultStore::runs(std::int64_t cell_id) {
   if (!q.prepared()) return db_error("read runs");
   q.bind(1, cell_id);
   std::vector<StoredRun> out;
-  while (q.step() == SQLITE_ROW) {
+  while (q.row()) {
     StoredRun r;
     r.id = q.i64(0);
     r.cell_id = q.i64(1);
@@ -577,6 +660,7 @@ Result<std::vector<StoredRun>> ResultStore::runs(std::int64_t cell_id) {
     r.started = q.text(10);
     out.push_back(std::move(r));
   }
+  if (q.failed()) return db_error("read runs");
   return out;
 }
 
@@ -617,7 +701,8 @@ Result<std::vector<StoredBoot>> ResultStore::boots(std::int64_t experiment_id) {
   if (!q.prepared()) return db_error("read boots");
   q.bind(1, experiment_id);
   std::vector<StoredBoot> out;
-  while (q.step() == SQLITE_ROW) out.push_back(boot_from_row(q));
+  while (q.row()) out.push_back(boot_from_row(q));
+  if (q.failed()) return db_error("read boots");
   return out;
 }
 
@@ -636,7 +721,8 @@ Result<std::vector<std::string>> ResultStore::failures(std::int64_t cell_id) {
   if (!q.prepared()) return db_error("read failures");
   q.bind(1, cell_id);
   std::vector<std::string> out;
-  while (q.step() == SQLITE_ROW) out.push_back(q.text(0));
+  while (q.row()) out.push_back(q.text(0));
+  if (q.failed()) return db_error("read failures");
   return out;
 }
 

@@ -164,6 +164,7 @@ class ResultStore {
  private:
   ResultStore(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}
   Result<void> exec(const std::string& sql);
+  Result<void> check_store_file();
   Result<void> migrate();
   static bool known_schema(const std::string& version);
   Result<bool> has_column(const char* table, const char* column);

@@ -19,6 +19,8 @@
 //    "after": [["unchanged", "@TMP@/v", "t"]], optional checks after the run (see run_after)
 //    "absent": ["s3cret"],                    optional: substrings in neither stdout nor stderr
 //                                             (CLI cases; a secret the input carried)
+//    "stdout_json": true,                     optional: stdout must be one valid JSON document
+//                                             (CLI cases; a --json printer fed hostile text)
 //    "protocol": "agent": the input's lines go to the guest agent core; its last error reply
 //                   must contain "expect"
 //    "why": "..."}                            what the case is about
@@ -350,6 +352,11 @@ TEST_P(BadInput, IsRefusedCleanly) {
     }
     EXPECT_LE(count_lines(o.err), spec.value("max_lines", 1)) << "stderr:\n" << o.err;
     expect_substrings(spec, o.err, tmp);
+    if (spec.value("stdout_json", false)) {
+      EXPECT_FALSE(json::parse(o.out, nullptr, false).is_discarded())
+          << "stdout is not one JSON document:\n"
+          << o.out;
+    }
     for (const auto& s : spec.value("absent", json::array())) {
       EXPECT_EQ(o.err.find(s.get<std::string>()), std::string::npos) << "stderr:\n" << o.err;
       EXPECT_EQ(o.out.find(s.get<std::string>()), std::string::npos) << "stdout:\n" << o.out;

@@ -225,6 +225,29 @@ TEST(WriteFileAtomic, RefusesAPlantedSymlinkAndLeavesItsTargetUntouched) {
   EXPECT_EQ(entries_in(dir.path()), 2u);  // no temporary left behind
 }
 
+// `report r.db -o r.db` replaced the store with its report (redteam wave 4): the same file under
+// another name (a hard link, "./", a symlink to it) is the same input; a new file or another file
+// is not.
+TEST(CheckOutputIsNotInput, TheSameFileUnderAnyNameIsRefusedOthersPass) {
+  testing::TempDir dir;
+  const fs::path store = dir.path() / "r.db";
+  write(store, "results\n");
+  fs::create_hard_link(store, dir.path() / "hard.db");
+  fs::create_symlink(store, dir.path() / "soft.db");
+  for (const fs::path& out :
+       {store, dir.path() / "hard.db", dir.path() / "soft.db", dir.path() / "." / "r.db"}) {
+    auto r = check_output_is_not_input(out, {dir.path() / "other.toml", store});
+    ASSERT_FALSE(r.ok()) << out;
+    EXPECT_EQ(r.error().message, out.string() + ": is the input " + store.string() +
+                                     "; an output never replaces an input (name another file)");
+  }
+  write(dir.path() / "old-report.txt", "old\n");
+  EXPECT_TRUE(check_output_is_not_input(dir.path() / "old-report.txt", {store}).ok());
+  EXPECT_TRUE(check_output_is_not_input(dir.path() / "new.txt", {store}).ok());
+  EXPECT_TRUE(check_output_is_not_input(store, {dir.path() / "missing.db", ""}).ok());
+  EXPECT_EQ(slurp(store), "results\n");
+}
+
 TEST(WriteFileAtomic, IgnoresLinksPlantedAtTheOldPredictableTemporaryName) {
   testing::TempDir dir;
   fs::path victim = dir.path() / "victim";

@@ -57,4 +57,22 @@ TEST(BoundedText, KeepsShortTextAndCutsTheMiddleOfLongText) {
       << out.substr(0, 100);
 }
 
+// Free text kept in a typed value (redteam wave 4): printable UTF-8 of at most N bytes, cut at a
+// character boundary, and unchanged when applied again (a value read back from its JSON).
+TEST(DisplayText, EscapesCutsAtACharacterAndIsIdempotent) {
+  EXPECT_EQ(display_text("AMD EPYC 7451", 64), "AMD EPYC 7451");
+  EXPECT_EQ(display_text("Auth\xff\x1b[2J\xc2\x9b", 64), "Auth\\xff\\x1b[2J\\u009b");
+  // "é" is 2 bytes: a cut through it steps back to the character before.
+  const std::string accents = "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
+  EXPECT_EQ(display_text(accents, 6), "\xc3\xa9...");
+  for (const std::string& text :
+       {std::string(5000, 'x'), accents + accents, std::string("a\x1b") + std::string(600, 'b'),
+        std::string("\xc3") + std::string(10, '\xa9')}) {
+    const std::string once = display_text(text, 16);
+    EXPECT_LE(once.size(), 16u) << once;
+    EXPECT_EQ(display_text(once, 16), once);
+    EXPECT_EQ(terminal_safe(once), once) << "not printable UTF-8: " << terminal_safe(once);
+  }
+}
+
 }  // namespace topolab

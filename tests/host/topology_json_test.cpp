@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "host/topology_builder.hpp"
 #include "orchestrator/hostsource/capabilities_parser.hpp"
 #include "tests/host/test_support.hpp"
 
@@ -131,6 +132,33 @@ TEST(TopologyJsonLimits, TooManyCpus) {
   auto t = topology_from_json({{"cpus", cpus}});
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.error().message.find("more than"), std::string::npos) << t.error().message;
+}
+
+// The free text of a topology (vendor, model, source) comes from a file or a guest; every
+// topology is built through build_topology or topology_from_json, and both make it display text
+// (redteam wave 4: escapes reached terminals, invalid UTF-8 ended `host --json` with exit 70).
+TEST(TopologyText, HostileTextIsDisplayTextFromEverySource) {
+  RawTopology raw;
+  raw.cpus.push_back({0, true, 0, 0, CpuList{0}});
+  raw.vendor = "Auth\xff\xfe\x1b]0;x\x07";
+  raw.model = std::string("Evil \xc3\x28 \x1b[2J") + std::string(5000, 'm');
+  raw.source = "sysfs:/tmp/\xff\x1b[31m";
+  auto built = build_topology(raw);
+  ASSERT_TRUE(built) << built.error().message;
+  EXPECT_EQ(built->vendor, "Auth\\xff\\xfe\\x1b]0;x\\x07");
+  EXPECT_EQ(built->source, "sysfs:/tmp/\\xff\\x1b[31m");
+  EXPECT_LE(built->model.size(), kMaxTopologyTextBytes);
+  const std::string dumped = topology_to_json(*built).dump();  // throws on invalid UTF-8
+  // A guest's hello carries JSON escapes of control characters: decoded, then made display text.
+  json hello = topology_to_json(*built);
+  hello["model"] = "guest \x1b[2J\xc2\x9b";
+  auto from_guest = topology_from_json(hello);
+  ASSERT_TRUE(from_guest) << from_guest.error().message;
+  EXPECT_EQ(from_guest->model, "guest \\x1b[2J\\u009b");
+  auto again = topology_from_json(topology_to_json(*from_guest));
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->model, from_guest->model);
+  EXPECT_EQ(again->source, built->source);
 }
 
 }  // namespace

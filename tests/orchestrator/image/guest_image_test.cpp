@@ -200,6 +200,21 @@ TEST_F(GuestImageTest, CachedUntilAnInputChanges) {
   EXPECT_NE(changed->content_hash, first->content_hash);
 }
 
+// A kernel in a folder not named in UTF-8 (Latin-1 "\xe9"): the manifest's dump threw after the
+// kernel and initrd were written (exit 70, a half-written image; redteam wave 4). It builds, and
+// builds again from the manifest it wrote.
+TEST_F(GuestImageTest, AKernelFolderNotNamedInUtf8Builds) {
+  const fs::path odd = tmp_.path() / "caf\xe9" / "vmlinuz-9.9.9-test";
+  write(odd, "not really a kernel");
+  opts_.kernel = odd;
+  auto img = build_guest_image(opts_);
+  ASSERT_TRUE(img.ok()) << img.error().message;
+  EXPECT_TRUE(img->rebuilt);
+  auto again = build_guest_image(opts_);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->content_hash, img->content_hash);
+}
+
 fs::path only_stamp(const fs::path& root) {
   std::vector<fs::path> found;
   for (const auto& e : fs::directory_iterator(root)) {
