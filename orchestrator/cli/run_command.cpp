@@ -16,6 +16,7 @@
 #include "orchestrator/cli/watchdog_options.hpp"
 #include "orchestrator/experiment/backend_factory.hpp"
 #include "orchestrator/experiment/experiment.hpp"
+#include "orchestrator/experiment/hosts.hpp"
 #include "orchestrator/experiment/runner.hpp"
 #include "orchestrator/logging/log.hpp"
 #include "orchestrator/remote/storage_pool.hpp"
@@ -101,7 +102,9 @@ class RunCommand : public Command {
     if (hosts.empty()) hosts.push_back("");
     for (const auto& host : hosts) {
       experiment::BackendOptions o = options_;
-      o.connect_uri = host;
+      // Opened as the source allows (a file's never prompts), named as written.
+      o.connect_uri = experiment::host_connect_uri(host, e.hosts_source);
+      o.host = host;
       auto b = experiment::make_backend(e.backend, o);
       if (!b) return b.error();
       out.push_back(std::move(*b));

@@ -11,7 +11,10 @@
 namespace topolab::experiment {
 
 struct BackendOptions {
-  std::string connect_uri;             // guest backend: libvirt URI, empty = qemu:///system
+  std::string connect_uri;  // guest backend: libvirt URI, empty = qemu:///system
+  // guest backend: how the host is named in the store, progress and reports (the URI as
+  // written); empty: connect_uri. They differ for a file's URI, opened with no_tty=1.
+  std::string host;
   std::string accel = "auto";          // guest backend: auto | kvm | tcg
   std::filesystem::path agent_binary;  // empty: the agent built with topolab
   int hello_timeout_ms = 180000;  // guest backend: TCG boots on a loaded 2-core host take ~60 s

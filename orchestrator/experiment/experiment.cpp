@@ -103,6 +103,7 @@ Result<void> parse_hosts(const Ctx& c, const toml::node& n, Experiment& e) {
       return c.at(item, "'hosts' '" + uri + "': " + d);
     e.hosts.push_back(uri);
   }
+  e.hosts_source = virt::UriSource::file;
   if (e.backend == BackendKind::kHost)
     return c.at(n, "'hosts': backend \"host\" runs on this machine only; remove 'hosts'");
   return {};
@@ -175,7 +176,10 @@ void apply_overrides(const Overrides& o, Experiment& e) {
   }
   if (o.seed) e.seed = *o.seed;
   // Backend "host" never connected anywhere: one --connect is ignored there, as it always was.
-  if (!o.hosts.empty() && e.backend != BackendKind::kHost) e.hosts = o.hosts;
+  if (!o.hosts.empty() && e.backend != BackendKind::kHost) {
+    e.hosts = o.hosts;
+    e.hosts_source = virt::UriSource::command_line;
+  }
 }
 
 Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesystem::path& base,

@@ -14,6 +14,7 @@
 #include "common/result.hpp"
 #include "orchestrator/experiment/boot_settings.hpp"
 #include "orchestrator/guestsource/guest_source.hpp"
+#include "orchestrator/virt/connection_uri.hpp"
 
 namespace topolab::experiment {
 
@@ -68,6 +69,9 @@ struct Experiment {
   // hosts = [...] (hosts.hpp), or --connect (which wins). Empty: one host, the backend's
   // default connection (today's behaviour). Every cell runs once per host.
   std::vector<std::string> hosts;
+  // Who wrote `hosts`: the file's are opened so that nothing prompts on the terminal
+  // (virt::ConnectionUri::connect); --connect's as typed.
+  virt::UriSource hosts_source = virt::UriSource::command_line;
 
   // By any spelling of the key ("groups" finds the factor written "guest.l3_groups").
   const Factor* factor(std::string_view key) const;

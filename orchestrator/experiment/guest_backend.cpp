@@ -194,6 +194,7 @@ nlohmann::json GuestBackend::layout_identity(const Configuration& c) const {
 }
 
 std::string GuestBackend::host() const {
+  if (!options_.host.empty()) return options_.host;
   return options_.connect_uri.empty() ? kDefaultHost : options_.connect_uri;
 }
 
@@ -204,7 +205,7 @@ std::string GuestBackend::does_not_fit(const Configuration& c) const {
 
 // A fresh connection: a host whose libvirtd went away (or whose listener closed) refuses it.
 Result<void> GuestBackend::check_reachable() {
-  auto conn = virt::open_connection(host());
+  auto conn = virt::open_connection(options_.connect_uri);
   if (!conn) return conn.error();
   return {};
 }
@@ -213,7 +214,7 @@ nlohmann::json GuestBackend::host_topology() const { return topology_to_json(hos
 nlohmann::json GuestBackend::versions() const { return versions_; }
 nlohmann::json GuestBackend::context() const {
   return {{"backend", "guest"},
-          {"connect_uri", options_.connect_uri.empty() ? "qemu:///system" : options_.connect_uri},
+          {"connect_uri", host()},  // as written: stored, shown in reports
           {"accel_requested", options_.accel}};
 }
 

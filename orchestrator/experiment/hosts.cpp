@@ -1,10 +1,10 @@
 #include "orchestrator/experiment/hosts.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include "common/terminal_text.hpp"
 #include "orchestrator/virt/connection_uri.hpp"
+#include "orchestrator/virt/uri_identity.hpp"
 
 namespace topolab::experiment {
 namespace {
@@ -32,21 +32,13 @@ std::string shown_uri(std::string_view uri, std::size_t index) {
 
 std::string host_key(std::string_view uri) {
   auto p = virt::parse_connection_uri(std::string(uri));
-  if (!p) return std::string(uri);
-  // libvirt's defaults: no transport with a host is tls, without one the local socket.
-  std::string transport = p->transport;
-  if (transport.empty()) transport = p->host.empty() ? "unix" : "tls";
-  if (transport == "libssh" || transport == "libssh2") transport = "ssh";
-  // Validated digits (1..65535): "016509" is 16509.
-  std::string port = p->port.empty() ? "" : std::to_string(std::stoi(p->port));
-  if (port.empty() && transport == "tcp") port = "16509";
-  if (port.empty() && transport == "tls") port = "16514";
-  if (port.empty() && transport == "ssh") port = "22";
-  std::string host = p->host;
-  std::transform(host.begin(), host.end(), host.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (!host.empty() && host.back() == '.') host.pop_back();  // "box." is "box"
-  return p->driver + "+" + transport + "://" + p->user + "@" + host + ":" + port + p->path;
+  return p ? virt::endpoint_key(*p) : std::string(uri);
+}
+
+std::string host_connect_uri(const std::string& uri, virt::UriSource source) {
+  if (uri.empty()) return uri;
+  auto p = virt::parse_connection_uri(uri, source);
+  return p ? p->connect : uri;  // a refused URI never gets here (checked when parsed)
 }
 
 std::string host_uri_problem(std::string_view uri, virt::UriSource source) {
@@ -92,7 +84,9 @@ std::string duplicate_problem(const std::vector<std::string>& earlier, std::stri
   for (const auto& e : earlier) {
     if (e == uri) return "given twice (each host runs every cell once)";
     if (host_key(e) == key)
-      return "the same host as '" + e + "' (case, default port or transport differ only)";
+      return "the same host as '" + e +
+             "' written differently (case, default port or transport, localhost/127.0.0.1/::1 "
+             "or the user of /system)";
   }
   return "";
 }

@@ -30,11 +30,15 @@ std::string host_uri_problem(std::string_view uri, virt::UriSource source);
 // an error names a host.
 std::string shown_uri(std::string_view uri, std::size_t index);
 
-// Two URIs of one host compare equal: driver, transport (libvirt's default made explicit),
-// user, host (lower case, no trailing dot), port (the transport's default made explicit), path.
-// Aliases (localhost vs 127.0.0.1, qemu:///system vs qemu+tcp://127.0.0.1/system) are not
-// resolved: two lanes to one machine through different daemons or tunnels are legitimate.
+// Two URIs of one endpoint compare equal (virt/uri_identity.hpp: driver, transport, host with
+// localhost/127.0.0.1/::1 as one, default port, path; the user only for /session). Different
+// routes to one machine (qemu:///system vs qemu+tcp://127.0.0.1/system) stay two hosts.
 std::string host_key(std::string_view uri);
+
+// What a host of the list is opened with (virt::ConnectionUri::connect): from a file, a remote
+// URI with no_tty=1 (nothing may prompt on the terminal); otherwise `uri` unchanged ("" stays
+// "", the backend's default connection).
+std::string host_connect_uri(const std::string& uri, virt::UriSource source);
 
 // "" when `uri` names no host of `earlier`; otherwise why it is a duplicate.
 std::string duplicate_problem(const std::vector<std::string>& earlier, std::string_view uri);

@@ -1,6 +1,6 @@
 #pragma once
-// RAII owners for libvirt's storage handles (pools, volumes, streams), next to the connection
-// and domain owners of virt/libvirt_handles.hpp.
+// RAII owners for libvirt's storage handles (pools, volumes), next to the connection, domain
+// and stream owners of virt/libvirt_handles.hpp (an upload's stream is a virt::StreamPtr).
 #include <libvirt/libvirt.h>
 
 #include <memory>
@@ -13,12 +13,8 @@ struct PoolDeleter {
 struct VolumeDeleter {
   void operator()(virStorageVolPtr v) const noexcept { virStorageVolFree(v); }
 };
-struct StreamDeleter {
-  void operator()(virStreamPtr s) const noexcept { virStreamFree(s); }
-};
 
 using PoolPtr = std::unique_ptr<virStoragePool, PoolDeleter>;
 using VolumePtr = std::unique_ptr<virStorageVol, VolumeDeleter>;
-using StreamPtr = std::unique_ptr<virStream, StreamDeleter>;
 
 }  // namespace topolab::remote

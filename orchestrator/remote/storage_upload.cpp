@@ -55,7 +55,7 @@ Result<VolumePtr> create_volume(virStoragePoolPtr pool, const std::string& name,
 // on every failure path, so libvirt never waits for bytes that will not come.
 Result<void> send_content(virConnectPtr conn, virStorageVolPtr vol, const std::string& name,
                           const std::string& content) {
-  StreamPtr stream(virStreamNew(conn, 0));
+  virt::StreamPtr stream(virStreamNew(conn, 0));
   if (!stream) return virt::capture_libvirt_error().context("volume '" + name + "': stream");
   if (auto e = virt::failed(virStorageVolUpload(vol, stream.get(), 0, content.size(), 0))) {
     virStreamAbort(stream.get());

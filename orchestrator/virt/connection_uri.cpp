@@ -182,6 +182,22 @@ std::string rest_problem(std::string_view rest, UriSource source, ConnectionUri&
 
 }  // namespace
 
+std::string with_no_tty(std::string_view uri) {
+  const auto q = uri.find('?');
+  std::string out(uri.substr(0, q));
+  std::string_view query = q == std::string_view::npos ? std::string_view() : uri.substr(q + 1);
+  std::string kept;
+  while (!query.empty()) {
+    const auto end = query.find_first_of("&;");
+    const std::string_view item = query.substr(0, end);
+    query = end == std::string_view::npos ? std::string_view() : query.substr(end + 1);
+    // Compared after decoding, as libvirt reads it: no%5Ftty is no_tty.
+    if (item.empty() || decoded(item.substr(0, item.find('='))) == "no_tty") continue;
+    kept += std::string(item) + "&";
+  }
+  return out + "?" + kept + "no_tty=1";
+}
+
 Result<ConnectionUri> parse_connection_uri(const std::string& given, UriSource source) {
   ConnectionUri out;
   out.uri = given.empty() ? kDefaultConnectUri : given;
@@ -223,6 +239,7 @@ Result<ConnectionUri> parse_connection_uri(const std::string& given, UriSource s
     return make_error(ErrorKind::input, what + ": " + p);
   }
   out.remote = !out.host.empty() || (!out.transport.empty() && out.transport != "unix");
+  out.connect = source == UriSource::file && out.remote ? with_no_tty(out.uri) : out.uri;
   return out;
 }
 

@@ -39,6 +39,13 @@ struct ConnectionUri {
   // Through the remote driver to a host: a host part, or a network transport (ssh, tcp, tls,
   // ext) even towards localhost. qemu:///system and qemu+unix:///system are local.
   bool remote = false;
+  // The text handed to libvirt (virConnectOpen, virsh -c): `uri`, except that a remote URI
+  // from a file always ends in no_tty=1, any no_tty it gave dropped. A shared file must never
+  // make topolab wait for a password on the terminal: with no_tty=1 libvirt runs ssh with
+  // BatchMode=yes and no tty (an ssh that needs a password fails at once, naming the host),
+  // and topolab's open passes no auth callback, so libvirt itself never prompts either. Where
+  // the URI is stored or printed, `uri` (as written) is used.
+  std::string connect;
 };
 
 // Parses `driver[+transport]://[user@]host[:port]/path[?name=value&...]`. Refused, with one
@@ -50,6 +57,11 @@ struct ConnectionUri {
 // command), and, from a file, the ext transport and every parameter but no_tty, mode, proxy.
 Result<ConnectionUri> parse_connection_uri(const std::string& uri,
                                            UriSource source = UriSource::command_line);
+
+// `uri` with every no_tty parameter of its query replaced by one no_tty=1 at the end (what a
+// URI from a file is opened with, ConnectionUri::connect); the other parameters are kept as
+// written, in order.
+std::string with_no_tty(std::string_view uri);
 
 // How a message shows a URI that may hold a password (common/uri_text.hpp).
 using topolab::redacted_uri;

@@ -19,12 +19,18 @@ struct ConnectDeleter {
 struct DomainDeleter {
   void operator()(virDomainPtr d) const noexcept { virDomainFree(d); }
 };
+// One stream type for every libvirt stream topolab opens: the agent channel and console
+// (stream_bridge.hpp) and the image uploads of remote/storage_upload.cpp.
+struct StreamDeleter {
+  void operator()(virStreamPtr s) const noexcept { virStreamFree(s); }
+};
 struct LibvirtStringDeleter {
   void operator()(char* s) const noexcept { free(s); }  // NOLINT: libvirt allocates with malloc
 };
 
 using ConnectPtr = std::unique_ptr<virConnect, ConnectDeleter>;
 using DomainPtr = std::unique_ptr<virDomain, DomainDeleter>;
+using StreamPtr = std::unique_ptr<virStream, StreamDeleter>;
 using LibvirtString = std::unique_ptr<char, LibvirtStringDeleter>;
 
 // libvirt's error for the call that just failed, copied out of libvirt. Every libvirt API entry

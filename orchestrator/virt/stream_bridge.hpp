@@ -20,13 +20,9 @@
 
 #include "common/owned_fd.hpp"
 #include "common/result.hpp"
+#include "orchestrator/virt/libvirt_handles.hpp"
 
 namespace topolab::virt {
-
-struct StreamDeleter {
-  void operator()(virStreamPtr s) const noexcept { virStreamFree(s); }
-};
-using StreamPtr = std::unique_ptr<virStream, StreamDeleter>;
 
 class StreamBridge {
  public:

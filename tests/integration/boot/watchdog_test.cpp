@@ -9,9 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "orchestrator/cli/placed_layout.hpp"
-#include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/session/guest_session.hpp"
+#include "tests/support/builtin_boot.hpp"
 #include "tests/support/child_process.hpp"
 
 namespace topolab {
@@ -35,30 +34,14 @@ double seconds_since_write(const fs::path& p) {
 }
 
 Result<BootRequest> hanging_two_vcpu_boot(const std::string& run_id, const fs::path& run_dir) {
-  cli::LayoutArgs args;
-  args.layout = "ryzen-1700x";
-  args.overrides = {{"placement.policy", "unpinned"},
-                    {"expose.as", "flat"},
-                    {"guest.l3_groups", "1"},
-                    {"guest.cores_per_group", "2"},
-                    {"guest.threads_per_core", "1"}};
-  args.sets = {"cpu.model=Skylake-Server"};
-  auto placed = cli::load_placed_layout(args, TopologySource{});
-  if (!placed) return placed.error();
-  auto image = build_guest_image(ImageOptions{});
-  if (!image) return image.error();
-  BootRequest req;
-  req.layout = placed->layout;
-  req.plan = placed->plan;
-  req.host_vendor = placed->host.vendor;
-  req.accel = virt::AccelMode::kTcg;
-  req.image = *image;
-  req.image.cmdline += " topolab.fault=hang-boot";
-  req.run_id = run_id;
-  req.run_dir = run_dir;
-  req.hello_timeout = 300s;  // far above the watchdog: only the watchdog can end this boot
-  req.watchdog = 4000ms;
-  req.boot_retries = 1;
+  auto req = testing::two_vcpu_builtin_boot();
+  if (!req) return req.error();
+  req->image.cmdline += " topolab.fault=hang-boot";
+  req->run_id = run_id;
+  req->run_dir = run_dir;
+  req->hello_timeout = 300s;  // far above the watchdog: only the watchdog can end this boot
+  req->watchdog = 4000ms;
+  req->boot_retries = 1;
   return req;
 }
 

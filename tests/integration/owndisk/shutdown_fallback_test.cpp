@@ -6,9 +6,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "orchestrator/cli/placed_layout.hpp"
-#include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/session/guest_session.hpp"
+#include "tests/support/builtin_boot.hpp"
 #include "tests/support/child_process.hpp"
 
 namespace topolab {
@@ -18,19 +17,9 @@ using namespace std::chrono_literals;
 
 TEST(OwnGuestShutdown, GuestIgnoringAgentAndAcpiIsDestroyedAfterTheBound) {
   const std::string marker = "it" + std::to_string(getpid()) + "-destroy";
-  cli::LayoutArgs args;
-  args.layout = "ryzen-1700x";
-  args.overrides = {{"placement.policy", "unpinned"}};
-  auto placed = cli::load_placed_layout(args, TopologySource{});
-  ASSERT_TRUE(placed) << placed.error().message;
-  auto image = build_guest_image(ImageOptions{});
-  ASSERT_TRUE(image) << image.error().message;
-  BootRequest req;
-  req.layout = placed->layout;
-  req.plan = placed->plan;
-  req.host_vendor = placed->host.vendor;
-  req.accel = virt::AccelMode::kTcg;
-  req.image = *image;
+  auto built = testing::builtin_tcg_boot({{"placement.policy", "unpinned"}});
+  ASSERT_TRUE(built) << built.error().message;
+  BootRequest& req = *built;
   req.image.cmdline += " topolab.fault=hang-after:1";
   req.run_id = marker;
   req.hello_timeout = 300s;

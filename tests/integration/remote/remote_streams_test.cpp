@@ -14,12 +14,11 @@
 #include <pugixml.hpp>
 #include <sstream>
 
-#include "orchestrator/cli/placed_layout.hpp"
-#include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/session/guest_session.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
 #include "tests/integration/remote/tcp_forwarder.hpp"
 #include "tests/integration/remote/test_pool.hpp"
+#include "tests/support/builtin_boot.hpp"
 #include "tests/support/child_process.hpp"
 
 namespace topolab::testing {
@@ -69,34 +68,18 @@ class RemoteStreams : public ::testing::Test {
     fs::remove_all(tmp_);
   }
 
-  // A 2-vCPU built-in guest (quick under TCG) through `uri`, its image uploaded into the test
-  // pool.
+  // The 2-vCPU built-in guest (tests/support/builtin_boot.hpp) through `uri`, its image
+  // uploaded into the test pool.
   Result<BootRequest> request(const std::string& uri, const std::string& what) {
-    cli::LayoutArgs args;
-    args.layout = "ryzen-1700x";
-    args.overrides = {{"placement.policy", "unpinned"},
-                      {"expose.as", "flat"},
-                      {"guest.l3_groups", "1"},
-                      {"guest.cores_per_group", "2"},
-                      {"guest.threads_per_core", "1"}};
-    args.sets = {"cpu.model=Skylake-Server"};
-    auto placed = cli::load_placed_layout(args, TopologySource{});
-    if (!placed) return placed.error();
-    auto image = build_guest_image(ImageOptions{});
-    if (!image) return image.error();
+    auto req = two_vcpu_builtin_boot();
+    if (!req) return req.error();
     marker_ = "it" + std::to_string(getpid()) + "-" + what;
-    BootRequest req;
-    req.connect_uri = uri;
-    req.layout = placed->layout;
-    req.plan = placed->plan;
-    req.host_vendor = placed->host.vendor;
-    req.accel = virt::AccelMode::kTcg;
-    req.image = *image;
-    req.run_id = marker_;
-    req.run_dir = tmp_ / "run";
-    req.hello_timeout = 300s;
-    req.boot_retries = 2;  // a rare real TCG hang is the watchdog's to retry
-    req.pool = {pool_, "/var/lib/libvirt/" + pool_};
+    req->connect_uri = uri;
+    req->run_id = marker_;
+    req->run_dir = tmp_ / "run";
+    req->hello_timeout = 300s;
+    req->boot_retries = 2;  // a rare real TCG hang is the watchdog's to retry
+    req->pool = {pool_, "/var/lib/libvirt/" + pool_};
     return req;
   }
 

@@ -60,7 +60,7 @@ class RemoteStorage : public ::testing::Test {
 std::string download(virConnectPtr conn, virStoragePoolPtr pool, const std::string& vol_name) {
   VolumePtr vol(virStorageVolLookupByName(pool, vol_name.c_str()));
   if (!vol) return "<no volume>";
-  StreamPtr st(virStreamNew(conn, 0));
+  virt::StreamPtr st(virStreamNew(conn, 0));
   if (virStorageVolDownload(vol.get(), st.get(), 0, 0, 0) < 0) return "<download failed>";
   std::string out;
   char buf[65536];

@@ -18,17 +18,30 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// ryzen-1700x planned on a synthetic host, booting the built-in kernel with the agent's
+// channel: the spec every test here writes, varied by the field the test is about.
+struct PlannedSpec {
+  Layout layout = *load_layout_or_preset("ryzen-1700x");
+  Result<PlacementPlan> plan =
+      plan_placement(layout, make_synthetic_host({2, 4, 4, 2, false, true, 16384}));
+
+  DomainSpec spec(const std::string& name, const fs::path& base) const {
+    DomainSpec s;
+    s.name = name;
+    s.layout = &layout;
+    s.plan = &*plan;
+    s.base_template = base;
+    s.boot = BootSpec{"/k", "/i", "console=ttyS0"};
+    s.agent_channel = ChannelSpec{};
+    return s;
+  }
+};
+
 std::string write_xml(bool minimal, const fs::path& base = {}) {
-  auto l = *load_layout_or_preset("ryzen-1700x");
-  auto plan = plan_placement(l, make_synthetic_host({2, 4, 4, 2, false, true, 16384}));
-  EXPECT_TRUE(plan);
-  DomainSpec spec;
-  spec.name = "topolab-devices";
-  spec.layout = &l;
-  spec.plan = &*plan;
-  spec.base_template = base;
-  spec.boot = BootSpec{"/k", "/i", "console=ttyS0"};
-  spec.agent_channel = ChannelSpec{};
+  const PlannedSpec planned;
+  EXPECT_TRUE(planned.plan);
+  if (!planned.plan) return "";
+  DomainSpec spec = planned.spec("topolab-devices", base);
   spec.minimal_devices = minimal;
   auto xml = DomainXmlWriter{}.write(spec);
   EXPECT_TRUE(xml) << xml.error().message;
@@ -126,17 +139,10 @@ TEST(DomainDevices, AStreamedConsoleIsAPtyWithoutLocalPaths) {
                          "<os><type arch='x86_64' machine='q35'>hvm</type></os><devices>"
                          "<serial type='file'><source path='/tmp/their.log'/>"
                          "<target port='0'/><log file='/tmp/x.log'/></serial></devices></domain>";
-  auto l = *load_layout_or_preset("ryzen-1700x");
-  auto plan = plan_placement(l, make_synthetic_host({2, 4, 4, 2, false, true, 16384}));
-  ASSERT_TRUE(plan);
+  const PlannedSpec planned;
+  ASSERT_TRUE(planned.plan);
   for (const fs::path& tmpl : {fs::path(), base}) {
-    DomainSpec spec;
-    spec.name = "topolab-console";
-    spec.layout = &l;
-    spec.plan = &*plan;
-    spec.base_template = tmpl;
-    spec.boot = BootSpec{"/k", "/i", "console=ttyS0"};
-    spec.agent_channel = ChannelSpec{};
+    DomainSpec spec = planned.spec("topolab-console", tmpl);
     spec.serial_log = "/var/lib/topolab/runs/x/console.log";
     spec.console_stream = true;
     auto xml = DomainXmlWriter{}.write(spec);

@@ -90,8 +90,44 @@ TEST(Hosts, SpellingsOfOneHostAreDuplicates) {
       << "the parameters and the ssh flavour do not make another host";
   // Different daemons or tunnels on one machine stay two hosts (tests/integration/remote).
   EXPECT_NE(host_key("qemu:///system"), host_key("qemu+tcp://127.0.0.1:16509/system"));
+  EXPECT_TRUE(parse(R"(hosts = ["qemu:///system", "qemu+tcp://127.0.0.1:16509/system"])").ok());
   EXPECT_NE(host_key("qemu+tcp://box/system"), host_key("qemu+tcp://box/session"));
   EXPECT_TRUE(parse(R"(hosts = ["qemu+tcp://box/system", "qemu+tcp://box:16510/system"])").ok());
+}
+
+// localhost, 127.0.0.1 and ::1 are one machine: listed twice, one worker would measure beside
+// the other. Refused in one line naming both spellings, from the file and from --connect.
+TEST(Hosts, LoopbackSpellingsAreOneHost) {
+  auto e = parse(R"(hosts = ["qemu+tcp://localhost/system", "qemu+tcp://127.0.0.1:16509/system"])");
+  ASSERT_FALSE(e.ok());
+  EXPECT_THAT(e.error().message,
+              HasSubstr("h.toml:3: 'hosts' 'qemu+tcp://127.0.0.1:16509/system': the same host as "
+                        "'qemu+tcp://localhost/system' written differently"));
+  EXPECT_EQ(e.error().message.find('\n'), std::string::npos) << e.error().message;
+  Overrides o;
+  o.hosts = {"qemu+ssh://[::1]/system", "qemu+ssh://root@127.0.0.1:22/system"};
+  EXPECT_THAT(parse("", o).error().message,
+              HasSubstr("--connect 'qemu+ssh://root@127.0.0.1:22/system': the same host as "
+                        "'qemu+ssh://[::1]/system'"));
+}
+
+// The hosts are stored and shown as written; a file's are opened with no_tty=1 (never a
+// password prompt on the terminal), --connect's as typed.
+TEST(Hosts, AFileHostIsOpenedWithoutATerminalPrompt) {
+  auto file = parse(R"(hosts = ["qemu:///system", "qemu+ssh://root@box/system?no_tty=0"])");
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  EXPECT_EQ(file->hosts_source, kFile);
+  EXPECT_EQ(file->hosts[1], "qemu+ssh://root@box/system?no_tty=0") << "stored as written";
+  EXPECT_EQ(host_connect_uri(file->hosts[1], file->hosts_source),
+            "qemu+ssh://root@box/system?no_tty=1");
+  EXPECT_EQ(host_connect_uri(file->hosts[0], file->hosts_source), "qemu:///system");
+  Overrides o;
+  o.hosts = {"qemu+ssh://root@box/system"};
+  auto cli = parse(R"(hosts = ["qemu+ssh://other/system"])", o);
+  ASSERT_TRUE(cli.ok()) << cli.error().message;
+  EXPECT_EQ(cli->hosts_source, virt::UriSource::command_line) << "--connect replaced the file";
+  EXPECT_EQ(host_connect_uri(cli->hosts[0], cli->hosts_source), "qemu+ssh://root@box/system");
+  EXPECT_EQ(host_connect_uri("", kFile), "") << "no host: the backend's default connection";
 }
 
 TEST(Hosts, TheFileListIsCheckedWithFileAndLine) {

@@ -96,6 +96,48 @@ TEST(ConnectionUri, AFileMayCarryNoProgramOrFileParameter) {
   EXPECT_EQ(enc->params.at(0).first, "command");
 }
 
+// A URI from a file must never make topolab wait for a password: libvirt is handed no_tty=1
+// (ssh in batch mode, no tty), whatever no_tty the file gave; what is stored stays as written.
+TEST(ConnectionUri, AFileRemoteUriIsOpenedWithNoTty) {
+  struct Case {
+    const char* given;
+    const char* opened;
+  };
+  for (const auto& c : {
+           Case{"qemu+ssh://box/system", "qemu+ssh://box/system?no_tty=1"},
+           Case{"qemu+ssh://u@box:2222/system?no_tty=0", "qemu+ssh://u@box:2222/system?no_tty=1"},
+           Case{"qemu+libssh2://box/system?no_tty=1", "qemu+libssh2://box/system?no_tty=1"},
+           Case{"qemu+ssh://box/system?mode=direct;no_tty=0&proxy=netcat",
+                "qemu+ssh://box/system?mode=direct&proxy=netcat&no_tty=1"},
+           Case{"qemu+ssh://box/system?no%5Ftty=0", "qemu+ssh://box/system?no_tty=1"},
+           Case{"qemu+tcp://127.0.0.1:16509/system", "qemu+tcp://127.0.0.1:16509/system?no_tty=1"},
+           Case{"qemu+ssh:///system", "qemu+ssh:///system?no_tty=1"},
+           Case{"qemu://box/session", "qemu://box/session?no_tty=1"},
+       }) {
+    auto f = parse_connection_uri(c.given, UriSource::file);
+    ASSERT_TRUE(f.ok()) << c.given << ": " << f.error().message;
+    EXPECT_EQ(f->connect, c.opened);
+    EXPECT_EQ(f->uri, c.given) << "the URI as written is what is stored and printed";
+    // What libvirt reads from it: exactly one no_tty, set.
+    auto opened = parsed(f->connect);
+    int no_tty = 0;
+    for (const auto& [name, value] : opened.params) {
+      if (name != "no_tty") continue;
+      ++no_tty;
+      EXPECT_EQ(value, "1") << f->connect;
+    }
+    EXPECT_EQ(no_tty, 1) << f->connect;
+    // Typed on the command line, the user's own choice is kept (a prompt is theirs to answer).
+    EXPECT_EQ(parsed(c.given).connect, c.given);
+  }
+  // A local socket runs no ssh and no remote driver prompt: left as written.
+  for (const char* local : {"qemu:///system", "qemu+unix:///session"}) {
+    auto f = parse_connection_uri(local, UriSource::file);
+    ASSERT_TRUE(f.ok());
+    EXPECT_EQ(f->connect, local);
+  }
+}
+
 TEST(ConnectionUri, RefusedFromAnySource) {
   struct Case {
     const char* uri;
