@@ -95,7 +95,9 @@ Result<void> write_accel_cache(const std::filesystem::path& cache, const std::st
   if (!j.contains("entries")) j["entries"] = nlohmann::json::object();
   j["entries"][key] = {
       {"kvm_usable", verdict.usable}, {"reason", verdict.reason}, {"probed_at", utc_now()}};
-  return write_file_atomic(cache, j.dump(2) + "\n", 0644);
+  // The reason may quote a console or libvirt message: never let a non-UTF-8 byte throw here.
+  return write_file_atomic(
+      cache, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", 0644);
 }
 
 KvmVerdict probe_with_retry(const std::function<KvmVerdict()>& probe, int attempts, int& probes) {
