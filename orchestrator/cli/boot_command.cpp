@@ -102,9 +102,7 @@ class BootCommand : public Command {
         req.hello_timeout = std::chrono::milliseconds(guestsource::kDiskHelloTimeoutMs);
       }
       req.shutdown_timeout = std::chrono::milliseconds(guestsource::kDiskShutdownTimeoutMs);
-      // Firmware, boot loader and initramfs are quiet for long stretches: no watchdog unless
-      // asked for.
-      if (watchdog_ms_ == 0) req.watchdog = std::chrono::milliseconds(-1);
+      // The watchdog stays on: the session arms an own disk's at its kernel's first line.
     }
     auto v = boot_and_verify(req);
     if (!v) return fail("boot", v.error());

@@ -18,7 +18,8 @@ inline void add_watchdog_options(CLI::App* cmd, int& boot_retries, int& watchdog
       ->check(CLI::Range(0, experiment::kMaxBootRetries));
   cmd->add_option("--boot-watchdog", watchdog_ms,
                   "ms of console silence before hello that count as a hang (0: derived from "
-                  "vCPUs and accelerator; -1: off)")
+                  "vCPUs and accelerator; -1: off; own disks: counted from the kernel's first "
+                  "console line)")
       ->check(CLI::Validator(
           [](std::string& v) -> std::string {
             long long ms = 0;

@@ -182,7 +182,6 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
     req.hello_timeout =
         std::max(req.hello_timeout, std::chrono::milliseconds(guestsource::kDiskHelloTimeoutMs));
     req.shutdown_timeout = std::chrono::milliseconds(guestsource::kDiskShutdownTimeoutMs);
-    if (options_.boot_watchdog_ms == 0) req.watchdog = std::chrono::milliseconds(-1);
   }
   auto session = GuestSession::boot(req);
   if (!session) return session.error();

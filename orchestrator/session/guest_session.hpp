@@ -51,7 +51,8 @@ struct BootRequest {
   // Boot watchdog (boot_watchdog.hpp): a guest whose console stays silent this long before its
   // hello is destroyed and booted again, at most boot_retries more times; every failed
   // attempt's console is kept as console.attempt-N.log. 0: derived from the layout
-  // (derived_watchdog_bound); negative: no watchdog.
+  // (derived_watchdog_bound; own guests, base_template: own_disk_watchdog_bound, and any bound
+  // counted from the kernel's first console line); negative: no watchdog.
   std::chrono::milliseconds watchdog{0};
   int boot_retries = virt::kDefaultBootRetries;
   bool verbose_console = true;  // boot without `quiet`: the console is the watchdog's progress

@@ -41,6 +41,10 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
       if (s->watchdog_) {  // stopped at hello: how close this boot came to the bound
         s->timings_["console_first_output_ms"] = s->watchdog_->first_output_ms();
         s->timings_["console_max_silence_ms"] = s->watchdog_->max_silence_ms();
+        if (s->timings_.contains("watchdog_armed_at")) {  // own disk: its silences count from here
+          s->timings_["console_kernel_start_ms"] = s->watchdog_->armed_ms();
+          s->timings_["console_login_prompt_ms"] = s->watchdog_->stood_down_ms();
+        }
       }
       return s;
     }
@@ -75,20 +79,28 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
 
 void GuestSession::start_watchdog(const BootRequest& req) {
   if (req.watchdog.count() < 0) return;
-  const auto bound = req.watchdog.count() > 0
-                         ? req.watchdog
-                         : virt::derived_watchdog_bound(req.layout.vcpu_count(), uses_kvm());
+  // Own disks: armed at the kernel's first console line, with a bound for a whole quiet boot
+  // (boot_watchdog.hpp own_disk_watchdog_bound); an explicit bound is armed the same way.
+  const bool own_disk = !req.base_template.empty();
+  const int vcpus = req.layout.vcpu_count();
+  const auto bound = req.watchdog.count() > 0 ? req.watchdog
+                     : own_disk               ? virt::own_disk_watchdog_bound(vcpus, uses_kvm())
+                                              : virt::derived_watchdog_bound(vcpus, uses_kvm());
   timings_["watchdog_ms"] = bound.count();
+  if (own_disk) timings_["watchdog_armed_at"] = "kernel start";
   virDomainPtr dom = domain_->get();
   // Every vCPU's registers first (which CPU hung: vcpus.log), then destroy: that closes the
   // agent channel, so a connect or hello wait ends at once.
   watchdog_ = std::make_unique<virt::BootWatchdog>(
-      run_dir_ / "console.log", bound, [dom, vcpus = run_dir_ / "vcpus.log"] {
+      run_dir_ / "console.log", bound,
+      [dom, vcpus = run_dir_ / "vcpus.log"] {
         if (auto r = virt::snapshot_vcpus(dom, vcpus); !r) {
           logging::warn("boot watchdog: {}", r.error().message);
         }
         (void)virt::destroy_domain(dom);
-      });
+      },
+      virt::BootWatchdog::Mode::kInotify,
+      own_disk ? virt::BootWatchdog::Arming::kAtKernelStart : virt::BootWatchdog::Arming::kAtStart);
 }
 
 // A hung guest (the watchdog fired) or one whose kernel panicked before hello (its domain
@@ -104,8 +116,12 @@ std::optional<Error> GuestSession::retryable_failure(const Error& failure) const
 }
 
 Error GuestSession::hang_error() const {
+  const auto armed = watchdog_->armed_ms();
+  const std::string since = armed > 0 ? " since the kernel started (its first console line " +
+                                            std::to_string(armed) + " ms after start)"
+                                      : "";
   return Error{"guest hung: no console output for " + std::to_string(watchdog_->bound().count()) +
-               " ms and no hello (boot watchdog fired " +
+               " ms" + since + " and no hello (boot watchdog fired " +
                std::to_string(watchdog_->fired_after().count()) + " ms after start, console " +
                std::to_string(watchdog_->console_bytes()) + " bytes); " + vcpu_summary() +
                "console: " + virt::console_tail(run_dir_ / "console.log", 10)};

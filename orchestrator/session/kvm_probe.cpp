@@ -10,9 +10,12 @@
 #include "common/accelerator.hpp"
 #include "common/file_io.hpp"
 #include "orchestrator/agent/agent_client.hpp"
+#include "orchestrator/virt/boot_watchdog.hpp"
+#include "orchestrator/virt/connection_uri.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
 #include "orchestrator/virt/domain_registry.hpp"
 #include "orchestrator/virt/run_identity.hpp"
+#include "orchestrator/virt/stream_bridge.hpp"
 
 namespace topolab::session {
 using namespace virt;  // the libvirt layer this code drives (it lived in virt:: before)
@@ -41,6 +44,28 @@ long long ms_since(Clock::time_point t0) {
   return std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
 }
 
+std::string connection_uri(virConnectPtr conn) {
+  LibvirtString uri(virConnectGetURI(conn));
+  return uri ? uri.get() : "";
+}
+
+// Through libvirt's remote driver (the URI says so): the guest's files are on that host.
+bool through_remote_driver(virConnectPtr conn) {
+  auto parsed = parse_connection_uri(connection_uri(conn));
+  return parsed && parsed->remote;
+}
+
+// The console into `console` (local, 0600) and the agent channel to `fd`, then resume: as
+// GuestSession::open_streams for a remote boot.
+Result<void> open_probe_streams(virDomainPtr dom, const std::filesystem::path& console,
+                                const std::string& channel,
+                                std::unique_ptr<StreamBridge>& console_bridge,
+                                std::unique_ptr<StreamBridge>& channel_bridge, OwnedFd& fd) {
+  TL_ASSIGN(console_bridge, open_console_bridge(dom, console, kMaxConsoleBytes));
+  TL_ASSIGN(channel_bridge, open_channel_bridge(dom, channel, fd));
+  return resume_domain(dom);
+}
+
 }  // namespace
 
 std::string kvm_probe_domain_xml(const std::string& name, const GuestImage& image,
@@ -67,14 +92,15 @@ std::string kvm_probe_domain_xml(const std::string& name, const GuestImage& imag
   }
   auto dev = d.append_child("devices");
   auto serial = dev.append_child("serial");
-  serial.append_attribute("type") = "file";
-  serial.append_child("source").append_attribute("path") = serial_log.c_str();
+  serial.append_attribute("type") = serial_log.empty() ? "pty" : "file";
+  if (!serial_log.empty())
+    serial.append_child("source").append_attribute("path") = serial_log.c_str();
   serial.append_child("target").append_attribute("port") = "0";
   auto ch = dev.append_child("channel");
   ch.append_attribute("type") = "unix";
   auto src = ch.append_child("source");
   src.append_attribute("mode") = "bind";
-  src.append_attribute("path") = socket.c_str();
+  if (!socket.empty()) src.append_attribute("path") = socket.c_str();
   auto target = ch.append_child("target");
   target.append_attribute("type") = "virtio";
   target.append_attribute("name") = image.agent_port_name.c_str();
@@ -92,25 +118,41 @@ KvmVerdict probe_kvm(virConnectPtr conn, const KvmProbeOptions& o) {
   chmod(o.work_dir.c_str(), 0700);
   auto console = o.work_dir / "probe-console.log";
   auto socket = o.work_dir / "probe-agent.sock";
+  const bool streams = through_remote_driver(conn);
+  const std::string via =
+      streams ? " (through libvirt streams of " + redacted_uri(connection_uri(conn)) + ")" : "";
   std::string name = domain_name_for("kvmprobe", o.run_id);
-  auto xml = add_run_metadata(kvm_probe_domain_xml(name, o.image, console, socket),
-                              current_run_owner(o.run_id));
+  auto xml = add_run_metadata(
+      kvm_probe_domain_xml(name, o.image, streams ? std::filesystem::path() : console,
+                           streams ? std::filesystem::path() : socket),
+      current_run_owner(o.run_id));
   if (!xml) return {false, "probe XML: " + xml.error().message};
   (void)write_file_atomic(o.work_dir / "probe.xml", *xml, 0600);
 
   auto dom = OwnedDomain::define(conn, *xml);
   if (!dom) return {false, "KVM probe guest could not be defined: " + dom.error().message};
-  if (auto r = start_domain(dom->get()); !r) {
-    return {false, "KVM probe guest failed to start: " + r.error().message};
+  // Remote: started paused, its console and channel bridged, then resumed (no line missed).
+  // Declared after `dom`: the bridges end before the domain is destroyed.
+  std::unique_ptr<StreamBridge> console_bridge, channel_bridge;
+  OwnedFd channel_fd;
+  if (auto r = start_domain(dom->get(), /*paused=*/streams); !r) {
+    return {false, "KVM probe guest failed to start: " + r.error().message + via};
+  }
+  if (streams) {
+    auto opened = open_probe_streams(dom->get(), console, o.image.agent_port_name, console_bridge,
+                                     channel_bridge, channel_fd);
+    if (!opened) return {false, "KVM probe guest's streams: " + opened.error().message + via};
   }
   auto start = Clock::now();
   auto deadline = start + o.bound;
   // A hung KVM guest is silent: watch the serial console before waiting for the agent.
   while (file_size_or_zero(console) == 0) {
     if (Clock::now() - start >= o.console_bound) {
-      return {false, "KVM guest printed nothing on its serial console within " +
-                         std::to_string(o.console_bound.count()) +
-                         " ms (nested KVM hangs guests here); using TCG"};
+      return {false,
+              "KVM guest printed nothing on its serial console within " +
+                  std::to_string(o.console_bound.count()) + " ms (nested KVM hangs guests " +
+                  (streams ? "on that host" : "here") + "); using TCG" + via,
+              /*hung=*/true};
     }
     std::this_thread::sleep_for(milliseconds(25));
   }
@@ -119,16 +161,26 @@ KvmVerdict probe_kvm(virConnectPtr conn, const KvmProbeOptions& o) {
                     std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
   };
   std::ofstream transcript(o.work_dir / "probe-agent.log");  // outlives the client
-  auto agent = AgentClient::connect_unix(socket, remaining());
-  if (!agent) return {false, "KVM probe: agent channel: " + agent.error().message + "; using TCG"};
+  auto agent = streams ? AgentClient::adopt(std::move(channel_fd),
+                                            "KVM probe channel (libvirt stream)", remaining())
+                       : AgentClient::connect_unix(socket, remaining());
+  if (!agent) {
+    return {false, "KVM probe: agent channel: " + agent.error().message + "; using TCG" + via,
+            /*hung=*/true};
+  }
   (*agent)->set_transcript(&transcript);
+  if (channel_bridge) {  // a stream that ended says why (the connection lost, the domain gone)
+    (*agent)->set_close_reason([b = channel_bridge.get()] { return b->end_reason(); });
+  }
   auto hello = (*agent)->wait_hello(remaining());
   if (!hello) {
-    return {false, "KVM guest did not reach the agent within " + std::to_string(o.bound.count()) +
-                       " ms (" + hello.error().message + "); using TCG"};
+    return {false,
+            "KVM guest did not reach the agent within " + std::to_string(o.bound.count()) +
+                " ms (" + hello.error().message + "); using TCG" + via,
+            /*hung=*/true};
   }
   (void)(*agent)->shutdown();
-  return {true, "a KVM probe guest said hello after " + std::to_string(ms_since(t0)) + " ms"};
+  return {true, "a KVM probe guest said hello after " + std::to_string(ms_since(t0)) + " ms" + via};
 }
 
 }  // namespace topolab::session

@@ -3,6 +3,11 @@
 // require the agent's hello within a short bound. On hosts where /dev/kvm exists but nested KVM
 // hangs, the guest never prints a line: the probe gives up after `console_bound` of a silent
 // serial console instead of waiting the whole `bound`, so auto lands on TCG quickly.
+// Through libvirt's remote driver (issue 16: qemu+ssh://, qemu+tcp://) the probe guest's console
+// and agent channel are on that host: they are read through libvirt streams (a pty console
+// bridged into the local probe-console.log, the channel bridged to a socketpair;
+// virt/stream_bridge.hpp), exactly as a remote boot's (guest_session_streams.cpp), so auto
+// decides on the remote host's KVM. The verdict's reason says "through libvirt streams".
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -22,6 +27,8 @@ struct KvmProbeOptions {
 };
 
 // The probe guest's domain XML (kernel console not quiet, so a live guest prints at once).
+// Empty serial_log and socket: a pty console and a channel socket libvirt places on its host
+// (the remote probe, read through streams).
 std::string kvm_probe_domain_xml(const std::string& name, const GuestImage& image,
                                  const std::filesystem::path& serial_log,
                                  const std::filesystem::path& socket);

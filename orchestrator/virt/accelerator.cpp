@@ -2,6 +2,7 @@
 
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.hpp"
@@ -94,7 +95,24 @@ Result<void> write_accel_cache(const std::filesystem::path& cache, const std::st
   if (!j.contains("entries")) j["entries"] = nlohmann::json::object();
   j["entries"][key] = {
       {"kvm_usable", verdict.usable}, {"reason", verdict.reason}, {"probed_at", utc_now()}};
-  return write_file_atomic(cache, j.dump(2) + "\n", 0644);
+  // The reason may quote a console or libvirt message: never let a non-UTF-8 byte throw here.
+  return write_file_atomic(
+      cache, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", 0644);
+}
+
+KvmVerdict probe_with_retry(const std::function<KvmVerdict()>& probe, int attempts, int& probes) {
+  probes = 0;
+  std::string earlier;
+  for (;;) {
+    auto v = probe();
+    ++probes;
+    if (v.usable || !v.hung || probes >= std::max(1, attempts)) {
+      if (!earlier.empty()) v.reason += " (probe " + std::to_string(probes) + "; " + earlier + ")";
+      return v;
+    }
+    earlier += (earlier.empty() ? "" : "; ") + std::string("probe ") + std::to_string(probes) +
+               " hung: " + v.reason.substr(0, 300);
+  }
 }
 
 Result<AccelDecision> choose_accelerator(virConnectPtr conn, AccelMode mode, const KvmProbe& probe,
@@ -116,7 +134,7 @@ Result<AccelDecision> choose_accelerator(virConnectPtr conn, AccelMode mode, con
   if (verdict) {
     d.from_cache = true;
   } else {
-    verdict = probe();
+    verdict = probe_with_retry(probe, kKvmProbeAttempts, d.probes);
     d.probed = true;
     // A cache that cannot be written only costs a probe next time; the choice still stands.
     (void)write_accel_cache(cache, *key, *verdict);

@@ -34,7 +34,22 @@ inline constexpr std::chrono::milliseconds kKvmProbeBound{8000};
 struct KvmVerdict {
   bool usable = false;
   std::string reason;  // one line: why usable or not
+  // The probe guest timed out (a silent console, no hello): the verdict that a loaded host can
+  // give by chance. A failure libvirt names (define, start) is not one. Not cached.
+  bool hung = false;
 };
+
+// Probes run for one decision: a probe that hung is run once more before "no" is cached.
+// Why: a "no" is cached for the host (kernel + QEMU + libvirt) and pins it to TCG, 10-50x
+// slower, until one of them changes; a probe guest starved by a loaded host (8 s for hello, 3 s
+// for its first console line) would make that mistake for good. A true "no" (nested KVM hangs
+// every guest, as here) costs one more probe (~4 s) once per cache key. A "yes" and a failure
+// libvirt names are final at once.
+inline constexpr int kKvmProbeAttempts = 2;
+
+// Runs `probe` until it says usable, fails without hanging, or `attempts` ran; the last
+// verdict, its reason naming every earlier hung probe. `probes` receives the count.
+KvmVerdict probe_with_retry(const std::function<KvmVerdict()>& probe, int attempts, int& probes);
 
 // What was chosen and why.
 struct AccelDecision {
@@ -42,6 +57,7 @@ struct AccelDecision {
   std::string reason;
   bool probed = false;      // a probe guest was booted in this call
   bool from_cache = false;  // the verdict came from the cache file
+  int probes = 0;           // probe guests booted (probe_with_retry)
 };
 
 // The probe boots a KVM guest and reports whether it reached the agent (see kvm_probe.hpp).
@@ -56,7 +72,7 @@ Result<void> write_accel_cache(const std::filesystem::path& cache, const std::st
                                const KvmVerdict& verdict);
 
 // kTcg: TCG. kKvm: KVM if libvirt offers it (no probe), else an error. kAuto: as described
-// above; `probe` is only called on a cache miss.
+// above; `probe` is only called on a cache miss, up to kKvmProbeAttempts times.
 Result<AccelDecision> choose_accelerator(virConnectPtr conn, AccelMode mode, const KvmProbe& probe,
                                          const std::filesystem::path& cache = kDefaultAccelCache);
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <deque>
+#include <fstream>
 #include <sstream>
 
 #include "common/file_io.hpp"
@@ -29,6 +30,34 @@ std::uintmax_t file_size_or_zero(const std::filesystem::path& p) {
 milliseconds derived_watchdog_bound(int vcpus, bool kvm) {
   const long long n = std::max(1, vcpus);
   return kvm ? milliseconds(10000 + 250 * n) : milliseconds(30000 + 1500 * n);
+}
+
+milliseconds own_disk_watchdog_bound(int vcpus, bool kvm) {
+  const long long n = std::max(1, vcpus);
+  return kvm ? milliseconds(120000 + 2000 * n) : milliseconds(300000 + 15000 * n);
+}
+
+// "[" spaces digits "." six digits "]": the printk time prefix ("%5lu.%06lu", "[    0.021212]").
+bool shows_kernel_start(std::string_view text) {
+  if (text.find("Linux version ") != std::string_view::npos) return true;
+  auto digits = [&](std::size_t& i) {
+    const auto from = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i > from;
+  };
+  for (auto at = text.find('['); at != std::string_view::npos; at = text.find('[', at + 1)) {
+    auto i = at + 1;
+    while (i < text.size() && text[i] == ' ') ++i;
+    if (!digits(i) || i >= text.size() || text[i] != '.') continue;
+    const auto fraction = ++i;
+    if (digits(i) && i - fraction == 6 && i < text.size() && text[i] == ']') return true;
+  }
+  return false;
+}
+
+// "<host> login: ": agetty's prompt (on the serial console when the kernel's console is there).
+bool shows_login_prompt(std::string_view text) {
+  return text.find(" login: ") != std::string_view::npos;
 }
 
 std::string verbose_cmdline(const std::string& cmdline) {
@@ -76,8 +105,10 @@ std::string console_tail(const std::filesystem::path& log, std::size_t lines) {
 }
 
 BootWatchdog::BootWatchdog(std::filesystem::path console, milliseconds bound,
-                           std::function<void()> on_hang, Mode mode)
+                           std::function<void()> on_hang, Mode mode, Arming arming)
     : console_(std::move(console)), bound_(bound), on_hang_(std::move(on_hang)) {
+  if (arming == Arming::kAtStart) armed_ms_ = 0;
+  markers_ = arming == Arming::kAtKernelStart;
   stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (mode == Mode::kInotify && stop_fd_ >= 0) open_inotify();
   thread_ = std::thread([this] { watch(); });
@@ -132,19 +163,56 @@ bool BootWatchdog::drain_inotify() {
   return true;  // more left than one wake-up reads: look at the file
 }
 
+// Reads the console from scanned_ up to `size` (64 KiB at a time) for the markers of an
+// own-disk boot (seen_kernel_, seen_login_; sticky); a console that shrank (replaced) is read
+// again from its beginning, one larger than kMaxConsoleBytes counts as started.
+void BootWatchdog::scan_console(std::uintmax_t size) {
+  if (size < scanned_) scanned_ = 0, carry_.clear();
+  if (size > kMaxConsoleBytes) {
+    seen_kernel_ = true;
+    return;
+  }
+  std::ifstream in(console_, std::ios::binary);
+  if (!in || !in.seekg(static_cast<std::streamoff>(scanned_))) return;
+  std::string chunk(64u << 10, '\0');
+  while (scanned_ < size && !seen_login_) {
+    const auto want = std::min<std::uintmax_t>(chunk.size(), size - scanned_);
+    in.read(chunk.data(), static_cast<std::streamsize>(want));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) return;
+    scanned_ += got;
+    carry_ += chunk.substr(0, got);
+    seen_kernel_ = seen_kernel_ || shows_kernel_start(carry_);
+    seen_login_ = seen_kernel_ && shows_login_prompt(carry_);
+    constexpr std::size_t kKeep = 32;  // longer than any marker
+    if (carry_.size() > kKeep) carry_.erase(0, carry_.size() - kKeep);
+  }
+}
+
 // Sleeps in poll() until an inotify event, stop() or the end of the bound; polling mode wakes
 // every 100 ms instead (far below any bound). The file size is the progress measure either way.
 void BootWatchdog::watch() {
   const auto start = Clock::now();
   auto last_growth = start;
   std::uintmax_t size = file_size_or_zero(console_);
-  if (size > 0) first_output_ms_ = 0;  // written before the watch began
   auto ms = [](Clock::duration d) -> long long {
     return std::chrono::duration_cast<milliseconds>(d).count();
   };
+  if (size > 0) first_output_ms_ = 0;  // written before the watch began
+  // Own disks: armed at the kernel's first line; a login prompt ends the watch unfired.
+  auto markers = [&](std::uintmax_t bytes, long long at_ms) {
+    if (!markers_ || bytes == 0) return false;
+    scan_console(bytes);
+    if (armed_ms_ < 0 && seen_kernel_) armed_ms_ = at_ms;
+    if (seen_login_) stood_down_ms_ = at_ms;
+    return seen_login_;
+  };
+  if (markers(size, 0)) return;
   for (;;) {
+    const bool armed = armed_ms_ >= 0;
     const auto now = Clock::now();
-    auto wait = std::max<long long>(0, ms(last_growth + bound_ - now) + 1);
+    // Not armed: no deadline (only growth, or stop(), can change anything).
+    auto wait = armed ? std::max<long long>(0, ms(last_growth + bound_ - now) + 1) : 1LL << 30;
     if (inotify_fd_ < 0) wait = std::min<long long>(wait, 100);
     pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {inotify_fd_, POLLIN, 0}};
     const int nfds = inotify_fd_ >= 0 ? 2 : 1;
@@ -155,20 +223,21 @@ void BootWatchdog::watch() {
     }
     ++wakeups_;
     const auto woke = Clock::now();
-    max_silence_ms_ = std::max(max_silence_ms_, ms(woke - last_growth));
+    if (armed) max_silence_ms_ = std::max(max_silence_ms_, ms(woke - last_growth));
     if (stopping_) return;
     if (nfds == 2 && (fds[1].revents & POLLIN) != 0 && !drain_inotify() &&
-        woke - last_growth < bound_) {
+        (!armed || woke - last_growth < bound_)) {
       continue;  // another file in the folder changed
     }
     const auto now_size = file_size_or_zero(console_);
     if (now_size != size) {
       if (first_output_ms_ < 0) first_output_ms_ = ms(woke - start);
+      if (markers(now_size, ms(woke - start))) return;
       size = now_size;
-      last_growth = woke;
+      last_growth = woke;  // an armed watch's silence starts at the kernel's first line
       continue;
     }
-    if (woke - last_growth < bound_) continue;
+    if (!armed || woke - last_growth < bound_) continue;
     fired_after_ = milliseconds(ms(woke - start));
     console_bytes_ = size;
     fired_ = true;

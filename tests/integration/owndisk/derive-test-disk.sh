@@ -8,12 +8,17 @@
 #                archive the image came from) so that systemd-logind runs and handles the power
 #                key as on any full install (the minbase image has no dbus, hence no logind, and
 #                ignores the button)
+#   hang-once    the first boot of each overlay hangs (the boot watchdog's own-disk test): PID 1
+#                is a script that marks the disk, prints one line and sleeps, silent, with no
+#                hello (the TCG kernel hang as the watchdog sees it); later boots of the same
+#                overlay (the watchdog's retry) run systemd. Without `quiet`, so a healthy boot
+#                keeps the console growing and a short test bound cannot hit it
 # Usage: derive-test-disk.sh BASE.qcow2 VARIANT   prints the variant's path (raw, cached next to
 # the base as <base>-<variant>.raw; variants of older bases are deleted).
 set -euo pipefail
 base=${1:?usage: derive-test-disk.sh BASE.qcow2 VARIANT}
 variant=${2:?usage: derive-test-disk.sh BASE.qcow2 VARIANT}
-case $variant in no-agent | no-poweroff) ;; *)
+case $variant in no-agent | no-poweroff | hang-once) ;; *)
   echo "derive-test-disk: unknown variant '$variant'" >&2
   exit 2
   ;;
@@ -87,6 +92,25 @@ case $variant in
     fi
     install_dbus "$work/mnt"
     ;;
+  hang-once)
+    cat >"$work/mnt/usr/local/sbin/topolab-hang-once" <<'EOS'
+#!/bin/sh
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+mark=/var/lib/topolab-hung-once
+if [ ! -e $mark ]; then
+  mount -o remount,rw / && : >$mark && sync && mount -o remount,ro /
+  echo "topolab-hang-once: PID 1 hangs on this first boot (no hello)" >/dev/console
+  exec sleep infinity
+fi
+exec /lib/systemd/systemd "$@"
+EOS
+    chmod 0755 "$work/mnt/usr/local/sbin/topolab-hang-once"
+    conf=$work/mnt/boot/extlinux/extlinux.conf
+    sed -i 's| quiet | init=/usr/local/sbin/topolab-hang-once |' "$conf"
+    grep -q 'init=/usr/local/sbin/topolab-hang-once' "$conf" ||
+      { echo "derive-test-disk: no APPEND line to edit in $conf" >&2; exit 1; }
+    ;;
 esac
 umount "$mounted"
 mounted=""
@@ -95,6 +119,7 @@ loop=""
 dd if="$work/bootblock" of="$work/disk.raw" bs=1024 seek=1024 count=1 conv=notrunc status=none
 cmp -s "$work/bootblock" <(dd if="$work/disk.raw" bs=1024 skip=1024 count=1 status=none) ||
   { echo "derive-test-disk: the boot block was not restored" >&2; exit 1; }
-find "$cache" -maxdepth 1 -name 'debian12-*-no-*.raw' ! -name "$stem-*" -delete
+find "$cache" -maxdepth 1 \( -name 'debian12-*-no-*.raw' -o -name 'debian12-*-hang-*.raw' \) \
+  ! -name "$stem-*" -delete
 mv "$work/disk.raw" "$out"
 echo "$out"

@@ -32,6 +32,11 @@ TEST(OwnDiskBoot, BootsFromItsOwnDiskAndLeavesItUntouched) {
   EXPECT_TRUE(j.value("match", false)) << j.dump(2);
   EXPECT_EQ(j["guest_source"].value("path", ""), image.string());
   EXPECT_EQ(j["guest_source"].value("format", ""), "qcow2");
+  // The boot watchdog is on by default for own disks, armed at the kernel's first line
+  // (own_disk_watchdog_bound: 300 s + 15 s per vCPU under TCG).
+  EXPECT_EQ(j["timings"].value("watchdog_armed_at", ""), "kernel start") << j["timings"].dump();
+  EXPECT_GE(j["timings"].value("watchdog_ms", 0), 315000) << j["timings"].dump();
+  EXPECT_GE(j["timings"].value("console_kernel_start_ms", -1), 0) << j["timings"].dump();
   std::cout << "disk image: hello " << j["timings"].value("hello_ms", -1) << " ms after start, "
             << "shutdown " << j["timings"].value("shutdown_ms", -1) << " ms\n";
 

@@ -113,6 +113,32 @@ TEST_F(StoreTest, RoundTripsExperimentCellsBootsAndRuns) {
   EXPECT_EQ(*fails, std::vector<std::string>{"agent timed out"});
 }
 
+// Stored JSON carries text from the host, files and guests: a byte that is not UTF-8 is stored
+// as U+FFFD, never an exception after the cell ran (nlohmann's strict dump threw: exit 70).
+TEST_F(StoreTest, TextThatIsNotUtf8IsStoredReplacedNotThrown) {
+  auto s = open();
+  ASSERT_TRUE(s);
+  const std::string bad = "kernel \xff\xfe 6.1";
+  auto exp = s->begin_experiment("e1", {{"note", bad}}, {{"model", bad}}, {{"kernel", bad}});
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  BootRecord b;
+  b.experiment_id = *exp;
+  b.config_key = "{}";
+  b.timings = {{"reason", bad}};
+  b.versions = {{"kernel", bad}};
+  auto boot = s->add_boot(b);
+  ASSERT_TRUE(boot.ok()) << boot.error().message;
+  s.reset();
+  auto r = ResultStore::open_read_only(path_);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  auto exps = (*r)->experiments();
+  ASSERT_TRUE(exps.ok() && exps->size() == 1u);
+  EXPECT_EQ((*exps)[0].versions["kernel"], "kernel \uFFFD\uFFFD 6.1");
+  auto boots = (*r)->boots((*exps)[0].id);
+  ASSERT_TRUE(boots.ok() && boots->size() == 1u);
+  EXPECT_EQ((*boots)[0].boot.timings["reason"], "kernel \uFFFD\uFFFD 6.1");
+}
+
 TEST_F(StoreTest, ResumeBookkeepingKeepsCompletedRunsPerCell) {
   std::int64_t c1 = 0;
   {

@@ -91,6 +91,58 @@ TEST_F(Accel, WrongTypesInTheCacheAreReadSafely) {
   EXPECT_FALSE(read_accel_cache(cache_, "k"));
 }
 
+// The retry decision (kKvmProbeAttempts): only a hung probe is run again, once.
+TEST(KvmProbeRetry, AHungProbeIsRunOnceMoreAndItsReasonKept) {
+  int calls = 0, probes = 0;
+  auto hangs_then = [&](KvmVerdict second) {
+    calls = 0;
+    return [&calls, second] {
+      return ++calls == 1 ? KvmVerdict{false, "printed nothing within 3000 ms", true} : second;
+    };
+  };
+  auto v =
+      probe_with_retry(hangs_then({true, "said hello after 900 ms"}), kKvmProbeAttempts, probes);
+  EXPECT_TRUE(v.usable) << "a transient hang must not pin the host to TCG";
+  EXPECT_EQ(probes, 2);
+  EXPECT_EQ(calls, 2);
+  EXPECT_NE(v.reason.find("said hello after 900 ms (probe 2; probe 1 hung: printed nothing"),
+            std::string::npos)
+      << v.reason;
+
+  v = probe_with_retry(hangs_then({false, "printed nothing again", true}), kKvmProbeAttempts,
+                       probes);
+  EXPECT_FALSE(v.usable);
+  EXPECT_EQ(probes, 2) << "at most kKvmProbeAttempts";
+  EXPECT_EQ(calls, 2);
+  EXPECT_NE(v.reason.find("printed nothing again (probe 2; probe 1 hung"), std::string::npos)
+      << v.reason;
+}
+
+TEST(KvmProbeRetry, AYesOrAFailureLibvirtNamesIsFinalAtOnce) {
+  int calls = 0, probes = 0;
+  auto once = [&](KvmVerdict v) {
+    calls = 0;
+    return [&calls, v] {
+      ++calls;
+      return v;
+    };
+  };
+  auto yes = probe_with_retry(once({true, "said hello"}), kKvmProbeAttempts, probes);
+  EXPECT_TRUE(yes.usable);
+  EXPECT_EQ(probes, 1);
+  EXPECT_EQ(yes.reason, "said hello");
+  auto failed = probe_with_retry(once({false, "failed to start: no /dev/kvm", false}),
+                                 kKvmProbeAttempts, probes);
+  EXPECT_FALSE(failed.usable);
+  EXPECT_EQ(probes, 1) << "a start failure is not a hang: not retried";
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(failed.reason, "failed to start: no /dev/kvm");
+  auto single = probe_with_retry(once({false, "silent", true}), 1, probes);
+  EXPECT_FALSE(single.usable);
+  EXPECT_EQ(probes, 1) << "attempts=1: no retry";
+  EXPECT_EQ(kKvmProbeAttempts, 2);
+}
+
 TEST_F(Accel, CacheKeyNamesKernelAndVersions) {
   auto key = accel_cache_key(conn());
   ASSERT_TRUE(key.ok()) << key.error().message;

@@ -28,6 +28,44 @@ TEST(BootWatchdogBound, GrowsWithVcpusAndIsLongerUnderTcg) {
   EXPECT_EQ(derived_watchdog_bound(0, false), derived_watchdog_bound(1, false));
 }
 
+// Own disks: a quiet boot's whole kernel-to-hello time (up to 143 s at 2 vCPUs, 244 s at 16,
+// measured) must fit with >= 2x margin; KVM is shorter but still generous.
+TEST(BootWatchdogBound, OwnDiskBoundCoversAWholeQuietBootWithMargin) {
+  EXPECT_EQ(own_disk_watchdog_bound(2, false), 330000ms);
+  EXPECT_EQ(own_disk_watchdog_bound(16, false), 540000ms);
+  EXPECT_GE(own_disk_watchdog_bound(2, false), 2 * 143000ms);
+  EXPECT_GE(own_disk_watchdog_bound(16, false), 2 * 244000ms);
+  EXPECT_EQ(own_disk_watchdog_bound(4, true), 128000ms);
+  EXPECT_EQ(own_disk_watchdog_bound(0, false), own_disk_watchdog_bound(1, false));
+  for (int n : {1, 2, 16, 64}) {
+    EXPECT_GT(own_disk_watchdog_bound(n, false), derived_watchdog_bound(n, false));
+    EXPECT_GT(own_disk_watchdog_bound(n, true), derived_watchdog_bound(n, true));
+  }
+}
+
+TEST(ShowsKernelStart, KernelBannerOrPrintkTimestampOnly) {
+  // The test disk's quiet Debian kernel: its only line before hello (it20020-acpi/console.log).
+  EXPECT_TRUE(shows_kernel_start(
+      "[    0.030794] RETBleed: WARNING: Spectre v2 mitigation leaves CPU vulnerable"));
+  EXPECT_TRUE(shows_kernel_start("[12345.000001] x"));
+  EXPECT_TRUE(shows_kernel_start("Linux version 6.1.0-57-amd64 (debian-kernel@lists.debian.org)"));
+  // Firmware and boot loaders: SeaBIOS, GRUB's menu, extlinux, OVMF.
+  EXPECT_FALSE(
+      shows_kernel_start("SeaBIOS (version 1.16.2-debian-1.16.2-1)\r\nBooting from Hard Disk..."));
+  EXPECT_FALSE(shows_kernel_start("*Debian GNU/Linux, with Linux 6.1.0-57-amd64 [2 of 3]"));
+  EXPECT_FALSE(shows_kernel_start("Loading Linux 6.1.0-57-amd64 ...\nLoading initial ramdisk ..."));
+  EXPECT_FALSE(shows_kernel_start("BdsDxe: loading Boot0001 [0.5] [ 1.] [ .5] [1.5"));
+  EXPECT_FALSE(shows_kernel_start(""));
+}
+
+TEST(ShowsLoginPrompt, AgettysPromptOnly) {
+  // The test disk's console once booted (it20020-acpi/console.log).
+  EXPECT_TRUE(
+      shows_login_prompt("Debian GNU/Linux 12 topolab-guest ttyS0\r\n\r\ntopolab-guest login: "));
+  EXPECT_FALSE(shows_login_prompt("[    1.0] systemd-logind: New seat seat0."));
+  EXPECT_FALSE(shows_login_prompt("Starting systemd-logind.service - User Login Management..."));
+}
+
 TEST(VerboseCmdline, DropsOnlyTheQuietWord) {
   EXPECT_EQ(verbose_cmdline("console=ttyS0 quiet panic=-1"), "console=ttyS0 panic=-1");
   EXPECT_EQ(verbose_cmdline("quiet"), "");
@@ -203,6 +241,91 @@ TEST(BootWatchdog, PollingFallbackSeesGrowthAndFires) {
   ASSERT_TRUE(wait_until([&] { return missing_calls.load() > 0; }, 300ms + kLoadedHostSlack));
   std::this_thread::sleep_for(200ms);
   EXPECT_EQ(missing_calls.load(), 1);
+  fs::remove_all(dir);
+}
+
+// Own disks: firmware and boot-loader output, then silence far past the bound, never fire; the
+// kernel's first line (written in two pieces, the marker cut between them) arms the bound.
+TEST(BootWatchdog, ArmedAtKernelStartIgnoresSilenceBeforeTheKernel) {
+  for (auto mode : {BootWatchdog::Mode::kInotify, BootWatchdog::Mode::kPoll}) {
+    auto dir = temp_dir();
+    std::atomic<int> calls{0};
+    std::atomic<long long> fired_at_ms{0};
+    const auto bound = 1000ms;
+    const auto t0 = Clock::now();
+    BootWatchdog w(
+        dir / "console.log", bound,
+        [&] {
+          fired_at_ms = ms_since(t0);
+          ++calls;
+        },
+        mode, BootWatchdog::Arming::kAtKernelStart);
+    std::ofstream out(dir / "console.log");
+    out << "SeaBIOS (version 1.16.2)\r\nBooting from Hard Disk...\r\n" << std::flush;
+    std::this_thread::sleep_for(bound * 3);  // a silent boot loader, 3x the bound
+    EXPECT_EQ(calls.load(), 0) << "fired before the kernel started";
+    EXPECT_EQ(w.armed_ms(), -1);
+    out << "[    0.0" << std::flush;
+    std::this_thread::sleep_for(200ms);
+    const auto kernel_at = ms_since(t0);
+    out << "30794] RETBleed: WARNING\r\n" << std::flush;
+    ASSERT_TRUE(wait_until([&] { return calls.load() > 0; }, bound + kLoadedHostSlack));
+    EXPECT_EQ(calls.load(), 1);
+    // armed_ms counts from the watch thread's start, which a loaded host may delay past t0.
+    EXPECT_GE(w.armed_ms(), kernel_at - kLoadedHostSlack.count());
+    EXPECT_LE(w.armed_ms(), kernel_at + kLoadedHostSlack.count());
+    EXPECT_GE(fired_at_ms.load(), kernel_at + bound.count() - 110) << "bound counted from arming";
+    EXPECT_LE(w.max_silence_ms(), bound.count() + kLoadedHostSlack.count())
+        << "the boot loader's silence is not counted";
+    fs::remove_all(dir);
+  }
+}
+
+// Own disks: a login prompt after the kernel started means the OS booted: the watch ends
+// unfired however long the console then stays silent (a missing hello is the agent's, for the
+// hello timeout and its hint).
+TEST(BootWatchdog, ALoginPromptAfterTheKernelEndsTheWatchUnfired) {
+  auto dir = temp_dir();
+  std::atomic<int> calls{0};
+  const auto bound = 1000ms;
+  BootWatchdog w(
+      dir / "console.log", bound, [&] { ++calls; }, BootWatchdog::Mode::kInotify,
+      BootWatchdog::Arming::kAtKernelStart);
+  std::ofstream out(dir / "console.log");
+  out << "[    0.030794] RETBleed: WARNING\r\n" << std::flush;
+  ASSERT_TRUE(wait_until([&] { return w.armed_ms() >= 0; }, kLoadedHostSlack));
+  out << "\r\nDebian GNU/Linux 12 topolab-guest ttyS0\r\n\r\ntopolab-guest login: " << std::flush;
+  ASSERT_TRUE(wait_until([&] { return w.stood_down_ms() >= 0; }, bound / 2))
+      << "the prompt came well within the bound";
+  std::this_thread::sleep_for(bound * 2);  // silent past the bound
+  EXPECT_EQ(calls.load(), 0);
+  EXPECT_FALSE(w.fired());
+  EXPECT_GE(w.stood_down_ms(), w.armed_ms());
+  fs::remove_all(dir);
+}
+
+// A console that already shows the kernel when the watch begins is armed at once; and stop()
+// before any kernel line leaves it unarmed and unfired.
+TEST(BootWatchdog, ArmedAtOnceWhenTheKernelAlreadyPrintedAndNeverWithoutIt) {
+  auto dir = temp_dir();
+  std::ofstream(dir / "console.log") << "Linux version 6.1.0\n";
+  std::atomic<int> calls{0};
+  BootWatchdog w(
+      dir / "console.log", 500ms, [&] { ++calls; }, BootWatchdog::Mode::kInotify,
+      BootWatchdog::Arming::kAtKernelStart);
+  ASSERT_TRUE(wait_until([&] { return calls.load() > 0; }, 500ms + kLoadedHostSlack));
+  EXPECT_EQ(w.armed_ms(), 0);
+  std::atomic<int> other_calls{0};
+  {
+    BootWatchdog q(
+        dir / "quiet.log", 300ms, [&] { ++other_calls; }, BootWatchdog::Mode::kInotify,
+        BootWatchdog::Arming::kAtKernelStart);
+    std::this_thread::sleep_for(1200ms);
+    q.stop();
+    EXPECT_EQ(q.armed_ms(), -1);
+    EXPECT_FALSE(q.fired());
+  }
+  EXPECT_EQ(other_calls.load(), 0);
   fs::remove_all(dir);
 }
 
