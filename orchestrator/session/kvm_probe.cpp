@@ -44,17 +44,6 @@ long long ms_since(Clock::time_point t0) {
   return std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
 }
 
-std::string connection_uri(virConnectPtr conn) {
-  LibvirtString uri(virConnectGetURI(conn));
-  return uri ? uri.get() : "";
-}
-
-// Through libvirt's remote driver (the URI says so): the guest's files are on that host.
-bool through_remote_driver(virConnectPtr conn) {
-  auto parsed = parse_connection_uri(connection_uri(conn));
-  return parsed && parsed->remote;
-}
-
 // The console into `console` (local, 0600) and the agent channel to `fd`, then resume: as
 // GuestSession::open_streams for a remote boot.
 Result<void> open_probe_streams(virDomainPtr dom, const std::filesystem::path& console,

@@ -7,7 +7,6 @@
 
 #include "common/file_io.hpp"
 #include "common/utc_time.hpp"
-#include "orchestrator/virt/connection_uri.hpp"
 
 namespace topolab::virt {
 namespace {
@@ -59,9 +58,7 @@ Result<std::string> accel_cache_key(virConnectPtr conn) {
   // as its libvirtd reports it, never by this machine's kernel (our kernel update must not
   // re-probe every remote host, theirs must not look cached). libvirt has no API for the remote
   // kernel release: after one, `--accel kvm` or deleting the cache entry re-decides.
-  LibvirtString uri(virConnectGetURI(conn));
-  auto parsed = parse_connection_uri(uri ? uri.get() : "");
-  if (parsed && parsed->remote) {
+  if (through_remote_driver(conn)) {
     LibvirtString host(virConnectGetHostname(conn));
     if (!host) return capture_libvirt_error().context("virConnectGetHostname");
     return std::string("host=") + host.get() + versions;

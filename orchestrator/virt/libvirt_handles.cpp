@@ -64,12 +64,21 @@ Result<ConnectPtr> open_connection(const std::string& uri) {
   return conn;
 }
 
+std::string connection_uri(virConnectPtr conn) {
+  LibvirtString uri(virConnectGetURI(conn));  // kept by the client: works on a dead connection
+  return uri ? uri.get() : "";
+}
+
+bool through_remote_driver(virConnectPtr conn) {
+  auto parsed = parse_connection_uri(connection_uri(conn));
+  return parsed && parsed->remote;
+}
+
 std::optional<std::string> connection_lost(virConnectPtr conn, const std::string& failure) {
   if (conn == nullptr || virConnectIsAlive(conn) != 0) return std::nullopt;
-  LibvirtString uri(virConnectGetURI(conn));  // kept by the client: works on a dead connection
-  std::string name = uri ? uri.get() : "the libvirt host";
-  auto parsed = parse_connection_uri(name);
-  const bool keepalive = parsed && parsed->remote;  // only remote connections have one
+  std::string name = connection_uri(conn);
+  if (name.empty()) name = "the libvirt host";
+  const bool keepalive = through_remote_driver(conn);  // only remote connections have one
   return "connection to " + name + " lost (closed" +
          (keepalive ? ", or no keepalive answer within " +
                           std::to_string(kKeepAliveIntervalS * (kKeepAliveCount + 1)) + " s"

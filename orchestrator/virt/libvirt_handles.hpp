@@ -84,6 +84,11 @@ Result<ConnectPtr> open_connection(const std::string& uri);
 // until unregistered, and handles are shared (DomainRegistry keeps its own reference); the
 // liveness query needs no bookkeeping and is answered locally.
 std::optional<std::string> connection_lost(virConnectPtr conn, const std::string& failure);
+// The URI `conn` was opened with ("" when libvirt cannot say).
+std::string connection_uri(virConnectPtr conn);
+// Whether `conn` goes through libvirt's remote driver (its URI names a host or a network
+// transport): the guest's files are on that host, and the connection has a keepalive.
+bool through_remote_driver(virConnectPtr conn);
 // The same, retried for up to `window` while libvirtd is not accepting (it is being restarted).
 Result<ConnectPtr> open_connection_retrying(const std::string& uri,
                                             std::chrono::milliseconds window);
