@@ -9,10 +9,12 @@
 #include "common/terminal_text.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/logging/log.hpp"
+#include "orchestrator/virt/domain_registry.hpp"
 
 namespace topolab::cli {
 
 void print_error(std::string_view command, std::string_view message) {
+  virt::wait_for_interrupt_exit();  // an interrupt's consequence is not the command's error
   std::string line = "topolab";
   if (!command.empty()) line += " " + std::string(command);
   // The one place every refusal reaches the terminal: escaped and bounded in size.
@@ -160,5 +162,6 @@ int main(int argc, char** argv) {
                  std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::steady_clock::now() - start)
                      .count());
+  topolab::virt::wait_for_interrupt_exit();
   return code;
 }

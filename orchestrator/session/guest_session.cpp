@@ -99,6 +99,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto placed = req.placed ? Result<remote::HostImage>(*req.placed)
                            : remote::place_image_on_host(conn_.get(), req.image, req.pool);
   if (!placed) return placed.error();
+  placed_ = *placed;
   remote_ = placed->remote;
   GuestImage image = req.image;  // the cmdline stays the request's (retries extend it)
   image.kernel = placed->image.kernel;

@@ -73,7 +73,7 @@ struct BootRequest {
   bool minimal_devices = true;
   // Remote connections (issue 16, remote/host_image.hpp): the pool on that host the kernel and
   // initramfs are uploaded into. `placed`: place_image_on_host already resolved for this
-  // connection by the caller (a per-host worker booting many guests); else the session does.
+  // connection by an earlier attempt of this boot (the watchdog's retry); else the session does.
   remote::PoolSpec pool;
   std::optional<remote::HostImage> placed;
 };
@@ -149,7 +149,8 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   nlohmann::json timings_ = nlohmann::json::object();
   virt::AccelDecision accel_;
   std::string name_, run_id_;
-  bool remote_ = false;  // the connection goes through libvirt's remote driver
+  bool remote_ = false;                      // the connection goes through libvirt's remote driver
+  std::optional<remote::HostImage> placed_;  // where this attempt found or put the image
   std::vector<std::string> qemu_warnings_;
   std::filesystem::path run_dir_;
   bool keep_ = false;

@@ -71,6 +71,9 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
                   s->hung() ? "hung" : "panicked", hang.message.substr(0, 200));
     retries.push_back(s->discard_hung_attempt(attempt, hang.message));
     next.run_id = s->run_id_;
+    // The image is on the host already: the retry boots from what this attempt placed, and its
+    // timings report what this boot sent (image_bytes_sent), not a second, empty upload.
+    if (s->placed_) next.placed = s->placed_;
     next.run_dir = s->run_dir_;  // domain.xml was moved aside: the same folder is reused
     // The guest may tell a retry apart (and a test fault hang only on the first attempt).
     next.image.cmdline = req.image.cmdline + " topolab.boot_attempt=" + std::to_string(attempt + 1);

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -17,8 +19,18 @@ namespace topolab::virt {
 namespace {
 
 int g_signal_pipe[2] = {-1, -1};
+// Set in the handler (lock-free, async-signal-safe) before the watcher starts: from then on the
+// process ends by the signal, never by a command's own exit code (wait_for_interrupt_exit).
+std::atomic<int> g_pending_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+// How long a thread that would exit waits for the watcher's cleanup and report before it ends
+// the process by the signal itself (the watcher's reconnect window plus the libvirt calls).
+constexpr std::chrono::seconds kInterruptExitWait{90};
 
 void on_signal(int sig) {
+  int none = 0;
+  g_pending_signal.compare_exchange_strong(none, sig);
   unsigned char b = static_cast<unsigned char>(sig);
   ssize_t n = write(g_signal_pipe[1], &b, 1);  // async-signal-safe; the watcher does the rest
   (void)n;
@@ -65,6 +77,20 @@ void watch_signals() {
 constexpr std::chrono::seconds kReconnectWindow{30};
 
 }  // namespace
+
+void wait_for_interrupt_exit() {
+  const int sig = g_pending_signal.load();
+  if (sig == 0) return;
+  const auto until = std::chrono::steady_clock::now() + kInterruptExitWait;
+  while (std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the watcher ends the process
+  }
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
+  kill(getpid(), sig);
+}
 
 Result<void> DomainRegistry::remove_entry(Entry& e) {
   auto dom = find_domain_by_uuid(e.conn.get(), e.uuid);

@@ -142,6 +142,9 @@ TEST_F(RemoteStreams, AHungAttemptIsSeenThroughTheStreamedConsoleAndRetried) {
   ASSERT_TRUE(session) << session.error().message;
   const auto t = (*session)->timings();
   EXPECT_GE(t.value("boot_attempts", 0), 2) << t.dump();
+  // The test pool started empty: the first attempt uploaded the image, and the retry that booted
+  // reports that upload (it used to report its own second look at the pool: 0 bytes, CI red).
+  EXPECT_GT(t.value("image_bytes_sent", 0ull), 1000000u) << t.dump();
   const std::string first = slurp((*session)->run_dir() / "console.attempt-1.log");
   EXPECT_NE(first.find("Linux version"), std::string::npos) << first.substr(0, 300);
   EXPECT_NE(first.find("test fault hang-boot"), std::string::npos) << first.substr(0, 300);

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -60,6 +61,32 @@ TEST(SignalWatcherDeathTest, SigtermRemovesRecordedFiles) {
               "interrupted by SIGTERM: removed 0 domain\\(s\\) and 1 overlay file\\(s\\)\n");
   EXPECT_FALSE(std::filesystem::exists(path));
   std::filesystem::remove(path);
+}
+
+// A command whose libvirt call fails *because* the watcher destroyed its domain mid-call (CI:
+// virDomainCreate "process exited while connecting to monitor") reaches main's error path at
+// once; it must still end by the signal after the watcher's report, not exit 1 before it.
+[[noreturn]] void fail_right_after_the_signal() {
+  auto conn = open_connection("test:///default");
+  if (!conn) _exit(2);
+  DomainRegistry::install_signal_handlers();
+  auto dom = OwnedDomain::define(conn->get(), testing::test_domain_xml("topolab-sig-exit"));
+  if (!dom) _exit(2);
+  kill(getpid(), SIGINT);
+  wait_for_interrupt_exit();  // what main() does before printing an error or returning
+  _exit(1);
+}
+
+TEST(SignalWatcherDeathTest, AnExitRightAfterTheSignalWaitsForTheWatcher) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(fail_right_after_the_signal(), ::testing::KilledBySignal(SIGINT),
+              "interrupted by SIGINT: removed 1 domain\\(s\\)\n");
+}
+
+TEST(SignalWatcher, NoSignalNoWait) {
+  const auto t0 = std::chrono::steady_clock::now();
+  wait_for_interrupt_exit();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
 }
 
 }  // namespace
