@@ -183,6 +183,11 @@ int topology_command(int argc, char** argv, Platform& platform) {
   std::getline(cmdline_file, cmdline);
   std::string bad = apply_cmdline_faults(cmdline, a.options);
   if (!bad.empty()) std::cerr << "topolab-agent: ignoring " << bad << "\n";
+#ifdef TOPOLAB_CHAOS_HANG_FIRST_BOOT
+  // Chaos build (CMake TOPOLAB_CHAOS_HANG_FIRST_BOOT, test-only): every boot behaves as with
+  // topolab.fault=hang-boot-first, so every first attempt is retried by the host's watchdog.
+  a.options.hang_boot_first = true;
+#endif
   if (a.options.garbage || a.options.hang_after >= 0) {
     std::cerr << "topolab-agent: test faults on: garbage=" << a.options.garbage
               << " hang_after=" << a.options.hang_after << "\n";

@@ -39,7 +39,13 @@ struct ImageOptions {
 };
 
 inline constexpr std::size_t kKeptOldImages = 3;
+#ifdef TOPOLAB_CHAOS_HANG_FIRST_BOOT
+// A chaos build's images (its agent hangs every first boot) never share the real cache, whose
+// pruning would otherwise drop other builds' images.
+inline constexpr const char* kDefaultImageDir = "/var/cache/topolab/image-chaos";
+#else
 inline constexpr const char* kDefaultImageDir = "/var/cache/topolab/image";
+#endif
 inline constexpr const char* kDefaultCmdline = "console=ttyS0 quiet panic=-1";
 // Modules the agent needs to reach its virtio-serial port; dependencies are added from
 // modules.dep. Modules built into the kernel (modules.builtin) are skipped.
