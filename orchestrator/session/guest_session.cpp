@@ -110,14 +110,14 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto t_accel = Clock::now();
   session::KvmProbeOptions probe{image, run_dir_ / "kvm-probe", run_id_};
   int probe_attempt = 0;  // a hung probe is run again (kKvmProbeAttempts): its own folder
-  auto accel = virt::choose_accelerator(
-      conn_.get(), req.accel,
-      [&] {
-        auto o = probe;
-        if (++probe_attempt > 1) o.work_dir += "." + std::to_string(probe_attempt);
-        return session::probe_kvm(conn_.get(), o);
-      },
-      req.accel_cache);
+  auto probe_once = [&] {
+    auto o = probe;
+    if (++probe_attempt > 1) o.work_dir += "." + std::to_string(probe_attempt);
+    return session::probe_kvm(conn_.get(), o);
+  };
+  auto accel = req.accel_decided
+                   ? Result<virt::AccelDecision>(*req.accel_decided)  // a retry (boot_retries)
+                   : virt::choose_accelerator(conn_.get(), req.accel, probe_once, req.accel_cache);
   if (!accel) return accel.error();
   accel_ = *accel;
   timings_["accel_ms"] = ms_between(t_accel, Clock::now());

@@ -76,6 +76,9 @@ struct BootRequest {
   // connection by an earlier attempt of this boot (the watchdog's retry); else the session does.
   remote::PoolSpec pool;
   std::optional<remote::HostImage> placed;
+  // The accelerator an earlier attempt of this boot chose (the watchdog's retry): a retry never
+  // probes KVM again (an uncached probe could decide otherwise); else the session decides.
+  std::optional<virt::AccelDecision> accel_decided;
 };
 
 class GuestSession {  // owns one booted topolab- domain; the destructor destroys + undefines it
