@@ -71,7 +71,8 @@ class AgentBoot : public ::testing::Test {
     image_ = new GuestImage(*img);
     // A raw QEMU boot has no boot watchdog: a real TCG hang in the guest kernel (rare with 4
     // vCPUs, docs/lifecycle.md "Boot watchdog") is retried here as the product retries it; a
-    // guest that never says hello for any other reason fails all three attempts.
+    // guest that never says hello for any other reason fails all three attempts. Retries carry
+    // topolab.boot_attempt=N, as the product's do.
     for (int attempt = 1; attempt <= 3; ++attempt) {
       delete setup_error_;
       setup_error_ = nullptr;
@@ -88,6 +89,10 @@ class AgentBoot : public ::testing::Test {
     delete sock_;
     sock_ = new fs::path(*dir_ / ("agent-" + n + ".sock"));
     const fs::path& sock = *sock_;
+    // As GuestSession::boot does: a retry says which attempt it is, so a first-boot-only hang
+    // (topolab.fault=hang-boot-first, or a chaos build's agent) is not repeated.
+    const std::string cmdline =
+        attempt == 1 ? img.cmdline : img.cmdline + " topolab.boot_attempt=" + n;
     const std::vector<std::string> args = {
         "qemu-system-x86_64",
         "-accel",
@@ -107,7 +112,7 @@ class AgentBoot : public ::testing::Test {
         "-initrd",
         img.initrd.string(),
         "-append",
-        img.cmdline,
+        cmdline,
         "-serial",
         "file:" + (*dir_ / "serial.log").string(),
         "-device",
