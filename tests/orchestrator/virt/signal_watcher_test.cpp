@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -81,6 +82,38 @@ TEST(SignalWatcherDeathTest, AnExitRightAfterTheSignalWaitsForTheWatcher) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(fail_right_after_the_signal(), ::testing::KilledBySignal(SIGINT),
               "interrupted by SIGINT: removed 1 domain\\(s\\)\n");
+}
+
+// A closed terminal or ssh session sends SIGHUP: it used to end the process at once (its
+// default action) and leave the domain running until the next run's stale cleanup.
+[[noreturn]] void hang_up_with_a_domain() {
+  auto conn = open_connection("test:///default");
+  if (!conn) _exit(2);
+  DomainRegistry::install_signal_handlers();
+  auto dom = OwnedDomain::define(conn->get(), testing::test_domain_xml("topolab-sig-hup"));
+  if (!dom) _exit(2);
+  kill(getpid(), SIGHUP);
+  for (;;) pause();
+}
+
+TEST(SignalWatcherDeathTest, SighupCleansUpAndDiesBySighup) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(hang_up_with_a_domain(), ::testing::KilledBySignal(SIGHUP),
+              "interrupted by SIGHUP: removed 1 domain\\(s\\)\n");
+}
+
+// Under nohup (SIGHUP ignored when topolab starts) a hang-up stays ignored.
+[[noreturn]] void hang_up_under_nohup() {
+  signal(SIGHUP, SIG_IGN);
+  DomainRegistry::install_signal_handlers();
+  kill(getpid(), SIGHUP);
+  std::fputs("still running\n", stderr);
+  _exit(0);
+}
+
+TEST(SignalWatcherDeathTest, AnIgnoredSighupStaysIgnored) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(hang_up_under_nohup(), ::testing::ExitedWithCode(0), "still running");
 }
 
 TEST(SignalWatcher, NoSignalNoWait) {
