@@ -13,8 +13,11 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "common/interrupt_gate.hpp"
+#include "orchestrator/virt/accelerator.hpp"
 #include "orchestrator/virt/domain_registry.hpp"
 #include "tests/orchestrator/virt/test_domain.hpp"
 
@@ -114,6 +117,30 @@ TEST(SignalWatcherDeathTest, SighupCleansUpAndDiesBySighup) {
 TEST(SignalWatcherDeathTest, AnIgnoredSighupStaysIgnored) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(hang_up_under_nohup(), ::testing::ExitedWithCode(0), "still running");
+}
+
+// A KVM probe whose guest the watcher destroyed ends in a "no" that is the interrupt's: it must
+// not reach the accelerator cache (it would send every later run on this host to TCG). The
+// signal is noted as the handler does; a stand-in for the watcher ends the process a second
+// later, as the real one does after its cleanup.
+[[noreturn]] void cache_a_verdict_after_a_signal(const std::filesystem::path& cache) {
+  interrupt::note_signal(SIGINT);
+  std::thread([] {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    signal(SIGINT, SIG_DFL);
+    kill(getpid(), SIGINT);
+  }).detach();
+  (void)write_accel_cache(cache, "kernel=x", {false, "probe guest: domain is not running"});
+  _exit(0);
+}
+
+TEST(SignalWatcherDeathTest, AProbeVerdictAfterASignalIsNotCached) {
+  GTEST_FLAG_SET(death_test_style, "fast");  // the child writes the path this process checks
+  const std::filesystem::path cache =
+      "/tmp/topolab-sigcache-" + std::to_string(getpid()) + "/accel.json";
+  EXPECT_EXIT(cache_a_verdict_after_a_signal(cache), ::testing::KilledBySignal(SIGINT), "");
+  EXPECT_FALSE(std::filesystem::exists(cache));
+  std::filesystem::remove_all(cache.parent_path());
 }
 
 TEST(SignalWatcher, NoSignalNoWait) {
