@@ -18,6 +18,7 @@
 
 #include "orchestrator/store/result_store.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/store_view.hpp"
 
 namespace topolab {
 namespace {
@@ -26,6 +27,8 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using testing::CliChild;
 using testing::CliRun;
+using testing::read_store;
+using testing::StoreView;
 
 const fs::path kData = fs::path(TOPOLAB_TESTS_DIR) / "integration/faults/data";
 const std::string kLongSqrt = (kData / "long-sqrt.toml").string();        // 2 configs x 2 reps
@@ -39,36 +42,6 @@ std::string slurp(const fs::path& p) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
-}
-
-// Cells of the store's only experiment by label, and the number of stored runs.
-struct StoreView {
-  std::map<std::string, store::StoredCell> cells;
-  std::map<std::string, int> runs;
-  std::map<std::string, std::vector<std::string>> failures;
-  std::vector<store::StoredBoot> boots;
-  int total_runs = 0;
-};
-
-StoreView read_store(const fs::path& db) {
-  StoreView v;
-  auto s = store::ResultStore::open_read_only(db);
-  if (!s) return v;
-  auto exps = (*s)->experiments();
-  if (!exps || exps->empty()) return v;
-  auto cells = (*s)->cells((*exps)[0].id);
-  if (!cells) return v;
-  for (const auto& c : *cells) {
-    v.cells[c.cell.label] = c;
-    auto runs = (*s)->runs(c.id);
-    v.runs[c.cell.label] = runs ? static_cast<int>(runs->size()) : -1;
-    v.total_runs += runs ? static_cast<int>(runs->size()) : 0;
-    auto f = (*s)->failures(c.id);
-    if (f) v.failures[c.cell.label] = *f;
-  }
-  auto boots = (*s)->boots((*exps)[0].id);
-  if (boots) v.boots = *boots;
-  return v;
 }
 
 nlohmann::json summary_of(const CliRun& r) {
