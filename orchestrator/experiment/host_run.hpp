@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/interrupt_gate.hpp"
 #include "orchestrator/experiment/backend.hpp"
 #include "orchestrator/experiment/experiment.hpp"
 #include "orchestrator/experiment/matrix.hpp"
@@ -21,11 +22,15 @@ namespace topolab::experiment::detail {
 
 // The one store of a run, written by every host's worker thread: SQLite's connection and its
 // batches are not shared between threads safely, so one writer at a time (issue 16).
+// After SIGINT/SIGTERM nothing more is written: a run or cell failed by the interrupt's own
+// cleanup (its domain destroyed, the next start refused) is not a result, and the interrupted
+// cell stays 'running' for the rerun to complete (signal sweep, bench/signal_sweep.py).
 class SharedStore {
  public:
   explicit SharedStore(store::ResultStore& s) : s_(s) {}
   template <class F>
   auto with(F&& f) {
+    interrupt::hold_if_interrupted();
     std::lock_guard lock(mu_);
     return f(s_);
   }

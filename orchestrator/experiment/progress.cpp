@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "common/interrupt_gate.hpp"
 #include "common/terminal_text.hpp"
 
 namespace topolab::experiment {
@@ -58,6 +59,9 @@ void Progress::erase() {
 }
 
 void Progress::log(int lane, const std::string& line) {
+  // After SIGINT/SIGTERM the watcher's report is the last word: "FAILED ... agent closed the
+  // connection" would be the interrupt's own cleanup told as a failure.
+  interrupt::hold_if_interrupted();
   if (quiet_) return;
   erase();
   // With several hosts every line names its host; one host keeps the lines as they were.
@@ -71,6 +75,7 @@ void Progress::log(int lane, const std::string& line) {
 }
 
 void Progress::draw() {
+  interrupt::hold_if_interrupted();
   if (quiet_ || !tty_) return;
   erase();
   const int width = 24;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.hpp"
+#include "common/interrupt_gate.hpp"
 #include "common/json_text.hpp"
 #include "common/utc_time.hpp"
 
@@ -86,6 +87,9 @@ std::optional<KvmVerdict> read_accel_cache(const std::filesystem::path& cache,
 
 Result<void> write_accel_cache(const std::filesystem::path& cache, const std::string& key,
                                const KvmVerdict& verdict) {
+  // A probe whose guest the signal watcher destroyed fails: that "no" is the interrupt's, and
+  // cached it would send every later run on this host to TCG (common/interrupt_gate.hpp).
+  interrupt::hold_if_interrupted();
   std::error_code ec;
   std::filesystem::create_directories(cache.parent_path(), ec);
   if (ec) return make_error("cannot create " + cache.parent_path().string() + ": " + ec.message());

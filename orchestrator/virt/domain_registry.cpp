@@ -5,13 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <thread>
 
+#include "common/interrupt_gate.hpp"
 #include "orchestrator/logging/log.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
 
@@ -19,24 +19,25 @@ namespace topolab::virt {
 namespace {
 
 int g_signal_pipe[2] = {-1, -1};
-// Set in the handler (lock-free, async-signal-safe) before the watcher starts: from then on the
-// process ends by the signal, never by a command's own exit code (wait_for_interrupt_exit).
-std::atomic<int> g_pending_signal{0};
-static_assert(std::atomic<int>::is_always_lock_free);
-
-// How long a thread that would exit waits for the watcher's cleanup and report before it ends
-// the process by the signal itself (the watcher's reconnect window plus the libvirt calls).
-constexpr std::chrono::seconds kInterruptExitWait{90};
 
 void on_signal(int sig) {
-  int none = 0;
-  g_pending_signal.compare_exchange_strong(none, sig);
+  // Noted before the watcher starts: from then on the process ends by the signal, never by a
+  // command's own exit code or a result the cleanup caused (common/interrupt_gate.hpp).
+  interrupt::note_signal(sig);
   unsigned char b = static_cast<unsigned char>(sig);
   ssize_t n = write(g_signal_pipe[1], &b, 1);  // async-signal-safe; the watcher does the rest
   (void)n;
 }
 
+const char* signal_name(int sig) {
+  return sig == SIGINT    ? "SIGINT"
+         : sig == SIGTERM ? "SIGTERM"
+         : sig == SIGHUP  ? "SIGHUP"
+                          : "signal";
+}
+
 void watch_signals() {
+  interrupt::NeverHeld cleaner;  // its own reports are the ones that must get out
   for (;;) {
     unsigned char b = 0;
     ssize_t n = read(g_signal_pipe[0], &b, 1);
@@ -58,11 +59,8 @@ void watch_signals() {
     std::string removed_files;
     if (!files.empty())
       removed_files = " and " + std::to_string(files_removed) + " overlay file(s)";
-    logging::info("interrupted by {}: removed {} domain(s){}{}",
-                  sig == SIGINT    ? "SIGINT"
-                  : sig == SIGTERM ? "SIGTERM"
-                                   : "signal",
-                  domains_removed, removed_files, failures.empty() ? "" : ", failures:");
+    logging::info("interrupted by {}: removed {} domain(s){}{}", signal_name(sig), domains_removed,
+                  removed_files, failures.empty() ? "" : ", failures:");
     for (const auto& f : failures) logging::warn("cleanup failed: {}", f);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
@@ -78,19 +76,7 @@ constexpr std::chrono::seconds kReconnectWindow{30};
 
 }  // namespace
 
-void wait_for_interrupt_exit() {
-  const int sig = g_pending_signal.load();
-  if (sig == 0) return;
-  const auto until = std::chrono::steady_clock::now() + kInterruptExitWait;
-  while (std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the watcher ends the process
-  }
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  sigaction(sig, &dfl, nullptr);
-  kill(getpid(), sig);
-}
+void wait_for_interrupt_exit() { interrupt::hold_if_interrupted(); }
 
 Result<void> DomainRegistry::remove_entry(Entry& e) {
   auto dom = find_domain_by_uuid(e.conn.get(), e.uuid);
@@ -222,6 +208,11 @@ void DomainRegistry::install_signal_handlers() {
     sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
+    // A closed terminal or ssh session (SIGHUP) used to kill the run at once and leave its
+    // domain running; under nohup (SIGHUP ignored) it stays ignored.
+    struct sigaction hup {};
+    if (sigaction(SIGHUP, nullptr, &hup) == 0 && hup.sa_handler != SIG_IGN)
+      sigaction(SIGHUP, &sa, nullptr);
   });
 }
 

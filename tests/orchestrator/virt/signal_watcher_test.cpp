@@ -9,11 +9,15 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "common/interrupt_gate.hpp"
+#include "orchestrator/virt/accelerator.hpp"
 #include "orchestrator/virt/domain_registry.hpp"
 #include "tests/orchestrator/virt/test_domain.hpp"
 
@@ -81,6 +85,64 @@ TEST(SignalWatcherDeathTest, AnExitRightAfterTheSignalWaitsForTheWatcher) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(fail_right_after_the_signal(), ::testing::KilledBySignal(SIGINT),
               "interrupted by SIGINT: removed 1 domain\\(s\\)\n");
+}
+
+// A closed terminal or ssh session sends SIGHUP: it used to end the process at once (its
+// default action) and leave the domain running until the next run's stale cleanup.
+[[noreturn]] void hang_up_with_a_domain() {
+  auto conn = open_connection("test:///default");
+  if (!conn) _exit(2);
+  DomainRegistry::install_signal_handlers();
+  auto dom = OwnedDomain::define(conn->get(), testing::test_domain_xml("topolab-sig-hup"));
+  if (!dom) _exit(2);
+  kill(getpid(), SIGHUP);
+  for (;;) pause();
+}
+
+TEST(SignalWatcherDeathTest, SighupCleansUpAndDiesBySighup) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(hang_up_with_a_domain(), ::testing::KilledBySignal(SIGHUP),
+              "interrupted by SIGHUP: removed 1 domain\\(s\\)\n");
+}
+
+// Under nohup (SIGHUP ignored when topolab starts) a hang-up stays ignored.
+[[noreturn]] void hang_up_under_nohup() {
+  signal(SIGHUP, SIG_IGN);
+  DomainRegistry::install_signal_handlers();
+  kill(getpid(), SIGHUP);
+  std::fputs("still running\n", stderr);
+  _exit(0);
+}
+
+TEST(SignalWatcherDeathTest, AnIgnoredSighupStaysIgnored) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(hang_up_under_nohup(), ::testing::ExitedWithCode(0), "still running");
+}
+
+// A KVM probe whose guest the watcher destroyed ends in a "no" that is the interrupt's: it must
+// not reach the accelerator cache (it would send every later run on this host to TCG). The
+// signal is noted as the handler does; a stand-in for the watcher says whether the cache was
+// written and ends the process a second later, as the real one does after its cleanup.
+[[noreturn]] void cache_a_verdict_after_a_signal() {
+  static const std::filesystem::path cache =
+      "/tmp/topolab-sigcache-" + std::to_string(getpid()) + "/accel.json";
+  interrupt::note_signal(SIGINT);
+  std::thread([] {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::fputs(std::filesystem::exists(cache) ? "cached\n" : "not cached\n", stderr);
+    std::filesystem::remove_all(cache.parent_path());
+    signal(SIGINT, SIG_DFL);
+    kill(getpid(), SIGINT);
+  }).detach();
+  (void)write_accel_cache(cache, "kernel=x", {false, "probe guest: domain is not running"});
+  std::filesystem::remove_all(cache.parent_path());
+  _exit(0);
+}
+
+TEST(SignalWatcherDeathTest, AProbeVerdictAfterASignalIsNotCached) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(cache_a_verdict_after_a_signal(), ::testing::KilledBySignal(SIGINT),
+              "^not cached\n$");
 }
 
 TEST(SignalWatcher, NoSignalNoWait) {
