@@ -21,6 +21,11 @@ struct StoreView {
   std::vector<store::StoredBoot> boots;
   int total_runs = 0;
 
+  int failure_count() const {
+    int n = 0;
+    for (const auto& [label, list] : failures) n += static_cast<int>(list.size());
+    return n;
+  }
   int cells_with_status(std::string_view status) const {
     return static_cast<int>(std::count_if(
         cells.begin(), cells.end(), [&](const auto& c) { return c.second.status == status; }));

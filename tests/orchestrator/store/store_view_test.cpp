@@ -74,6 +74,7 @@ TEST(StoreView, CellsByLabelWithTheirRunsFailuresAndBoots) {
   EXPECT_EQ(v.cells_with_status("done"), 1);
   EXPECT_EQ(v.cells_with_status("failed"), 1);
   EXPECT_EQ(v.cells_with_status("running"), 0);
+  EXPECT_EQ(v.failure_count(), 1);
 }
 
 }  // namespace
