@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/json_text.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
 #include "protocol/protocol.hpp"
@@ -107,7 +108,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
     const json* raw = msg.ok() && msg->body.contains("result") ? &msg->body["result"] : nullptr;
-    store_raw(raw ? raw->dump(-1, ' ', false, json::error_handler_t::replace) : line, ++repetition);
+    store_raw(raw ? topolab::json_line(*raw) : line, ++repetition);
   }
   report_everything(**st);
   st->reset();

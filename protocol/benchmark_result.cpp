@@ -4,6 +4,8 @@
 #include <limits>
 #include <set>
 
+#include "common/json_text.hpp"
+
 namespace topolab::protocol {
 
 using nlohmann::json;
@@ -16,7 +18,7 @@ std::string describe(const json& v) {
                          ? "unreadable JSON (not JSON, over the size limit or nested too deep)"
                          : v.type_name();
   if (v.is_primitive() && !v.is_null() && !v.is_discarded()) {
-    std::string dump = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::string dump = json_line(v);
     if (dump.size() > 40) dump = dump.substr(0, 40) + "...";
     text += " ";
     for (char c : dump) {

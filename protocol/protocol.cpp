@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "common/json_text.hpp"
 #include "common/utf8.hpp"
 
 namespace topolab::protocol {
@@ -14,7 +15,7 @@ int protocol_version() { return kProtocolVersion; }
 // ---- encoding -------------------------------------------------------------------------------
 
 std::string encode(const json& message) {
-  std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string line = json_line(message);
   line.push_back('\n');
   return line;
 }
@@ -72,8 +73,7 @@ Error field_error(const Message& m, std::string_view field, std::string_view exp
   if (value == nullptr) {
     text += ", but it is missing";
   } else {
-    text += ", got " + type_name(*value) + " " +
-            excerpt(value->dump(-1, ' ', false, json::error_handler_t::replace));
+    text += ", got " + type_name(*value) + " " + excerpt(json_line(*value));
   }
   return make_error(text);
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/json_text.hpp"
+
 namespace topolab::bench {
 namespace {
 
@@ -10,7 +12,7 @@ constexpr int kMaxCpuId = 8191;  // the kernel's NR_CPUS ceiling on x86-64
 // A value as JSON for an error message, cut at 120 bytes: the message must stay far below the
 // protocol's line cap whatever the request held.
 std::string excerpt(const nlohmann::json& v) {
-  std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text = json_line(v);
   return text.size() > 120 ? text.substr(0, 120) + "..." : text;
 }
 

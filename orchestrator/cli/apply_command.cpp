@@ -3,9 +3,9 @@
 // the previous XML and prints a diff.
 #include <iostream>
 
+#include "common/json_text.hpp"
 #include "orchestrator/apply/domain_apply.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/logging/log.hpp"
@@ -43,7 +43,7 @@ class ApplyCommand : public Command {
                           {"dry_run", opts_.dry_run}, {"backup", result->backup.string()},
                           {"diff", result->diff},     {"notes", result->notes},
                           {"warnings", plan.warnings}};
-      std::cout << json_text(j);
+      std::cout << json_document(j);
       return 0;
     }
     std::cout << result->diff;

@@ -5,9 +5,9 @@
 #include <iostream>
 #include <optional>
 
+#include "common/json_text.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/guest_source_options.hpp"
-#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/cli/watchdog_options.hpp"
@@ -110,7 +110,7 @@ class BootCommand : public Command {
     if (json_) {
       auto j = to_json(*v);
       if (disk) j["guest_source"] = disk->identity();
-      std::cout << json_text(j);
+      std::cout << json_document(j);
     } else {
       print_text(layout, *v);
     }

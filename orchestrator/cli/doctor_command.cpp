@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "common/json_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/doctor/doctor.hpp"
 #include "orchestrator/doctor/layout_requirements.hpp"
 
@@ -48,7 +48,7 @@ class DoctorCommand : public Command {
                             {"status", doctor::to_string(doctor::worst_status(results))},
                             {"checks", doctor::to_json(results)}};
       if (options.guest) out["layout"] = options.guest->name;
-      std::cout << json_text(out);
+      std::cout << json_document(out);
     } else {
       doctor::print_check_table(std::cout, results);
     }

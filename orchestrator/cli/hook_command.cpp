@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "common/json_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/isolation/hook.hpp"
 
 namespace topolab::cli {
@@ -53,7 +53,7 @@ class HookCommand : public Command {
     auto outcome = isolation::run_hook(request);
     if (!outcome) return fail("hook", outcome.error().context(domain_ + " " + operation_));
     if (json_) {
-      std::cout << json_text(isolation::outcome_to_json(*outcome));
+      std::cout << json_document(isolation::outcome_to_json(*outcome));
     } else {
       isolation::print_outcome(std::cout, *outcome);
     }

@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <iostream>
 
+#include "common/json_text.hpp"
 #include "host/topology_json.hpp"
 #include "host/topology_printer.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/virt/connection_uri.hpp"
@@ -28,7 +28,7 @@ class HostCommand : public Command {
     auto topo = load_host_topology(source_);
     if (!topo) return fail("host", topo.error());
     if (json_) {
-      std::cout << json_text(topology_to_json(*topo));
+      std::cout << json_document(topology_to_json(*topo));
     } else {
       print_topology_tree(std::cout, *topo);
       print_remote_note();

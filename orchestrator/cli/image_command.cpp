@@ -6,8 +6,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/image/windows_iso.hpp"
 
@@ -55,7 +55,7 @@ class ImageCommand : public Command {
                           {"boot", img->boot_protocol},
                           {"pvh_fallback", img->pvh_fallback},
                           {"pruned", img->pruned}};
-      std::cout << json_text(j);
+      std::cout << json_document(j);
       return 0;
     }
     std::cout << (img->rebuilt ? "built" : "up to date") << ": " << img->initrd.string() << " ("
@@ -80,10 +80,10 @@ class ImageCommand : public Command {
     auto iso = image::build_windows_iso(opts);
     if (!iso) return fail("image --windows", iso.error());
     if (json_) {
-      std::cout << json_text(nlohmann::json{{"iso", iso->iso.string()},
-                                            {"files", iso->files},
-                                            {"bytes", iso->bytes},
-                                            {"agent_bytes", iso->agent_bytes}});
+      std::cout << json_document(nlohmann::json{{"iso", iso->iso.string()},
+                                                {"files", iso->files},
+                                                {"bytes", iso->bytes},
+                                                {"agent_bytes", iso->agent_bytes}});
       return 0;
     }
     std::cout << "written: " << iso->iso.string() << " (" << iso->bytes << " bytes)\nfiles:";

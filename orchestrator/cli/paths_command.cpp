@@ -4,8 +4,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/install/install_paths.hpp"
 
 namespace topolab::cli {
@@ -35,7 +35,7 @@ class PathsCommand : public Command {
                         {"docs", p.docs.string()},
                         {"build_marker", p.build_marker.string()}};
     if (json_) {
-      std::cout << json_text(j);
+      std::cout << json_document(j);
       return 0;
     }
     for (const auto& [k, v] : j.items()) std::cout << k << ": " << v.get<std::string>() << "\n";

@@ -2,8 +2,8 @@
 // domain backs each group, the announced topology, warnings.
 #include <iostream>
 
+#include "common/json_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
@@ -36,7 +36,7 @@ class PlanCommand : public Command {
                      {"expose", to_string(layout.expose)},
                      {"policy", to_string(layout.policy)}};
       j["host_source"] = host.source;
-      std::cout << json_text(j);
+      std::cout << json_document(j);
     } else {
       print_plan(std::cout, layout, plan, host);
     }

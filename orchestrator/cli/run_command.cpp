@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "common/json_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/cli/watchdog_options.hpp"
 #include "orchestrator/experiment/backend_factory.hpp"
 #include "orchestrator/experiment/experiment.hpp"
@@ -124,7 +124,7 @@ class RunCommand : public Command {
       auto j = summary->to_json();
       j["experiment"] = e.name;
       j["store"] = store_;
-      std::cout << json_text(j) << std::flush;
+      std::cout << json_document(j) << std::flush;
     } else {
       const std::string unfit =
           summary->cells_does_not_fit

@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "common/file_io.hpp"
+#include "common/json_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/json_output.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
@@ -65,7 +65,7 @@ class XmlCommand : public Command {
                           {"cpu_model", choice.model},
                           {"reason", choice.reason},
                           {"warnings", plan.warnings}};
-      text = json_text(j);
+      text = json_document(j);
     }
     for (const auto& w : plan.warnings) logging::warn("{}", w);
     if (output_.empty()) {

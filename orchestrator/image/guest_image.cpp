@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.hpp"
+#include "common/json_text.hpp"
 #include "orchestrator/image/cpio.hpp"
 #include "orchestrator/image/elf_probe.hpp"
 #include "orchestrator/image/input_stamp.hpp"
@@ -313,8 +314,7 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
                       {"format", kImageFormat}};
   // A source path need not be UTF-8 (a folder named in Latin-1): replaced, not thrown after
   // the kernel and initrd were written (exit 70 and a half-written image; redteam wave 4).
-  TL_TRY(write_file_atomic(
-      manifest, m.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", 0644));
+  TL_TRY(write_file_atomic(manifest, json_document(m), 0644));
   img.rebuilt = true;
   img.pruned = prune_old_images(out_root, out);
   remember();

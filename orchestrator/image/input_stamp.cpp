@@ -4,6 +4,7 @@
 
 #include "common/file_identity.hpp"
 #include "common/file_io.hpp"
+#include "common/json_text.hpp"
 
 namespace topolab::image {
 
@@ -64,8 +65,7 @@ Result<void> write_stamp(const fs::path& path, const InputStamp& stamp) {
       {"files", files}, {"stat", stamp.stat}, {"content_hash", stamp.content_hash}};
   // A path that is not UTF-8 is written replaced: it then never stats equal, and the image is
   // only built anew, never taken wrongly.
-  return write_file_atomic(
-      path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", 0644);
+  return write_file_atomic(path, json_document(j), 0644);
 }
 
 }  // namespace topolab::image

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/file_io.hpp"
+#include "common/json_text.hpp"
 
 namespace topolab::isolation {
 namespace {
@@ -13,9 +14,7 @@ Result<void> write_record(const SysRoot& root, const IsolationPlan& plan) {
   std::filesystem::create_directories(path.parent_path(), ec);
   if (ec) return make_error(path.parent_path().string() + ": " + ec.message());
   // Paths under --root need not be UTF-8: replaced rather than thrown (redteam wave 4).
-  return write_file_atomic(
-      path, plan_to_json(plan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
-      0600);
+  return write_file_atomic(path, json_document(plan_to_json(plan)), 0600);
 }
 
 std::string failure_line(const IsolationAction& a, const std::string& value, const Error& e) {

@@ -1,6 +1,7 @@
 #include "orchestrator/logging/log.hpp"
 
 #include <spdlog/details/log_msg.h>
+#include <spdlog/details/os.h>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
@@ -74,8 +75,11 @@ class StderrSink : public spdlog::sinks::base_sink<std::mutex> {
   void flush_() override {}
 };
 
-// The open run logs, newest last: lines go to the newest. One sink for the life of the
-// process, so no logger is ever changed while another thread logs.
+// The open run logs, newest last. A line goes to the newest log its own thread opened: with
+// several hosts each worker thread boots into its own run folder at the same time, and "the
+// newest of all" mixed one host's libvirt calls into the other's topolab.log. A thread that
+// opened none (a stream bridge, the signal watcher) writes to the newest of all. One sink for
+// the life of the process, so no logger is ever changed while another thread logs.
 class RunFileSink : public spdlog::sinks::base_sink<std::mutex> {
  public:
   RunFileSink() {
@@ -84,7 +88,7 @@ class RunFileSink : public spdlog::sinks::base_sink<std::mutex> {
   }
   std::uint64_t push(OwnedFd fd) {
     std::lock_guard<std::mutex> lock(mutex_);
-    files_.push_back({++last_id_, std::move(fd)});
+    files_.push_back({++last_id_, spdlog::details::os::thread_id(), std::move(fd)});
     return last_id_;
   }
   void remove(std::uint64_t id) {
@@ -110,15 +114,22 @@ class RunFileSink : public spdlog::sinks::base_sink<std::mutex> {
     copy.payload = safe;
     spdlog::memory_buf_t formatted;
     formatter_->format(copy, formatted);
-    write_line(files_.back().fd.get(), std::string_view(formatted.data(), formatted.size()));
+    write_line(file_for(msg.thread_id), std::string_view(formatted.data(), formatted.size()));
   }
   void flush_() override {}
 
  private:
   struct File {
     std::uint64_t id;
+    std::size_t thread;  // spdlog's id of the thread that opened it (log_msg::thread_id)
     OwnedFd fd;
   };
+  int file_for(std::size_t thread) const {
+    for (auto it = files_.rbegin(); it != files_.rend(); ++it) {
+      if (it->thread == thread) return it->fd.get();
+    }
+    return files_.back().fd.get();
+  }
   std::vector<File> files_;
   std::uint64_t last_id_ = 0;
 };

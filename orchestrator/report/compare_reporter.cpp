@@ -5,6 +5,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/json_text.hpp"
 #include "common/terminal_text.hpp"
 #include "orchestrator/report/reporter.hpp"
 
@@ -146,7 +147,7 @@ nlohmann::json compare_to_json(const CompareData& d) {
 
 // Labels from a store may hold bytes that are not UTF-8: replaced, never thrown.
 void JsonCompareReporter::report(const CompareData& d) {
-  out_ << compare_to_json(d).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  out_ << json_document(compare_to_json(d));
 }
 
 Result<std::unique_ptr<CompareReporter>> make_compare_reporter(std::string_view format,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/json_text.hpp"
 #include "common/uri_text.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/store/result_store.hpp"
@@ -94,9 +95,7 @@ std::string mismatch_text(const nlohmann::json& mismatches) {
     auto field = [&](const char* k) {
       if (!m.is_object() || !m.contains(k)) return std::string("?");
       const auto& v = m[k];
-      return bounded(v.is_string()
-                         ? v.get<std::string>()
-                         : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      return bounded(v.is_string() ? v.get<std::string>() : json_line(v));
     };
     out += (out.empty() ? "" : "; ") + field("level") + ": intended " + field("intended") +
            ", seen " + field("seen");

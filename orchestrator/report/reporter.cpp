@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/json_text.hpp"
 #include "common/terminal_text.hpp"
 
 namespace topolab::report {
@@ -203,10 +204,7 @@ void CsvReporter::report(const ReportData& data) {
     for (const auto& k : keys) {
       const auto& v = r.factors.contains(k) ? r.factors[k] : nlohmann::json();
       // A number level is written as the number; only text can be a formula.
-      out_ << ","
-           << (v.is_string()
-                   ? csv_field(v.get<std::string>())
-                   : csv_quoted(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+      out_ << "," << (v.is_string() ? csv_field(v.get<std::string>()) : csv_quoted(json_line(v)));
     }
     out_ << "," << csv_field(r.benchmark) << "," << csv_field(r.unit) << "," << r.values.size()
          << "," << format_number(r.median) << "," << format_number(r.min) << ","
@@ -280,10 +278,7 @@ nlohmann::json report_to_json(const ReportData& data) {
 
 // A stored label may hold bytes that are not UTF-8 (an older or hostile build): replaced, never
 // thrown (nlohmann's dump() throws on invalid UTF-8 by default).
-void JsonReporter::report(const ReportData& data) {
-  out_ << report_to_json(data).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-       << "\n";
-}
+void JsonReporter::report(const ReportData& data) { out_ << json_document(report_to_json(data)); }
 
 Result<std::unique_ptr<Reporter>> make_reporter(std::string_view format, std::ostream& out) {
   if (format == "table") return std::unique_ptr<Reporter>(new ConsoleReporter(out));

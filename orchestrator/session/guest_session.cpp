@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "common/json_text.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/domain/domain_xml_writer.hpp"
 #include "orchestrator/session/hello_hint.hpp"
@@ -223,10 +224,7 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto t_place = Clock::now();
   TL_TRY(agent_->send_placement(vcpu_mappings(announced_.placement)));
   timings_["placement_ms"] = ms_between(t_place, Clock::now());
-  (void)write_file_atomic(run_dir_ / "hello.json",
-                          protocol::hello_message(hello_).dump(
-                              2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                              "\n",
+  (void)write_file_atomic(run_dir_ / "hello.json", json_document(protocol::hello_message(hello_)),
                           0600);
   logging::debug("boot timings: {}", timings_.dump());
   return {};

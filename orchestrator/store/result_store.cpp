@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/file_io.hpp"
+#include "common/json_text.hpp"
 #include "common/terminal_text.hpp"
 #include "common/uri_text.hpp"
 #include "common/utc_time.hpp"
@@ -13,12 +14,6 @@
 
 namespace topolab::store {
 namespace {
-
-// Stored JSON text. Its strings come from files, paths, the host and guests: bytes that are not
-// UTF-8 become U+FFFD instead of nlohmann's exception (exit 70 after the cell had run).
-std::string dump_json(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
 
 // Schema 2 added cells.layout (the resolved layout a cell ran with). Schema 3 added
 // experiments.context and boots.context (where the numbers came from: connection URI,
@@ -128,7 +123,7 @@ class Stmt {
       sqlite3_bind_null(stmt_, i);
       return *this;
     }
-    return bind(i, dump_json(j));
+    return bind(i, json_line(j));
   }
   int step() { return sqlite3_step(stmt_); }
   // Reading rows: true while a row comes; false at the end or on an error, which failed() then
@@ -439,7 +434,7 @@ Result<std::int64_t> ResultStore::begin_experiment(const std::string& name,
          "host_topology=?3, versions=?4, updated=?5, context=?6");
   if (!s.prepared()) return db_error("prepare experiment");
   s.bind(1, name)
-      .bind(2, spec.is_null() ? std::string("{}") : dump_json(spec))
+      .bind(2, spec.is_null() ? std::string("{}") : json_line(spec))
       .bind_json(3, host_topology)
       .bind_json(4, versions)
       .bind(5, now)
@@ -459,7 +454,7 @@ Result<std::int64_t> ResultStore::upsert_cell(std::int64_t experiment_id, const 
   if (!s.prepared()) return db_error("prepare cell");
   s.bind(1, experiment_id).bind(2, c.key).bind(3, c.config_key).bind_json(4, c.factors);
   s.bind(5, c.label).bind(6, c.position);
-  s.bind(7, dump_json(c.layout));  // "null" (no guest) stays distinct from NULL (not recorded)
+  s.bind(7, json_line(c.layout));  // "null" (no guest) stays distinct from NULL (not recorded)
   s.bind(8, c.host);
   if (s.step() != SQLITE_DONE) return db_error("record cell " + c.label);
   Stmt q(db_, "SELECT id FROM cells WHERE experiment_id=?1 AND host=?2 AND cell_key=?3");
@@ -548,7 +543,7 @@ Result<void> ResultStore::add_run(const RunRecord& r) {
   s.bind(1, r.cell_id).bind(2, r.boot_id).bind(3, r.benchmark_index).bind(4, r.benchmark);
   s.bind(5, r.repetition).bind_json(6, r.params).bind_json(7, result["samples"]);
   s.bind_json(8, result["summary"])
-      .bind(9, dump_json(result))
+      .bind(9, json_line(result))
       .bind(10, protocol::result_value(valid));
   s.bind(11, valid.unit);
   s.bind(12, r.duration_ms).bind(13, utc_now());

@@ -7,6 +7,7 @@
 
 #include "common/file_io.hpp"
 #include "common/interrupt_gate.hpp"
+#include "common/json_text.hpp"
 #include "common/utc_time.hpp"
 
 namespace topolab::virt {
@@ -97,8 +98,7 @@ Result<void> write_accel_cache(const std::filesystem::path& cache, const std::st
   j["entries"][key] = {
       {"kvm_usable", verdict.usable}, {"reason", verdict.reason}, {"probed_at", utc_now()}};
   // The reason may quote a console or libvirt message: never let a non-UTF-8 byte throw here.
-  return write_file_atomic(
-      cache, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", 0644);
+  return write_file_atomic(cache, json_document(j), 0644);
 }
 
 KvmVerdict probe_with_retry(const std::function<KvmVerdict()>& probe, int attempts, int& probes) {

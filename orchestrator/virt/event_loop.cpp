@@ -52,7 +52,8 @@ bool ensure_event_loop() {
 }
 
 std::optional<Result<void>> wait_for_shutoff_event(virDomainPtr dom,
-                                                   std::chrono::milliseconds timeout) {
+                                                   std::chrono::milliseconds timeout,
+                                                   std::chrono::milliseconds recheck) {
   if (!ensure_event_loop()) return std::nullopt;
   virConnectPtr conn = virDomainGetConnect(dom);
   if (conn == nullptr) return std::nullopt;
@@ -84,8 +85,7 @@ std::optional<Result<void>> wait_for_shutoff_event(virDomainPtr dom,
       break;
     }
     std::unique_lock<std::mutex> lock(waiter->m);
-    waiter->cv.wait_until(lock, std::min(deadline, now + std::chrono::seconds(1)),
-                          [&] { return waiter->stopped; });
+    waiter->cv.wait_until(lock, std::min(deadline, now + recheck), [&] { return waiter->stopped; });
     waiter->stopped = false;
   }
   virConnectDomainEventDeregisterAny(conn, id);

@@ -16,10 +16,12 @@ namespace topolab::virt {
 bool ensure_event_loop();
 
 // Waits until `dom` is shut off or `timeout` passes, woken by the domain's lifecycle events
-// (VIR_DOMAIN_EVENT_STOPPED); the state is re-read on every wake and at least every second, so
-// a lost event costs at most that. nullopt: events are unavailable on this connection (no event
-// loop, or registering the callback failed): the caller polls instead.
-std::optional<Result<void>> wait_for_shutoff_event(virDomainPtr dom,
-                                                   std::chrono::milliseconds timeout);
+// (VIR_DOMAIN_EVENT_STOPPED); the state is re-read on every wake and at least every `recheck`,
+// so a lost event costs at most that. nullopt: events are unavailable on this connection (no
+// event loop, or registering the callback failed): the caller polls instead. (`recheck` is a
+// parameter so that a test can tell the event's wake from the re-check on a loaded machine.)
+std::optional<Result<void>> wait_for_shutoff_event(
+    virDomainPtr dom, std::chrono::milliseconds timeout,
+    std::chrono::milliseconds recheck = std::chrono::seconds(1));
 
 }  // namespace topolab::virt

@@ -27,7 +27,10 @@ class RawConnection {
     sockaddr_un a{};
     a.sun_family = AF_UNIX;
     std::strncpy(a.sun_path, path.c_str(), sizeof(a.sun_path) - 1);
-    for (int i = 0; i < 200; ++i) {
+    // The agent was just started: its socket appears within milliseconds, later on a loaded
+    // machine under ASan (a 2 s limit was ~20x a quiet start); only a failure waits 30 s.
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (std::chrono::steady_clock::now() < deadline) {
       if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0) return;
       std::this_thread::sleep_for(10ms);
     }

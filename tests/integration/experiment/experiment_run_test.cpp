@@ -16,13 +16,14 @@
 
 #include "common/owned_fd.hpp"
 #include "common/process.hpp"
-#include "orchestrator/store/result_store.hpp"
+#include "tests/support/store_view.hpp"
 
 namespace topolab {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using testing::read_store;
 
 const std::string kExperiment =
     std::string(TOPOLAB_TESTS_DIR) + "/integration/experiment/data/two-exposures.toml";
@@ -55,21 +56,6 @@ std::string slurp(const fs::path& p) {
 
 int wait_exit(Child& c) {
   return c.proc ? c.proc->wait(std::chrono::minutes(14)).status.shell_status() : -1;
-}
-
-int count_runs(const fs::path& db) {
-  auto s = store::ResultStore::open_read_only(db);
-  if (!s) return -1;
-  auto exps = (*s)->experiments();
-  if (!exps || exps->empty()) return 0;
-  int n = 0;
-  auto cells = (*s)->cells((*exps)[0].id);
-  if (!cells) return -1;
-  for (const auto& c : *cells) {
-    auto runs = (*s)->runs(c.id);
-    if (runs) n += static_cast<int>(runs->size());
-  }
-  return n;
 }
 
 // `virsh list --all --name`, filtered to this test's domains (topolab-two-groups-*): other
@@ -113,7 +99,7 @@ TEST_F(ExperimentRun, TwoBootsThenResumeDoesNothing) {
   EXPECT_EQ(first["boots"], 2) << first.dump();
   EXPECT_EQ(first["runs_executed"], 6);
   EXPECT_EQ(first["cells_done"], 2);
-  EXPECT_EQ(count_runs(db), 6);
+  EXPECT_EQ(read_store(db).total_runs, 6);
 
   auto again = run_json({"run", kExperiment, "--store", db.string(), "--accel", "tcg", "--json"},
                         dir_, "again", &rc);
@@ -161,13 +147,13 @@ TEST_F(ExperimentRun, KilledRunResumesWithOnlyTheMissingRuns) {
   int stored = 0;
   for (int i = 0; i < 3000 && stored < 2; ++i) {
     std::this_thread::sleep_for(200ms);
-    if (fs::exists(db)) stored = std::max(0, count_runs(db));
+    if (fs::exists(db)) stored = std::max(0, read_store(db).total_runs);
     if (c.proc->wait_for(0ms)) FAIL() << slurp(c.err);
   }
   ASSERT_GE(stored, 2);
   kill(c.proc->pid(), SIGKILL);
   c.proc->wait(60s);
-  int before = count_runs(db);
+  int before = read_store(db).total_runs;
   ASSERT_LT(before, 6) << "the run finished before it could be killed";
 
   int rc = 0;
@@ -176,7 +162,7 @@ TEST_F(ExperimentRun, KilledRunResumesWithOnlyTheMissingRuns) {
   ASSERT_EQ(rc, 0) << slurp(dir_ / "resumed.err");
   EXPECT_EQ(resumed["runs_skipped"], before);
   EXPECT_EQ(resumed["runs_executed"], 6 - before);
-  EXPECT_EQ(count_runs(db), 6);
+  EXPECT_EQ(read_store(db).total_runs, 6);
   EXPECT_TRUE(topolab_domains().empty()) << "leftover domains of the killed run were not cleaned";
 }
 

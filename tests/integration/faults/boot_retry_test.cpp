@@ -29,7 +29,7 @@ TEST(BootRetry, HungFirstBootIsRetriedAndTheRetryIsInTheStore) {
   const fs::path db = dir / "results.db";
   const auto t0 = std::chrono::steady_clock::now();
   auto r = testing::run_cli({"run", kBootHang.string(), "--store", db.string(), "--accel", "tcg",
-                             "--json", "--boot-watchdog", "4000", "--boot-retries", "2"},
+                             "--json", "--boot-watchdog", "10000", "--boot-retries", "2"},
                             8min);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << "[figures] run with one hung boot, retried: " << took << " s\n";
@@ -49,13 +49,13 @@ TEST(BootRetry, HungFirstBootIsRetriedAndTheRetryIsInTheStore) {
   EXPECT_TRUE(attempts == 2 || attempts == 3) << t.dump();
   if (attempts == 3)
     std::cout << "[figures] the retry hung too (real TCG hang), third attempt ran\n";
-  EXPECT_EQ(t.value("watchdog_ms", 0), 4000) << t.dump();
+  EXPECT_EQ(t.value("watchdog_ms", 0), 10000) << t.dump();
   ASSERT_TRUE(t.contains("boot_retries") && t["boot_retries"].size() == std::size_t(attempts - 1))
       << t.dump();
   const auto& retry = t["boot_retries"][0];
   EXPECT_EQ(retry.value("attempt", 0), 1);
   EXPECT_EQ(retry.value("console", ""), "console.attempt-1.log");
-  EXPECT_NE(retry.value("reason", "").find("guest hung: no console output for 4000 ms"),
+  EXPECT_NE(retry.value("reason", "").find("guest hung: no console output for 10000 ms"),
             std::string::npos)
       << retry.dump();
   EXPECT_NE(retry.value("reason", "").find("test fault hang-boot"), std::string::npos)

@@ -18,6 +18,7 @@
 
 #include "orchestrator/store/result_store.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/store_view.hpp"
 
 namespace topolab {
 namespace {
@@ -26,6 +27,8 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using testing::CliChild;
 using testing::CliRun;
+using testing::read_store;
+using testing::StoreView;
 
 const fs::path kData = fs::path(TOPOLAB_TESTS_DIR) / "integration/faults/data";
 const std::string kLongSqrt = (kData / "long-sqrt.toml").string();        // 2 configs x 2 reps
@@ -39,36 +42,6 @@ std::string slurp(const fs::path& p) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
-}
-
-// Cells of the store's only experiment by label, and the number of stored runs.
-struct StoreView {
-  std::map<std::string, store::StoredCell> cells;
-  std::map<std::string, int> runs;
-  std::map<std::string, std::vector<std::string>> failures;
-  std::vector<store::StoredBoot> boots;
-  int total_runs = 0;
-};
-
-StoreView read_store(const fs::path& db) {
-  StoreView v;
-  auto s = store::ResultStore::open_read_only(db);
-  if (!s) return v;
-  auto exps = (*s)->experiments();
-  if (!exps || exps->empty()) return v;
-  auto cells = (*s)->cells((*exps)[0].id);
-  if (!cells) return v;
-  for (const auto& c : *cells) {
-    v.cells[c.cell.label] = c;
-    auto runs = (*s)->runs(c.id);
-    v.runs[c.cell.label] = runs ? static_cast<int>(runs->size()) : -1;
-    v.total_runs += runs ? static_cast<int>(runs->size()) : 0;
-    auto f = (*s)->failures(c.id);
-    if (f) v.failures[c.cell.label] = *f;
-  }
-  auto boots = (*s)->boots((*exps)[0].id);
-  if (boots) v.boots = *boots;
-  return v;
 }
 
 nlohmann::json summary_of(const CliRun& r) {
@@ -165,7 +138,7 @@ TEST_F(Faults, QemuKilledMidBenchmarkFailsOnlyThatCellAndRerunCompletesIt) {
   pid_t qemu = qemu_pid(domain);
   ASSERT_GT(qemu, 1);
   ASSERT_EQ(kill(qemu, SIGKILL), 0);
-  CliRun r = run.wait(5min);
+  CliRun r = run.wait(10min);
   ASSERT_EQ(r.exit_code, 3) << "cells failed => exit 3\n" << r.err;  // not a crash
   auto summary = summary_of(r);
   EXPECT_EQ(summary["boots"], 2) << summary.dump();
@@ -195,7 +168,7 @@ TEST_F(Faults, QemuKilledMidBenchmarkFailsOnlyThatCellAndRerunCompletesIt) {
   EXPECT_TRUE(our_domains().empty()) << "the killed guest's domain is still defined";
 
   CliChild again(run_args(kLongSqrt, db));
-  CliRun r2 = again.wait(5min);
+  CliRun r2 = again.wait(10min);
   ASSERT_EQ(r2.exit_code, 0) << r2.err;
   auto s2 = summary_of(r2);
   EXPECT_EQ(s2["boots"], 1);  // only the failed configuration
@@ -207,7 +180,7 @@ TEST_F(Faults, QemuKilledMidBenchmarkFailsOnlyThatCellAndRerunCompletesIt) {
 TEST_F(Faults, AgentGarbageIsSkippedAndAHangingAgentFailsOnlyItsCell) {
   fs::path db = dir_ / "agent.db";
   CliChild run(run_args(kAgentFaults, db));
-  CliRun r = run.wait(5min);
+  CliRun r = run.wait(10min);
   ASSERT_EQ(r.exit_code, 3) << r.err;
   auto summary = summary_of(r);
   EXPECT_EQ(summary["boots"], 2) << summary.dump();
@@ -244,7 +217,7 @@ TEST_F(Faults, LibvirtdRestartedDuringABenchmarkLosesNothing) {
   ASSERT_TRUE(run.wait_for_output("ready in", kUntilReady)) << run.err();
   std::this_thread::sleep_for(1500ms);
   ASSERT_TRUE(restart_libvirtd());
-  CliRun r = run.wait(5min);
+  CliRun r = run.wait(10min);
   // The benchmark's channel is QEMU's, not libvirtd's: the runs go on; cleanup reconnects.
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.term_signal, 0) << "killed by a signal (SIGPIPE on the dead libvirt socket?)";
@@ -272,7 +245,7 @@ int interrupt(const fs::path& db, int sig, bool after_first_config) {
   std::this_thread::sleep_for(1500ms);  // inside a ~3.5 s sqrt run
   int stored_before = read_store(db).total_runs;
   EXPECT_EQ(kill(run.pid(), sig), 0);
-  CliRun r = run.wait(2min);
+  CliRun r = run.wait(10min);  // the cleanup may wait out a restarting libvirtd
   EXPECT_EQ(r.term_signal, sig) << "exit " << r.exit_code << "\n" << r.err;
   EXPECT_NE(r.err.find("interrupted by"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("removed 1 domain(s)"), std::string::npos) << r.err;
@@ -294,7 +267,7 @@ TEST_F(Faults, SigtermThenSigintThenTheRerunCompletesWithOnlyTheMissingRuns) {
   EXPECT_TRUE(after_sigint == 2 || after_sigint == 3) << after_sigint;
 
   CliChild again(run_args(kLongSqrt, db));
-  CliRun r = again.wait(5min);
+  CliRun r = again.wait(10min);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto s = summary_of(r);
   EXPECT_EQ(s["boots"], 1);

@@ -16,8 +16,8 @@
 #include <regex>
 #include <string>
 
-#include "orchestrator/store/result_store.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/store_view.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace topolab::testing {
@@ -112,27 +112,6 @@ std::string quick_check(const std::filesystem::path& db) {
   return result;
 }
 
-struct CellCounts {
-  int done = 0, running = 0, failed = 0, failures = 0;
-};
-
-CellCounts cell_counts(const std::filesystem::path& db) {
-  CellCounts n;
-  auto s = store::ResultStore::open_read_only(db);
-  if (!s) return n;
-  auto exps = (*s)->experiments();
-  if (!exps || exps->empty()) return n;
-  auto cells = (*s)->cells((*exps)[0].id);
-  if (!cells) return n;
-  for (const auto& c : *cells) {
-    n.done += c.status == "done";
-    n.running += c.status == "running";
-    n.failed += c.status == "failed";
-    n.failures += static_cast<int>((*s)->failures(c.id)->size());
-  }
-  return n;
-}
-
 class RunSignalMoments : public SignalMoments {
  protected:
   std::vector<std::string> run_args() const {
@@ -144,13 +123,12 @@ class RunSignalMoments : public SignalMoments {
   void expect_store_then_rerun_completes() {
     const auto db = dir_.path() / "s.db";
     EXPECT_EQ(quick_check(db), "ok");
-    auto before = cell_counts(db);
-    EXPECT_EQ(before.failed, 0);
-    EXPECT_EQ(before.failures, 0) << "a failure the interrupt's cleanup caused was stored";
+    const auto before = read_store(db);
+    EXPECT_EQ(before.cells_with_status("failed"), 0);
+    EXPECT_EQ(before.failure_count(), 0) << "a failure the interrupt's cleanup caused was stored";
     auto rerun = run_cli(run_args(), 600s);
     ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
-    auto after = cell_counts(db);
-    EXPECT_EQ(after.done, 2) << rerun.err;
+    EXPECT_EQ(read_store(db).cells_with_status("done"), 2) << rerun.err;
   }
   void SetUp() override {
     SignalMoments::SetUp();
@@ -178,7 +156,7 @@ TEST_F(RunSignalMoments, SigtermBetweenCellsKeepsTheFirst) {
   kill(child.pid(), SIGTERM);
   auto r = child.wait(120s);
   expect_ended_by(r, SIGTERM, "SIGTERM");
-  EXPECT_EQ(cell_counts(dir_.path() / "s.db").done, 1);
+  EXPECT_EQ(read_store(dir_.path() / "s.db").cells_with_status("done"), 1);
   expect_store_then_rerun_completes();
 }
 

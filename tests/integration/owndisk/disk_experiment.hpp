@@ -1,15 +1,14 @@
 #pragma once
 // An experiment over the test disk for `topolab run` (issue 14): the two-groups example layout
 // under a name of the test's own (so its topolab- domains are told from other tests'), 2
-// exposures x 1 sqrt benchmark x 2 repetitions, [guest] disk = the image; and what a test reads
-// back from the store.
+// exposures x 1 sqrt benchmark x 2 repetitions, [guest] disk = the image (what a test reads
+// back from the store: tests/support/store_view.hpp).
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <vector>
 
-#include "orchestrator/store/result_store.hpp"
+#include "tests/support/store_view.hpp"
 
 namespace topolab::testing {
 
@@ -33,33 +32,6 @@ inline std::filesystem::path write_disk_experiment(const std::filesystem::path& 
          "name = \"sqrt\"\nparams = "
       << sqrt_params << "\n";
   return dir / "exp.toml";
-}
-
-// Stored runs per cell label of the store's only experiment ({} when there is none yet), and
-// the cells' statuses.
-struct StoredRuns {
-  std::vector<std::string> labels, statuses;
-  std::vector<int> runs;
-  int total = 0;
-};
-
-inline StoredRuns stored_runs(const std::filesystem::path& db) {
-  StoredRuns v;
-  auto s = store::ResultStore::open_read_only(db);
-  if (!s) return v;
-  auto exps = (*s)->experiments();
-  if (!exps || exps->empty()) return v;
-  auto cells = (*s)->cells((*exps)[0].id);
-  if (!cells) return v;
-  for (const auto& c : *cells) {
-    auto runs = (*s)->runs(c.id);
-    const int n = runs ? static_cast<int>(runs->size()) : 0;
-    v.labels.push_back(c.cell.label);
-    v.statuses.push_back(c.status);
-    v.runs.push_back(n);
-    v.total += n;
-  }
-  return v;
 }
 
 }  // namespace topolab::testing

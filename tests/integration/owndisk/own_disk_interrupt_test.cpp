@@ -27,10 +27,10 @@ void interrupt_disk_boot(int sig, const char* name) {
   CliChild child({"boot", kLayout, "--accel", "tcg", "--set", "expose=sockets", "--disk",
                   image.string(), "--os", "linux", "--json", "--run-id", marker});
   ASSERT_GT(child.pid(), 0);
-  const bool running = wait_for_running_domain(marker, 120s);
+  const bool running = wait_for_running_domain(marker, 300s);
   const auto overlays_while_booting = overlays_with(marker);
   kill(child.pid(), sig);
-  auto r = child.wait(120s);
+  auto r = child.wait(300s);
   ASSERT_TRUE(running) << "the boot never got to a running domain: " << r.err;
   // The overlay and the base XML beside it.
   EXPECT_EQ(overlays_while_booting.size(), 2u);

@@ -80,7 +80,7 @@ class OwnDiskRunInterrupt : public ::testing::Test {
     // Read while the cell's guest runs: its overlay and the base XML beside it, its domain.
     const auto overlays_during = overlays_with(owner);
     const auto domains_during = topolab_domains_with(name_);
-    const int stored_before = stored_runs(db()).total;
+    const int stored_before = read_store(db()).total_runs;
     EXPECT_EQ(kill(run.pid(), sig), 0);
     auto r = run.wait(3min);
     EXPECT_TRUE(ready) << "cell " << nth << " never said hello:\n" << r.err;
@@ -95,7 +95,7 @@ class OwnDiskRunInterrupt : public ::testing::Test {
     EXPECT_NE(r.err.find(said), std::string::npos) << r.err;
     EXPECT_EQ(overlays_with(owner), std::vector<std::string>{});
     EXPECT_EQ(topolab_domains_with(name_), std::vector<std::string>{});
-    const int stored = stored_runs(db()).total;
+    const int stored = read_store(db()).total_runs;
     // >=: a run that completed between the read above and the signal is stored, not lost.
     EXPECT_GE(stored, stored_before) << "a completed result was lost";
     return stored;
@@ -110,10 +110,9 @@ class OwnDiskRunInterrupt : public ::testing::Test {
 TEST_F(OwnDiskRunInterrupt, SigintDuringTheSecondCellKeepsTheFirstAndTheRerunCompletes) {
   const int stored = interrupt_at_ready(SIGINT, "SIGINT", 2);
   ASSERT_GE(stored, 2) << "the first cell's runs";
-  auto after = stored_runs(db());
-  ASSERT_EQ(after.runs.size(), 2u);
-  EXPECT_EQ(std::count(after.statuses.begin(), after.statuses.end(), "done"), 1)
-      << "the first cell done, the interrupted one not";
+  auto after = read_store(db());
+  ASSERT_EQ(after.cells.size(), 2u);
+  EXPECT_EQ(after.cells_with_status("done"), 1) << "the first cell done, the interrupted one not";
 
   CliChild again(run_args());
   const std::string owner = "ov-" + std::to_string(again.pid()) + "-";
@@ -126,9 +125,9 @@ TEST_F(OwnDiskRunInterrupt, SigintDuringTheSecondCellKeepsTheFirstAndTheRerunCom
   EXPECT_EQ(j["runs_skipped"], stored) << j.dump();
   EXPECT_EQ(j["runs_executed"], 4 - stored) << j.dump();
   EXPECT_EQ(j["boots"], stored < 4 ? 1 : 0) << j.dump();
-  auto last = stored_runs(db());
-  EXPECT_EQ(last.total, 4);
-  EXPECT_EQ(std::count(last.statuses.begin(), last.statuses.end(), "done"), 2);
+  auto last = read_store(db());
+  EXPECT_EQ(last.total_runs, 4);
+  EXPECT_EQ(last.cells_with_status("done"), 2);
   EXPECT_EQ(overlays_with(owner), std::vector<std::string>{});
 }
 

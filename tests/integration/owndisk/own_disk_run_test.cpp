@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "orchestrator/store/result_store.hpp"
 #include "tests/integration/owndisk/disk_experiment.hpp"
 #include "tests/integration/owndisk/test_disk.hpp"
 
@@ -41,18 +40,6 @@ class OwnDiskRun : public ::testing::Test {
         "run",    (dir_ / "exp.toml").string(), "--store", db.string(), "--accel", "tcg", "--json",
         "--quiet"};
   }
-  // Every boot's versions in the store.
-  static std::vector<nlohmann::json> boot_versions(const fs::path& db) {
-    std::vector<nlohmann::json> out;
-    auto s = store::ResultStore::open_read_only(db);
-    if (!s) return out;
-    auto exps = (*s)->experiments();
-    if (!exps || exps->empty()) return out;
-    auto boots = (*s)->boots((*exps)[0].id);
-    if (boots)
-      for (const auto& b : *boots) out.push_back(b.boot.versions);
-    return out;
-  }
   fs::path image_, dir_;
   std::string name_, sha_before_;
 };
@@ -69,9 +56,10 @@ TEST_F(OwnDiskRun, TwoExposuresTwoRepetitionsFromTheDisk) {
   EXPECT_EQ(j["boots"], 2) << j.dump();
   EXPECT_EQ(j["cells_done"], 2);
   EXPECT_EQ(j["runs_executed"], 4);
-  auto versions = boot_versions(db);
-  ASSERT_EQ(versions.size(), 2u);
-  for (const auto& v : versions) {
+  const auto boots = read_store(db).boots;
+  ASSERT_EQ(boots.size(), 2u);
+  for (const auto& b : boots) {
+    const auto& v = b.boot.versions;
     EXPECT_EQ(v["guest_source"].value("path", ""), image_.string()) << v.dump();
     EXPECT_EQ(v["guest_source"].value("size_bytes", 0ull), fs::file_size(image_));
     EXPECT_TRUE(v["guest_source"].contains("mtime"));

@@ -163,7 +163,7 @@ TEST(AgentClient, SilentAgentMeansABoundedConnectFailure) {
   auto c = AgentClient::connect_unix(agent.path(), 400ms);
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("no sync reply"), std::string::npos) << c.error().message;
-  EXPECT_LT(Clock::now() - start, 3s);
+  EXPECT_LT(Clock::now() - start, 4s);  // 10x the timeout: bounded, on a loaded machine too
 }
 
 // Issue 17: a freshly booted guest's agent says hello first; a hello-first client sends nothing
@@ -195,7 +195,7 @@ TEST(AgentClient, HelloFirstWaitIsBoundedWhenTheAgentNeverSpeaks) {
   ASSERT_TRUE(c.ok()) << c.error().message;
   const auto start = Clock::now();
   EXPECT_FALSE((*c)->wait_hello(300ms).ok());
-  EXPECT_LT(Clock::now() - start, 2s);
+  EXPECT_LT(Clock::now() - start, 3s);  // 10x the timeout
 }
 
 TEST(AgentClient, MissingSocketFailsWithinTheTimeout) {

@@ -7,9 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -122,6 +125,52 @@ TEST_F(LogTest, NestedRunLogsTheNewestReceivesThenTheOuterAgain) {
   EXPECT_NE(o.find("third"), std::string::npos);
   EXPECT_NE(i.find("second"), std::string::npos);
   EXPECT_EQ(i.find("third"), std::string::npos);
+}
+
+// Two hosts' workers boot at once, each into its own run folder (issue 16): each topolab.log
+// holds its own thread's lines only; a thread with no log of its own (a stream bridge) writes
+// to the newest.
+TEST_F(LogTest, EachThreadsLinesGoToTheLogItOpened) {
+  fs::create_directory(dir_.path() / "a");
+  fs::create_directory(dir_.path() / "b");
+  std::mutex mu;
+  std::condition_variable cv;
+  int opened = 0;
+  auto worker = [&](const char* folder, const char* line) {
+    auto log = RunLog::open(dir_.path() / folder);
+    ASSERT_TRUE(log.ok());
+    std::unique_lock lock(mu);
+    ++opened;
+    cv.notify_all();
+    cv.wait(lock, [&] { return opened >= 2; });  // both open: "the newest" is one of them
+    lock.unlock();
+    debug("{}", line);
+    lock.lock();
+    ++opened;
+    cv.notify_all();
+    cv.wait(lock, [&] { return opened == 5; });  // the bystander has written
+  };
+  std::thread a(worker, "a", "line of host a");
+  std::thread b(worker, "b", "line of host b");
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return opened == 4; });
+  }
+  std::thread([] { debug("bystander"); }).join();
+  {
+    std::lock_guard lock(mu);
+    ++opened;
+  }
+  cv.notify_all();
+  a.join();
+  b.join();
+  const std::string la = slurp(dir_.path() / "a" / RunLog::kFileName);
+  const std::string lb = slurp(dir_.path() / "b" / RunLog::kFileName);
+  EXPECT_NE(la.find("line of host a"), std::string::npos) << la;
+  EXPECT_EQ(la.find("line of host b"), std::string::npos) << la;
+  EXPECT_NE(lb.find("line of host b"), std::string::npos) << lb;
+  EXPECT_EQ(lb.find("line of host a"), std::string::npos) << lb;
+  EXPECT_NE((la + lb).find("bystander"), std::string::npos) << "the bystander's line";
 }
 
 TEST_F(LogTest, APlantedSymlinkIsRefusedNotFollowed) {

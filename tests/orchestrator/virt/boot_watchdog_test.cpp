@@ -131,13 +131,14 @@ TEST(BootWatchdog, DoesNotFireWhileTheConsoleGrowsThenFiresWithinItsBound) {
   });
   std::ofstream out(dir / "console.log");
   long long first_write_ms = -1;
+  long long silent_from = -1;     // read just before the last write: the watch sees it later
   for (int i = 0; i < 10; ++i) {  // 1.5 s of output, every gap far below the bound
+    silent_from = ms_since(t0);
     out << "line " << i << "\n" << std::flush;
     if (i == 0) first_write_ms = ms_since(t0);
     std::this_thread::sleep_for(150ms);
   }
   EXPECT_EQ(calls.load(), 0) << "fired while the console was still growing";
-  const auto silent_from = ms_since(t0) - 150;
   ASSERT_TRUE(wait_until([&] { return calls.load() > 0; }, bound + kLoadedHostSlack));
   std::this_thread::sleep_for(200ms);
   EXPECT_EQ(calls.load(), 1) << "fires once";
@@ -196,9 +197,11 @@ TEST(BootWatchdog, InotifySeesAConsoleCreatedAfterTheWatchBegan) {
   auto dir = temp_dir();
   std::atomic<int> calls{0};
   const auto t0 = Clock::now();
-  BootWatchdog w(dir / "console.log", 4000ms, [&] { ++calls; });
+  // The bound is never reached (stop() ends the watch), so it can be 10x the 1 s before the
+  // first write: a loaded host's late sleep cannot make it fire.
+  BootWatchdog w(dir / "console.log", 10000ms, [&] { ++calls; });
   ASSERT_TRUE(w.uses_inotify());
-  std::this_thread::sleep_for(300ms);
+  std::this_thread::sleep_for(1000ms);
   std::ofstream out(dir / "console.log");
   long long first_write_ms = -1;
   for (int i = 0; i < 6; ++i) {  // 1.2 s in all, each gap far below the bound
@@ -209,6 +212,8 @@ TEST(BootWatchdog, InotifySeesAConsoleCreatedAfterTheWatchBegan) {
   EXPECT_EQ(calls.load(), 0);
   w.stop();
   // Seen from the first write on (the file did not exist when the watch began), not before.
+  // first_output_ms counts from the watch thread's start, which a loaded host may delay: 1 s of
+  // waiting before the write leaves 750 ms for that.
   EXPECT_GE(w.first_output_ms(), 250);
   EXPECT_LE(w.first_output_ms(), first_write_ms + kLoadedHostSlack.count());
   fs::remove_all(dir);
@@ -218,7 +223,7 @@ TEST(BootWatchdog, InotifySeesAConsoleCreatedAfterTheWatchBegan) {
 TEST(BootWatchdog, PollingFallbackSeesGrowthAndFires) {
   auto dir = temp_dir();
   std::atomic<int> calls{0};
-  const auto bound = 2000ms;
+  const auto bound = 3000ms;
   BootWatchdog w(
       dir / "console.log", bound, [&] { ++calls; }, BootWatchdog::Mode::kPoll);
   EXPECT_FALSE(w.uses_inotify());
@@ -228,11 +233,13 @@ TEST(BootWatchdog, PollingFallbackSeesGrowthAndFires) {
     std::this_thread::sleep_for(150ms);
   }
   EXPECT_EQ(calls.load(), 0);
+  const long long woken_before_silence = w.wakeups();
   ASSERT_TRUE(wait_until([&] { return calls.load() > 0; }, bound + kLoadedHostSlack));
   EXPECT_EQ(calls.load(), 1);
-  // >= 2.6 s of polling every 100 ms before it fired: ~26 wake-ups; 10 leaves room for a
-  // loaded host and still tells polling from one wake-up at the bound.
-  EXPECT_GE(w.wakeups(), 10) << "polls every 100 ms";
+  // The 3 s of silence before it fired, polled every 100 ms: ~30 wake-ups. Waiting on inotify
+  // it would wake once there (at the bound), twice with a late event of the last write; 3 tells
+  // polling apart and tolerates a loaded host stretching each 100 ms sleep to a second.
+  EXPECT_GE(w.wakeups() - woken_before_silence, 3) << "polls every 100 ms";
   EXPECT_GE(w.first_output_ms(), 0);
 
   std::atomic<int> missing_calls{0};
@@ -287,7 +294,8 @@ TEST(BootWatchdog, ArmedAtKernelStartIgnoresSilenceBeforeTheKernel) {
 TEST(BootWatchdog, ALoginPromptAfterTheKernelEndsTheWatchUnfired) {
   auto dir = temp_dir();
   std::atomic<int> calls{0};
-  const auto bound = 1000ms;
+  // The prompt follows the kernel's line by one 20 ms poll of the test: 100x below the bound.
+  const auto bound = 2000ms;
   BootWatchdog w(
       dir / "console.log", bound, [&] { ++calls; }, BootWatchdog::Mode::kInotify,
       BootWatchdog::Arming::kAtKernelStart);
@@ -295,9 +303,10 @@ TEST(BootWatchdog, ALoginPromptAfterTheKernelEndsTheWatchUnfired) {
   out << "[    0.030794] RETBleed: WARNING\r\n" << std::flush;
   ASSERT_TRUE(wait_until([&] { return w.armed_ms() >= 0; }, kLoadedHostSlack));
   out << "\r\nDebian GNU/Linux 12 topolab-guest ttyS0\r\n\r\ntopolab-guest login: " << std::flush;
-  ASSERT_TRUE(wait_until([&] { return w.stood_down_ms() >= 0; }, bound / 2))
-      << "the prompt came well within the bound";
-  std::this_thread::sleep_for(bound * 2);  // silent past the bound
+  // A watch that fired first would never stand down: this wait fails then too.
+  ASSERT_TRUE(wait_until([&] { return w.stood_down_ms() >= 0; }, kLoadedHostSlack))
+      << "the prompt was not seen (fired: " << w.fired() << ")";
+  std::this_thread::sleep_for(bound + 500ms);  // silent past the bound (armed before the prompt)
   EXPECT_EQ(calls.load(), 0);
   EXPECT_FALSE(w.fired());
   EXPECT_GE(w.stood_down_ms(), w.armed_ms());
