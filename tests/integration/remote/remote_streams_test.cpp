@@ -138,7 +138,7 @@ TEST_F(RemoteStreams, AHungAttemptIsSeenThroughTheStreamedConsoleAndRetried) {
   auto req = request(tcp_uri(listener_port()), "streamhang");
   ASSERT_TRUE(req) << req.error().message;
   req->image.cmdline += " topolab.fault=hang-boot-first";
-  req->watchdog = 4000ms;
+  req->watchdog = 10000ms;  // far above a healthy boot's silences on a slower machine
   // auto with an empty verdict cache: the first attempt probes KVM on that host (through
   // streams), the retry must run on that decision, not probe again or read the new cache.
   req->accel = virt::AccelMode::kAuto;
