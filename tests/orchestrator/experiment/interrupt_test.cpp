@@ -97,17 +97,8 @@ class InterruptedHost : public Backend {
   HostBackend inner_{TOPOLAB_AGENT};
 };
 
-// Two cells of one boot: a run that went on would fail the second one too.
-const std::string kDesign = R"(name = "interrupted"
-backend = "host"
-repetitions = 1
-seed = 3
-[factors]
-"param.sqrt.threads" = [1, 2]
-[[benchmark]]
-name = "sqrt"
-params = { n = 20000, repeats = 1 }
-)";
+// Two cells of one boot, one run each: a run that went on would fail the second one too.
+const std::string kDesign = two_cell_design("interrupted", 1);
 
 class RunInterrupt : public StoreRunTest {};
 

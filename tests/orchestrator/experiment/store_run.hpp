@@ -15,9 +15,9 @@
 namespace topolab::experiment {
 
 // Two cells on the host (sqrt with 1 and 2 threads, baseline 1), two repetitions each: seconds.
-inline std::string two_cell_design(const std::string& name) {
-  return "name = \"" + name + "\"\n" + R"(backend = "host"
-repetitions = 2
+inline std::string two_cell_design(const std::string& name, int repetitions = 2) {
+  return "name = \"" + name + "\"\nrepetitions = " + std::to_string(repetitions) + "\n" +
+         R"(backend = "host"
 seed = 3
 [factors]
 "param.sqrt.threads" = [1, 2]
