@@ -77,9 +77,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!exp.ok()) std::abort();
   json factors = {{"x", "1"}};
   auto cell =
-      (*st)->upsert_cell(*exp, {factors.dump(), factors.dump(), factors, "x=1", 0, nullptr});
+      (*st)->upsert_cell(*exp, {factors.dump(), factors.dump(), factors, "x=1", 0, nullptr, ""});
   if (!cell.ok()) std::abort();
-  store::BootRecord boot{*exp, factors.dump(), 0, nullptr, nullptr, json::array(), {}, {}, {}};
+  store::BootRecord boot;
+  boot.experiment_id = *exp;
+  boot.config_key = factors.dump();
+  boot.mismatches = json::array();
 
   int repetition = 0;
   std::istringstream lines(input);
