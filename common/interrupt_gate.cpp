@@ -35,11 +35,16 @@ void hold_if_interrupted() {
   while (std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the watcher ends the process
   }
+  end_by_signal(sig);
+}
+
+void end_by_signal(int sig) {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
   sigaction(sig, &dfl, nullptr);
   kill(getpid(), sig);
+  for (;;) pause();  // the signal is delivered to some thread; this one only waits for the end
 }
 
 }  // namespace topolab::interrupt

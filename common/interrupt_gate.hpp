@@ -29,4 +29,8 @@ class NeverHeld {
 // calls), after which it ends the process by the signal itself.
 void hold_if_interrupted();
 
+// Ends the process by `sig` with its default action (the exit status a shell reports as 128+N):
+// the watcher after its report, and hold_if_interrupted() when its bound runs out.
+[[noreturn]] void end_by_signal(int sig);
+
 }  // namespace topolab::interrupt

@@ -5,16 +5,16 @@
 #include <string>
 
 #include "common/exit_code.hpp"
+#include "common/interrupt_gate.hpp"
 #include "common/result.hpp"
 #include "common/terminal_text.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/logging/log.hpp"
-#include "orchestrator/virt/domain_registry.hpp"
 
 namespace topolab::cli {
 
 void print_error(std::string_view command, std::string_view message) {
-  virt::wait_for_interrupt_exit();  // an interrupt's consequence is not the command's error
+  interrupt::hold_if_interrupted();  // an interrupt's consequence is not the command's error
   std::string line = "topolab";
   if (!command.empty()) line += " " + std::string(command);
   // The one place every refusal reaches the terminal: escaped and bounded in size.
@@ -162,6 +162,6 @@ int main(int argc, char** argv) {
                  std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::steady_clock::now() - start)
                      .count());
-  topolab::virt::wait_for_interrupt_exit();
+  topolab::interrupt::hold_if_interrupted();
   return code;
 }

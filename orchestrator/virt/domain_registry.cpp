@@ -62,12 +62,7 @@ void watch_signals() {
     logging::info("interrupted by {}: removed {} domain(s){}{}", signal_name(sig), domains_removed,
                   removed_files, failures.empty() ? "" : ", failures:");
     for (const auto& f : failures) logging::warn("cleanup failed: {}", f);
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, nullptr);
-    kill(getpid(), sig);  // terminate with the signal's default action
-    return;
+    interrupt::end_by_signal(sig);
   }
 }
 
@@ -75,8 +70,6 @@ void watch_signals() {
 constexpr std::chrono::seconds kReconnectWindow{30};
 
 }  // namespace
-
-void wait_for_interrupt_exit() { interrupt::hold_if_interrupted(); }
 
 Result<void> DomainRegistry::remove_entry(Entry& e) {
   auto dom = find_domain_by_uuid(e.conn.get(), e.uuid);

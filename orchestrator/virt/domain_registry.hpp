@@ -69,15 +69,6 @@ class DomainRegistry {
   int interrupt_signal_ = 0;
 };
 
-// After SIGINT/SIGTERM/SIGHUP the process must end by the signal (130/143/129) once the watcher
-// has cleaned up and reported, never by a command's own code: a command whose libvirt call failed
-// because the cleanup destroyed its domain mid-call (virDomainCreate: "process exited while
-// connecting to monitor") would otherwise print that and exit 1 first. Returns at once when no
-// signal arrived; else blocks until the watcher ends the process (bounded; then ends it itself).
-// main() calls it before printing an error and before returning; the run's store writes and
-// progress lines hold the same way (common/interrupt_gate.hpp, which this forwards to).
-void wait_for_interrupt_exit();
-
 // A domain created by this run. The destructor destroys and undefines it unless released.
 class OwnedDomain {
  public:

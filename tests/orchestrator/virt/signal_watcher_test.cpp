@@ -77,7 +77,7 @@ TEST(SignalWatcherDeathTest, SigtermRemovesRecordedFiles) {
   auto dom = OwnedDomain::define(conn->get(), testing::test_domain_xml("topolab-sig-exit"));
   if (!dom) _exit(2);
   kill(getpid(), SIGINT);
-  wait_for_interrupt_exit();  // what main() does before printing an error or returning
+  interrupt::hold_if_interrupted();  // what main() does before printing an error or returning
   _exit(1);
 }
 
@@ -147,7 +147,7 @@ TEST(SignalWatcherDeathTest, AProbeVerdictAfterASignalIsNotCached) {
 
 TEST(SignalWatcher, NoSignalNoWait) {
   const auto t0 = std::chrono::steady_clock::now();
-  wait_for_interrupt_exit();
+  interrupt::hold_if_interrupted();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
 }
 
