@@ -13,6 +13,7 @@
 #include "orchestrator/placement/cpu_model.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
 #include "tests/orchestrator/domain/xml_test_hosts.hpp"
+#include "tests/support/golden.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace topolab {
@@ -179,7 +180,6 @@ TEST(DomainXml, UnpinnedUsesVcpuCpusetAndNoVcpupin) {
 
 TEST(DomainXml, GoldenFiles) {
   const fs::path data = fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/domain/data";
-  const bool update = std::getenv("TOPOLAB_UPDATE_GOLDEN") != nullptr;
   struct Case {
     const char* preset;
     Accelerator accel;
@@ -204,12 +204,7 @@ TEST(DomainXml, GoldenFiles) {
     auto xml = xml_for(l, *plan, c.accel, "AuthenticAMD", templates_dir() / "domains" / c.base);
     ASSERT_TRUE(xml);
     const auto file = data / (std::string(c.preset) + "-" + to_string(c.accel) + ".xml");
-    if (update) {
-      ASSERT_TRUE(write_file_atomic(file, *xml));
-    }
-    auto want = read_file(file);
-    ASSERT_TRUE(want) << want.error().message << " (TOPOLAB_UPDATE_GOLDEN=1 writes it)";
-    EXPECT_EQ(*xml, *want) << "golden " << file;
+    ::topolab::testing::expect_golden_file(file, *xml);
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "common/file_io.hpp"
 #include "orchestrator/report/compare_reporter.hpp"
+#include "tests/support/golden.hpp"
 
 namespace topolab::report {
 namespace {
@@ -134,20 +135,14 @@ TEST(Compare, TcgWarningInAllFourFormatsWhenEitherSideIsEmulated) {
   }
 }
 
-// data/compare_golden.<ext>; TOPOLAB_UPDATE_GOLDEN=1 rewrites the files instead.
+// data/compare_golden.<ext> (tests/support/golden.hpp: scripts/update-goldens.sh).
 void expect_golden(const std::string& format, const std::string& ext) {
   std::ostringstream out;
   auto r = make_compare_reporter(format, out);
   ASSERT_TRUE(r.ok());
   (*r)->report(shifted());
-  const std::string path = kData + "compare_golden." + ext;
-  if (std::getenv("TOPOLAB_UPDATE_GOLDEN")) {
-    std::ofstream(path) << out.str();
-    return;
-  }
-  auto want = read_file(path);
-  ASSERT_TRUE(want.ok()) << want.error().message;
-  EXPECT_EQ(out.str(), *want) << "format " << format << " differs from " << path;
+  SCOPED_TRACE("format " + format);
+  ::topolab::testing::expect_golden_file(kData + "compare_golden." + ext, out.str());
 }
 
 TEST(CompareReporters, ConsoleMatchesGolden) { expect_golden("table", "txt"); }

@@ -15,6 +15,7 @@
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
 #include "tests/orchestrator/report/fixture_store_test.hpp"
+#include "tests/support/golden.hpp"
 
 namespace topolab::report {
 namespace {
@@ -38,16 +39,9 @@ class ContextStore : public FixtureStoreTest {
   }
 };
 
-// data/golden_context_tcg.<ext>; TOPOLAB_UPDATE_GOLDEN=1 rewrites the files instead.
+// data/golden_context_tcg.<ext> (tests/support/golden.hpp: scripts/update-goldens.sh).
 void expect_golden(const std::string& got, const std::string& ext) {
-  const fs::path path = kData / ("golden_context_tcg." + ext);
-  if (std::getenv("TOPOLAB_UPDATE_GOLDEN")) {
-    std::ofstream(path) << got;
-    return;
-  }
-  auto want = read_file(path);
-  ASSERT_TRUE(want.ok()) << want.error().message;
-  EXPECT_EQ(got, *want) << "differs from " << path;
+  ::topolab::testing::expect_golden_file(kData / ("golden_context_tcg." + ext), got);
 }
 
 TEST_F(ContextStore, TcgStoreMatchesGoldenInEveryFormat) {
