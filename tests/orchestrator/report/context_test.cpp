@@ -80,6 +80,32 @@ TEST_F(ContextStore, ContextIsReadFromTheStore) {
   EXPECT_EQ(sockets.boot_retries, "0");
 }
 
+// A level verified against the CPU model's view (boot context.adjusted_levels, issue 33) is
+// marked on the cell's intended topology in every format; a hostile level name is not shown.
+TEST_F(ContextStore, ModelAdjustedLevelsAreMarkedOnTheIntendedTopology) {
+  build("context_store.sql",
+        R"(UPDATE boots SET context = json_set(context, '$.adjusted_levels',
+             json('[{"level":"l3_domains","why":"w"},{"level":"<b>x</b>","why":"w"}]'));)");
+  const auto d = load();
+  ASSERT_TRUE(d.context.has_value());
+  const auto& sockets = cell_context(*d.context, "expose=sockets");
+  EXPECT_EQ(sockets.intended,
+            "2 packages, 2 dies, 2 L3, 2 cores, 2 CPUs [model view: l3_domains]");
+  for (const char* f : kFormats) {
+    const std::string out = render(d, f);
+    EXPECT_NE(out.find("[model view: l3_domains]"), std::string::npos) << f;
+    EXPECT_EQ(out.find("<b>x"), std::string::npos) << f;
+  }
+}
+
+TEST_F(ContextStore, StoresWithoutAdjustedLevelsAreUnmarked) {
+  build("context_store.sql");
+  const auto d = load();
+  for (const char* f : kFormats) {
+    EXPECT_EQ(render(d, f).find("[model view:"), std::string::npos) << f;
+  }
+}
+
 // Redteam wave 3: a store written before passwords in URIs were refused (or crafted) shows
 // none in any format.
 TEST_F(ContextStore, APasswordInAStoredUriIsShownNowhere) {
