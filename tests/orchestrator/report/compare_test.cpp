@@ -152,7 +152,10 @@ TEST(CompareReporters, HtmlMatchesGolden) { expect_golden("html", "html"); }
 
 TEST(CompareReporters, UnknownFormatIsAnError) {
   std::ostringstream out;
-  EXPECT_FALSE(make_compare_reporter("xml", out).ok());
+  auto r = make_compare_reporter("xml", out);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "--format 'xml': expected table, csv, json or html");
+  EXPECT_EQ(out.str(), "") << "a refused format wrote output";
 }
 
 }  // namespace
