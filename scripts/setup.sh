@@ -31,6 +31,9 @@ PACKAGES=(
   # zstd-compressed kernel or .ko.zst module for the built-in image (image/pvh_kernel.cpp,
   # image/module_resolver.cpp).
   strace man-db zstd
+  # scripts/check-skips.py and count-retries.py (CI's skip and retry accounting, issue 33) and
+  # the package test's JSON checks.
+  python3
 )
 
 missing=()

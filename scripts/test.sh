@@ -11,38 +11,17 @@ JOBS=${JOBS:-$(nproc)}
 QUICK=0
 [[ "${1:-}" == "--quick" ]] && QUICK=1
 
-# --- Golden files (issue 33): the suite compares with the committed goldens, never rewrites them.
-# Checked before anything is installed or built, so the refusal comes at once.
-if [[ -n "${TOPOLAB_UPDATE_GOLDEN+set}" ]]; then
-  echo "test.sh: TOPOLAB_UPDATE_GOLDEN is set${CI:+ (CI=$CI)}: the test suite never rewrites" \
-    "golden files; regenerate them with scripts/update-goldens.sh (prints the diff to review)" >&2
-  exit 1
-fi
+# CI honesty checks (issue 33): the golden guard, skip accounting, the boot-retry count.
+source scripts/ci-accounting.sh
+refuse_golden_update
 
 bash scripts/setup.sh
 
 stage() { echo; echo "=== $* ($(date +%T))"; }
 
-# --- Skip accounting (issue 33): every ctest stage writes JUnit and scripts/check-skips.py
-# prints its skips against tests/expected-skips.txt; with CI=true an unlisted skip, or a listed
-# one whose condition does not hold here, fails the stage.
-SKIP_STRICT=()
-[[ "${CI:-}" == true ]] && SKIP_STRICT=(--strict)
-# $1: stage name, $2: build dir, $3: release|sanitized, then ctest's arguments.
-accounted_ctest() {
-  local name=$1 dir=$2 kind=$3 rc=0
-  shift 3
-  local junit="$ROOT/$dir/junit-$name.xml" flags=("${SKIP_STRICT[@]}")
-  [[ "$kind" == sanitized ]] && flags+=(--sanitized)
-  rm -f "$junit"
-  (cd "$dir" && ctest "$@" --output-junit "$junit") || rc=$?
-  python3 scripts/check-skips.py --stage "$name" --junit "$junit" "${flags[@]}" || ((rc)) || rc=1
-  return "$rc"
-}
-
-# --- Boot retries (issue 33): GuestSession appends one line per retried boot to
-# $TOPOLAB_BOOT_RETRY_LOG; scripts/count-retries.py fails the integration stage when more boots
-# needed a real (not planted) retry than the measured TCG hang rate explains.
+# Boot retries (issue 33): GuestSession appends one line per retried boot here; after the
+# integration stage scripts/count-retries.py fails it when more boots needed a real (not planted)
+# retry than the measured TCG hang rate explains.
 export TOPOLAB_BOOT_RETRY_LOG="$ROOT/build/boot-retries.jsonl"
 
 # A full disk fails builds and tests far from the cause (an assembler's "No space left", a test's
