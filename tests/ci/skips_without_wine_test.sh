@@ -21,7 +21,7 @@ for t in guest_agent_windows_tests badinput_tests; do
   [[ -f "$f" ]] || fail "$f missing (build $t first)"
   cat "$f" >>"$TMP/CTestTestfile.cmake"
 done
-mapfile -t wine_tests < <(grep -rhoE 'TEST\(Windows[A-Za-z]+, [A-Za-z]+' \
+mapfile -t wine_tests < <(grep -rhoE 'TEST\(Windows[A-Za-z0-9]+, [A-Za-z0-9]+' \
   "$SRC"/tests/guest-agent/windows/*_wine_test.cpp | sed 's/TEST(//; s/, /./')
 ((${#wine_tests[@]} >= 10)) || fail "found ${#wine_tests[@]} wine tests in the sources, expected >= 10"
 
