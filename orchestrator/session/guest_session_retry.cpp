@@ -96,7 +96,10 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
     }
     logging::info("{}: attempt {} of {} {} ({}); booting it again", what, attempt, attempts,
                   s->hung() ? "hung" : "panicked", hang.message.substr(0, 200));
-    note_retry_for_ci(what, attempt, hang.message, req.image.cmdline);
+    // The guest's whole cmdline: a planted fault comes through the image or the layout (an
+    // experiment's cmdline.* factor lands in kernel_cmdline_extra).
+    note_retry_for_ci(what, attempt, hang.message,
+                      req.image.cmdline + " " + req.layout.kernel_cmdline_extra);
     retries.push_back(s->discard_hung_attempt(attempt, hang.message));
     next.run_id = s->run_id_;
     // The image is on the host already: the retry boots from what this attempt placed, and its

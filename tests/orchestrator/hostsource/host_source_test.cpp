@@ -45,8 +45,9 @@ TEST(HostSource, TestDriverUri) {
 TEST(HostSource, BadUriFails) {
   auto t = load_host_topology({"nosuchdriver:///x", "", ""});
   ASSERT_FALSE(t.ok());
-  // libvirt's refusal, named as such and naming the URI (not a generic failure).
-  EXPECT_EQ(t.error().kind, ErrorKind::libvirt) << to_string(t.error().kind);
+  // Refused as input (no such driver: virt/connection_uri.hpp), naming the URI; not a generic
+  // failure (which exits the same but tells the user nothing about what to fix).
+  EXPECT_EQ(t.error().kind, ErrorKind::input) << to_string(t.error().kind);
   EXPECT_NE(t.error().message.find("nosuchdriver:///x"), std::string::npos) << t.error().message;
 }
 
