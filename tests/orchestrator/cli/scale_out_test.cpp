@@ -189,10 +189,13 @@ TEST_F(MergeRefusalTest, TheSameFileTwiceAndOutAsInputAreRefused) {
   expect_refused({"out.db"}, "is the output store");
 }
 
+// A table the schema does not have is refused (by the store's reader first; merge's own rule
+// check refuses a table the schema gained without a merge rule, which
+// StoreMergeRules.EveryTableOfTheSchemaHasAMergeRule catches before any store has one).
 TEST_F(MergeRefusalTest, ATableWithoutAMergeRuleIsRefusedNotDropped) {
   fs::copy_file(at("s2.db"), at("extra.db"));
   sql("extra.db", "CREATE TABLE conditions(run_id INTEGER, value TEXT)");
-  expect_refused({"extra.db"}, "table 'conditions' has no merge rule");
+  expect_refused({"extra.db"}, "table 'conditions'");
 }
 
 TEST_F(MergeRefusalTest, AColumnTheMergedSchemaLacksIsRefused) {
