@@ -54,7 +54,7 @@ class SlurmCommand : public Command {
     job_.shards = *shards;
     job_.experiment = fs::absolute(file_, ec);
     job_.store_dir = fs::absolute(store_dir_, ec).lexically_normal();
-    if (job_.store_dir.has_filename() == false) job_.store_dir = job_.store_dir.parent_path();
+    if (!job_.store_dir.has_filename()) job_.store_dir = job_.store_dir.parent_path();  // "dir/"
     job_.topolab =
         topolab_.empty() ? fs::read_symlink("/proc/self/exe", ec) : fs::absolute(topolab_, ec);
     if (auto ok = experiment::check_slurm_job(job_); !ok) return fail("slurm", ok.error());

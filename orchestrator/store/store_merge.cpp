@@ -1,7 +1,6 @@
 #include "orchestrator/store/store_merge.hpp"
 
 #include <sqlite3.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <memory>

@@ -96,7 +96,10 @@ class SlurmCluster : public ::testing::Test {
       ADD_FAILURE() << s.error().message;
       return out;
     }
-    for (const auto& c : *(*s)->cells((*(*s)->experiments())[0].id)) out[c.cell.label] = c.status;
+    auto cells = (*s)->cells((*(*s)->experiments())[0].id);  // a local: see scale_out_test
+    if (!cells) ADD_FAILURE() << cells.error().message;
+    if (cells)
+      for (const auto& c : *cells) out[c.cell.label] = c.status;
     return out;
   }
 

@@ -138,8 +138,11 @@ TEST_F(ScaleOutTest, MergingAgainAddsNothingAndAResumedShardAdvancesItsCells) {
   EXPECT_EQ(j["inputs"][1]["cells_advanced"], 6) << "shard 2's cells were pending in s1";
   auto m = store::ResultStore::open_read_only(at("m.db"));
   ASSERT_TRUE(m.ok());
-  for (const auto& c : *(*m)->cells((*(*m)->experiments())[0].id))
-    EXPECT_EQ(c.status, "done") << c.cell.label;
+  // Held in a local: a range-for over *temporary would read a destroyed Result.
+  auto cells = (*m)->cells((*(*m)->experiments())[0].id);
+  ASSERT_TRUE(cells.ok()) << cells.error().message;
+  EXPECT_EQ(cells->size(), 12u);
+  for (const auto& c : *cells) EXPECT_EQ(c.status, "done") << c.cell.label;
 }
 
 // What each refusal leaves: OUT byte for byte as it was, and no temporary file beside it.
