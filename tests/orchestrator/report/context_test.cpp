@@ -89,8 +89,7 @@ TEST_F(ContextStore, ModelAdjustedLevelsAreMarkedOnTheIntendedTopology) {
   const auto d = load();
   ASSERT_TRUE(d.context.has_value());
   const auto& sockets = cell_context(*d.context, "expose=sockets");
-  EXPECT_EQ(sockets.intended,
-            "2 packages, 2 dies, 2 L3, 2 cores, 2 CPUs [model view: l3_domains]");
+  EXPECT_EQ(sockets.intended, "2 packages, 2 dies, 2 L3, 2 cores, 2 CPUs [model view: l3_domains]");
   for (const char* f : kFormats) {
     const std::string out = render(d, f);
     EXPECT_NE(out.find("[model view: l3_domains]"), std::string::npos) << f;
