@@ -107,10 +107,10 @@ TEST(Coverage, HodgesLehmannRatioIntervalHoldsNominal95AtEveryPrintedN) {
   }
 }
 
-// Why the bootstrap was replaced: with 3 runs per side it covers the true change far less often
-// than its nominal 95 % (measured ~60-75 % here).
-TEST(Coverage, PercentileBootstrapUndercoversAtThreeRuns) {
-  for (const auto& s : shapes()) EXPECT_LT(bootstrap_coverage(s, 3, 99).share(), 0.90) << s.name;
+// Why the bootstrap was replaced: with 2 runs per side (what the main job wrote) it covers the
+// true change far less often than the 93 % asked of a printed interval (measured 65-69 %).
+TEST(Coverage, PercentileBootstrapUndercoversAtTwoRuns) {
+  for (const auto& s : shapes()) EXPECT_LT(bootstrap_coverage(s, 2, 99).share(), 0.80) << s.name;
 }
 
 // A/A by simulation: 20 cells x 10 runs from one distribution, Holm over the 20: at least 95 %
