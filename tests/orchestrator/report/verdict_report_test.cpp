@@ -109,7 +109,9 @@ TEST(VerdictReport, CompareAndSingleStoreGiveTheSameVerdictForTheSameData) {
     const auto& s = *single.rows[1].difference;
     EXPECT_EQ(cmp.rows[0].verdict, statistics::verdict_name(single.rows[1].verdict()));
     EXPECT_EQ(cmp.rows[0].difference.tested(), s.tested());
-    if (s.tested()) EXPECT_EQ(cmp.rows[0].difference.p_adjusted, s.p_adjusted);
+    if (s.tested()) {
+      EXPECT_EQ(cmp.rows[0].difference.p_adjusted, s.p_adjusted);
+    }
     EXPECT_EQ(cmp.rows[0].difference.ci_pct.has_value(), s.ci_pct.has_value());
   }
 }
