@@ -11,7 +11,7 @@ JOBS=${JOBS:-$(nproc)}
 QUICK=0
 [[ "${1:-}" == "--quick" ]] && QUICK=1
 
-bash scripts/setup.sh
+bash scripts/setup.sh --test
 
 stage() { echo; echo "=== $* ($(date +%T))"; }
 
