@@ -1,5 +1,6 @@
 #include "orchestrator/isolation/isolation_plan.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <ostream>
 #include <sstream>
@@ -8,6 +9,125 @@
 
 namespace topolab::isolation {
 namespace {
+
+// The only files the planner writes, built here and checked against the same shapes when a
+// record is read back (a record is replayed as root on release).
+const std::string kIrqDefaultPath = "/proc/irq/default_smp_affinity";
+std::string irq_affinity_path(const std::string& irq) {
+  return "/proc/irq/" + irq + "/smp_affinity_list";
+}
+std::string governor_path(int cpu) {
+  return "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpufreq/scaling_governor";
+}
+std::string subtree_control_path(const std::string& mount) {
+  return mount + "/cgroup.subtree_control";
+}
+std::string slice_cpus_path(const std::string& mount, const std::string& slice) {
+  return mount + "/" + slice + "/cpuset.cpus";
+}
+
+bool all_digits(std::string_view s, std::size_t max_len) {
+  return !s.empty() && s.size() <= max_len &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool is_cgroup_path(const std::string& path, bool controller) {
+  for (const auto& mount : doctor::cgroup2_mount_candidates()) {
+    if (controller && path == subtree_control_path(mount)) return true;
+    for (const auto& slice : doctor::host_slices()) {
+      if (!controller && path == slice_cpus_path(mount, slice)) return true;
+    }
+  }
+  return false;
+}
+
+// "PREFIX<number>SUFFIX" where BUILD(number) gives the path back (no leading zeros, no tricks).
+template <typename Build>
+bool is_numbered_path(const std::string& path, std::string_view prefix, std::string_view suffix,
+                      Build build) {
+  if (path.size() <= prefix.size() + suffix.size() || path.rfind(prefix, 0) != 0 ||
+      !path.ends_with(suffix)) {
+    return false;
+  }
+  const std::string number =
+      path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+  return all_digits(number, 9) && build(number) == path;
+}
+
+bool is_planned_path(ActionKind kind, const std::string& path) {
+  switch (kind) {
+    case ActionKind::kCgroupController:
+      return is_cgroup_path(path, true);
+    case ActionKind::kCgroupCpus:
+      return is_cgroup_path(path, false);
+    case ActionKind::kIrqAffinity:
+      return is_numbered_path(path, "/proc/irq/", "/smp_affinity_list", [](const std::string& n) {
+        return irq_affinity_path(std::to_string(std::stoul(n)));
+      });
+    case ActionKind::kIrqDefault:
+      return path == kIrqDefaultPath;
+    case ActionKind::kGovernor:
+      return is_numbered_path(path, "/sys/devices/system/cpu/cpu", "/cpufreq/scaling_governor",
+                              [](const std::string& n) {
+                                const int cpu = std::stoi(n);
+                                return cpu < kMaxCpuIds ? governor_path(cpu) : std::string();
+                              });
+  }
+  return false;
+}
+
+bool is_governor_name(const std::string& v) {
+  return !v.empty() && v.size() <= 32 && std::all_of(v.begin(), v.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+// The values the planner writes for each kind: a record holding anything else is not ours.
+bool is_planned_value(ActionKind kind, const std::string& value) {
+  switch (kind) {
+    case ActionKind::kCgroupController:
+      return value == "+cpuset" || value == "-cpuset";
+    case ActionKind::kCgroupCpus:
+      return CpuList::parse(value).ok();  // "" too: an empty cpuset.cpus inherits the parent's
+    case ActionKind::kIrqAffinity:
+      return CpuList::parse(value).ok();
+    case ActionKind::kIrqDefault:
+      return CpuList::parse_mask(value).ok();
+    case ActionKind::kGovernor:
+      return is_governor_name(value);
+  }
+  return false;
+}
+
+std::string expected_paths(ActionKind kind) {
+  switch (kind) {
+    case ActionKind::kCgroupController:
+      return "/sys/fs/cgroup[/unified]/cgroup.subtree_control";
+    case ActionKind::kCgroupCpus:
+      return "/sys/fs/cgroup[/unified]/{system.slice,user.slice,init.scope}/cpuset.cpus";
+    case ActionKind::kIrqAffinity:
+      return "/proc/irq/N/smp_affinity_list";
+    case ActionKind::kIrqDefault:
+      return kIrqDefaultPath;
+    case ActionKind::kGovernor:
+      return "/sys/devices/system/cpu/cpuN/cpufreq/scaling_governor";
+  }
+  return "?";
+}
+
+Result<void> check_recorded_action(const IsolationAction& a) {
+  if (!is_planned_path(a.kind, a.path)) {
+    return make_error("action path '" + a.path + "': not a file topolab writes for " +
+                      to_string(a.kind) + " (" + expected_paths(a.kind) + ")");
+  }
+  for (const auto* value : {&a.before, &a.after}) {
+    if (!is_planned_value(a.kind, *value)) {
+      return make_error("action " + a.path + ": value '" + value->substr(0, 80) + "' is not a " +
+                        to_string(a.kind) + " value");
+    }
+  }
+  return {};
+}
 
 bool has_word(const std::string& text, const std::string& word) {
   std::istringstream words(text);
@@ -37,7 +157,7 @@ void plan_cgroups(const SysRoot& root, IsolationPlan& plan) {
   if (!has_word(subtree, "cpuset")) {
     // Children only get cpuset.cpus once the parent delegates the controller.
     plan.actions.push_back(
-        {ActionKind::kCgroupController, *mount + "/cgroup.subtree_control", "-cpuset", "+cpuset"});
+        {ActionKind::kCgroupController, subtree_control_path(*mount), "-cpuset", "+cpuset"});
   }
   const std::string hk = plan.housekeeping_cpus.to_string();
   for (const auto& slice : doctor::host_slices()) {
@@ -48,15 +168,16 @@ void plan_cgroups(const SysRoot& root, IsolationPlan& plan) {
     }
     auto before = root.attr_or_none(dir + "/cpuset.cpus").value_or("");
     if (before == hk) continue;
-    plan.actions.push_back({ActionKind::kCgroupCpus, dir + "/cpuset.cpus", before, hk});
+    plan.actions.push_back({ActionKind::kCgroupCpus, slice_cpus_path(*mount, slice), before, hk});
   }
 }
 
 void plan_irqs(const SysRoot& root, IsolationPlan& plan) {
   int skipped = 0;
   for (const auto& irq : root.list("/proc/irq")) {
-    if (irq.empty() || !std::isdigit(static_cast<unsigned char>(irq.front()))) continue;
-    const std::string path = "/proc/irq/" + irq + "/smp_affinity_list";
+    // Only the names a record may hold (check_recorded_action): IRQ numbers, no leading zero.
+    if (!all_digits(irq, 9) || (irq.size() > 1 && irq.front() == '0')) continue;
+    const std::string path = irq_affinity_path(irq);
     auto text = root.attr_or_none(path);
     if (!text) continue;
     auto cpus = CpuList::parse(*text);
@@ -70,7 +191,7 @@ void plan_irqs(const SysRoot& root, IsolationPlan& plan) {
     plan.actions.push_back({ActionKind::kIrqAffinity, path, *text, after.to_string()});
   }
   if (skipped) plan.notes.push_back("irq: " + std::to_string(skipped) + " unreadable affinities");
-  const std::string def = "/proc/irq/default_smp_affinity";
+  const std::string& def = kIrqDefaultPath;
   if (auto mask = root.attr_or_none(def)) {
     auto cpus = CpuList::parse_mask(*mask);
     if (cpus && cpus->intersects(plan.guest_cpus)) {
@@ -85,7 +206,7 @@ void plan_governor(const SysRoot& root, IsolationPlan& plan) {
   CpuList without;
   for (int id : plan.guest_cpus) {
     const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(id) + "/cpufreq/";
-    auto gov = root.attr_or_none(dir + "scaling_governor");
+    auto gov = root.attr_or_none(governor_path(id));
     if (!gov) {
       without.insert(id);
       continue;
@@ -99,7 +220,7 @@ void plan_governor(const SysRoot& root, IsolationPlan& plan) {
                            *available + ")");
       continue;
     }
-    plan.actions.push_back({ActionKind::kGovernor, dir + "scaling_governor", *gov, "performance"});
+    plan.actions.push_back({ActionKind::kGovernor, governor_path(id), *gov, "performance"});
   }
   if (!without.empty()) {
     plan.notes.push_back("governor: no cpufreq on CPUs " + without.to_string() + ", left alone");
@@ -207,9 +328,9 @@ Result<IsolationPlan> plan_from_json(const nlohmann::json& j) {
       if (!kind) return bad(kind.error().message);
       IsolationAction action{*kind, a.at("path").get<std::string>(),
                              a.at("before").get<std::string>(), a.at("after").get<std::string>()};
-      if (action.path.empty() || action.path.front() != '/' ||
-          action.path.find("..") != std::string::npos) {
-        return bad("action path '" + action.path + "': expected an absolute path without '..'");
+      // Release writes these as root: only the files and values the planner itself produces.
+      if (auto checked = check_recorded_action(action); !checked) {
+        return bad(checked.error().message);
       }
       plan.actions.push_back(std::move(action));
     }
