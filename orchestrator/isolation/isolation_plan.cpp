@@ -117,8 +117,9 @@ std::string expected_paths(ActionKind kind) {
 
 Result<void> check_recorded_action(const IsolationAction& a) {
   if (!is_planned_path(a.kind, a.path)) {
-    return make_error("action path '" + a.path + "': not a file topolab writes for " +
-                      to_string(a.kind) + " (" + expected_paths(a.kind) + ")");
+    return make_error("action path '" + a.path.substr(0, 200) +
+                      "': not a file topolab writes for " + to_string(a.kind) + " (" +
+                      expected_paths(a.kind) + ")");
   }
   for (const auto* value : {&a.before, &a.after}) {
     if (!is_planned_value(a.kind, *value)) {

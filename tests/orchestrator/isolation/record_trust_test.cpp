@@ -137,6 +137,20 @@ TEST(RecordTrust, ReleaseStillRestoresEveryKindThePlannerWrites) {
   }
 }
 
+// A hostile leftover record is not released on the next prepare either: the start fails closed.
+TEST(RecordTrust, PrepareWithAHostileLeftoverRecordFailsAndWritesNothing) {
+  TempDir root;
+  root.write("sys/devices/system/cpu/online", "0-7\n");
+  root.write("etc/victim", "original");
+  write_record(root, "governor", "/etc/victim", "0");
+  HookRequest req{"win10", "prepare", "", "4-7", root.path(), false};
+  auto out = run_hook(req);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message.find("releasing the leftover record first"), std::string::npos)
+      << out.error().message;
+  EXPECT_EQ(root.read("etc/victim"), "original");
+}
+
 TEST(RecordTrust, ShellQuotingKeepsQuotesAndSubstitutionsLiteral) {
   EXPECT_EQ(shell_single_quoted("/usr/bin/topolab"), "'/usr/bin/topolab'");
   EXPECT_EQ(shell_single_quoted("a'b"), "'a'\\''b'");
