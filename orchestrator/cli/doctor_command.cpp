@@ -31,6 +31,9 @@ class DoctorCommand : public Command {
   }
 
   int run() override {
+    if (auto root = doctor::check_root_folder(root_); !root) {
+      return fail("doctor", root.error().message, ExitCode::usage);
+    }
     doctor::DoctorOptions options;
     options.root = root_;
     options.connect_uri = connect_;

@@ -51,13 +51,19 @@ KernelIsolation read_kernel_isolation(const SysRoot&);
 // isolcpus=[flag,...,]list -> flags and list.
 Result<std::pair<std::vector<std::string>, CpuList>> parse_isolcpus(const std::string& value);
 
+// Where a cgroup v2 hierarchy can be mounted: "/sys/fs/cgroup", "/sys/fs/cgroup/unified".
+const std::vector<std::string>& cgroup2_mount_candidates();
 // The cgroup v2 folder that holds the systemd slices under root, or none (v1 or no systemd):
 // /sys/fs/cgroup when it is the unified hierarchy, /sys/fs/cgroup/unified on hybrid setups.
 std::optional<std::string> cgroup2_mount(const SysRoot&);
 // "system.slice", "user.slice", "init.scope": the cgroups dynamic isolation narrows.
 const std::vector<std::string>& host_slices();
 
-// Socket limit of a guest OS name ("windows-home" 1, "windows-pro" 2, ...), 0 when unknown.
+// Socket limit of a guest OS edition ("windows-home" 1, "windows-pro" 2, ...), 0 when unknown
+// or unlimited.
 int guest_os_socket_limit(const std::string& guest_os);
+// An edition name (case-insensitive, lower-cased) or an error listing the known ones.
+Result<std::string> parse_guest_edition(const std::string& text);
+std::string known_guest_editions();
 
 }  // namespace topolab::doctor

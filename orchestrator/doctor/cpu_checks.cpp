@@ -32,13 +32,18 @@ const std::vector<std::string>& host_slices() {
   return s;
 }
 
+const std::vector<std::string>& cgroup2_mount_candidates() {
+  static const std::vector<std::string> m = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
+  return m;
+}
+
 std::optional<std::string> cgroup2_mount(const SysRoot& root) {
-  for (const char* dir : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
-    if (!root.exists(std::string(dir) + "/cgroup.controllers")) continue;
+  for (const auto& dir : cgroup2_mount_candidates()) {
+    if (!root.exists(dir + "/cgroup.controllers")) continue;
     for (const auto& slice : host_slices()) {
-      if (root.exists(std::string(dir) + "/" + slice)) return std::string(dir);
+      if (root.exists(dir + "/" + slice)) return dir;
     }
-    if (std::string(dir) == "/sys/fs/cgroup") return std::string(dir);
+    if (dir == "/sys/fs/cgroup") return dir;
   }
   return std::nullopt;
 }

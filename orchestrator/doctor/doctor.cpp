@@ -38,6 +38,19 @@ std::optional<std::string> remote_uri(const DoctorOptions& options, const SysRoo
 
 }  // namespace
 
+Result<void> check_root_folder(const std::filesystem::path& root) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(root, ec);
+  if (st.type() == std::filesystem::file_type::not_found) {
+    return make_error("--root " + root.string() + ": no such folder");
+  }
+  if (ec) return make_error("--root " + root.string() + ": " + ec.message());
+  if (st.type() != std::filesystem::file_type::directory) {
+    return make_error("--root " + root.string() + ": not a folder");
+  }
+  return {};
+}
+
 std::vector<CheckResult> run_doctor(const DoctorOptions& options) {
   SysRoot root(options.root);
   const GuestRequirements* guest = options.guest ? &*options.guest : nullptr;

@@ -1,5 +1,6 @@
 #include "orchestrator/doctor/layout_requirements.hpp"
 
+#include "orchestrator/doctor/checks.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/layout/layout.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
@@ -64,7 +65,9 @@ Result<GuestRequirements> load_guest_requirements(const RequirementsRequest& req
     req.guest_cpus = cpus;
     if (req.vcpus == 0) req.vcpus = static_cast<int>(cpus.size());
   }
-  if (!request.guest_os.empty()) req.guest_os = request.guest_os;
+  if (!request.guest_os.empty()) {
+    TL_ASSIGN_CTX(req.guest_os, parse_guest_edition(request.guest_os), "--guest-os");
+  }
   return req;
 }
 

@@ -1,4 +1,6 @@
 // Hugepages: does the layout's memory fit in free pages of its size on the guest's nodes?
+#include <charconv>
+
 #include "orchestrator/doctor/checks.hpp"
 
 namespace topolab::doctor {
@@ -10,24 +12,49 @@ std::string size_name(std::uint64_t kib) {
   return std::to_string(kib) + "K";
 }
 
+// A page count; missing or not a plain decimal (stoull read "-1" as 2^64-1): 0.
 std::uint64_t number(const std::optional<std::string>& v) {
-  if (!v) return 0;
-  try {
-    return std::stoull(*v);
-  } catch (const std::exception&) {
-    return 0;
-  }
+  std::uint64_t n = 0;
+  if (!v || v->empty()) return 0;
+  auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+  return ec == std::errc() && end == v->data() + v->size() ? n : 0;
 }
 
-std::vector<NodePool> read_pools(const SysRoot& root, std::uint64_t kib, const CpuList& guest) {
-  const std::string pool = "/hugepages/hugepages-" + std::to_string(kib) + "kB/";
+// Linux numbers NUMA nodes below MAX_NUMNODES (at most 1 << CONFIG_NODES_SHIFT = 1024).
+constexpr int kMaxNodeIds = 1024;
+
+// "node12" -> 12; none for other names and for ids beyond kMaxNodeIds (never stoi: it threw
+// out_of_range on node99999999999 and aborted the doctor).
+std::optional<int> node_id(const std::string& entry) {
+  if (entry.size() < 5 || entry.size() > 12 || entry.rfind("node", 0) != 0) return std::nullopt;
+  int id = -1;
+  auto [end, ec] = std::from_chars(entry.data() + 4, entry.data() + entry.size(), id);
+  if (ec != std::errc() || end != entry.data() + entry.size() || id < 0 || id >= kMaxNodeIds) {
+    return std::nullopt;
+  }
+  return id;
+}
+
+struct Pools {
   std::vector<NodePool> pools;
+  std::vector<std::string> ignored;  // node folders whose name is no valid node id
+};
+
+Pools read_pools(const SysRoot& root, std::uint64_t kib, const CpuList& guest) {
+  const std::string pool = "/hugepages/hugepages-" + std::to_string(kib) + "kB/";
+  Pools found;
+  auto& pools = found.pools;
   for (const auto& entry : root.list("/sys/devices/system/node")) {
-    if (entry.rfind("node", 0) != 0 || entry.size() < 5 || !std::isdigit(entry[4])) continue;
+    if (entry.rfind("node", 0) != 0) continue;
     const std::string dir = "/sys/devices/system/node/" + entry;
     if (!root.exists(dir + pool)) continue;
+    const auto id = node_id(entry);
+    if (!id) {
+      found.ignored.push_back(entry.substr(0, 40));
+      continue;
+    }
     NodePool p;
-    p.node = std::stoi(entry.substr(4));
+    p.node = *id;
     p.total = number(root.attr_or_none(dir + pool + "nr_hugepages"));
     p.free = number(root.attr_or_none(dir + pool + "free_hugepages"));
     auto cpus = root.cpu_list(dir + "/cpulist");
@@ -40,7 +67,7 @@ std::vector<NodePool> read_pools(const SysRoot& root, std::uint64_t kib, const C
     p.free = number(root.attr_or_none("/sys/kernel/mm" + pool + "free_hugepages"));
     pools.push_back(p);
   }
-  return pools;
+  return found;
 }
 
 }  // namespace
@@ -57,7 +84,15 @@ CheckResult check_hugepages(const SysRoot& root, const GuestRequirements* req) {
   if (req->hugepage_kib == 0) {
     return skip("hugepages", "layout uses no hugepages ([memory] hugepages not set)");
   }
-  return hugepage_verdict(read_pools(root, req->hugepage_kib, req->guest_cpus), *req);
+  auto found = read_pools(root, req->hugepage_kib, req->guest_cpus);
+  auto result = hugepage_verdict(found.pools, *req);
+  if (!found.ignored.empty()) {
+    std::string names;
+    for (const auto& n : found.ignored) names += (names.empty() ? "" : ", ") + n;
+    result.reason +=
+        " (ignored " + names + ": not a node id below " + std::to_string(kMaxNodeIds) + ")";
+  }
+  return result;
 }
 
 CheckResult hugepage_verdict(const std::vector<NodePool>& pools, const GuestRequirements& guest) {

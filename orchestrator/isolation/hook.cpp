@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "orchestrator/doctor/doctor.hpp"
 #include "orchestrator/doctor/layout_requirements.hpp"
 
 namespace topolab::isolation {
@@ -50,6 +51,7 @@ Result<IsolationPlan> plan_for_layout(const SysRoot& root, const HookRequest& re
 
 Result<HookOutcome> run_hook(const HookRequest& request) {
   TL_TRY(check_domain_name(request.domain));
+  TL_TRY(doctor::check_root_folder(request.root));
   SysRoot root(request.root);
   HookOutcome out;
   out.domain = request.domain;
@@ -124,9 +126,16 @@ void print_outcome(std::ostream& out, const HookOutcome& o) {
   }
 }
 
+std::string shell_single_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::string hook_snippet(const std::filesystem::path& topolab_binary) {
-  const std::string call = "    '" + topolab_binary.string() +
-                           "' hook \"$1\" \"$2\" </dev/null \\\n"
+  // The install path is data: a quote, $(...) or a space in it must not become shell syntax.
+  const std::string call = "    " + shell_single_quoted(topolab_binary.string()) +
+                           " hook \"$1\" \"$2\" </dev/null \\\n"
                            "      >>/var/log/topolab-hook.log 2>&1";
   // Fails closed: a guest whose registered layout cannot be read (missing, a FIFO, too deep,
   // invalid) or isolated must not start unisolated and measure a shared host. libvirt aborts

@@ -42,6 +42,9 @@ Result<HookOutcome> run_hook(const HookRequest&);
 nlohmann::json outcome_to_json(const HookOutcome&);
 void print_outcome(std::ostream&, const HookOutcome&);
 
+// TEXT as one POSIX sh word: in single quotes, each ' written as '\''.
+std::string shell_single_quoted(const std::string& text);
+
 // The /etc/libvirt/hooks/qemu script that calls `BINARY hook`.
 std::string hook_snippet(const std::filesystem::path& topolab_binary);
 

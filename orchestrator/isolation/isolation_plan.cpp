@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "orchestrator/doctor/checks.hpp"
+#include "orchestrator/isolation/isolation_paths.hpp"
 
 namespace topolab::isolation {
 namespace {
@@ -37,7 +38,7 @@ void plan_cgroups(const SysRoot& root, IsolationPlan& plan) {
   if (!has_word(subtree, "cpuset")) {
     // Children only get cpuset.cpus once the parent delegates the controller.
     plan.actions.push_back(
-        {ActionKind::kCgroupController, *mount + "/cgroup.subtree_control", "-cpuset", "+cpuset"});
+        {ActionKind::kCgroupController, subtree_control_path(*mount), "-cpuset", "+cpuset"});
   }
   const std::string hk = plan.housekeeping_cpus.to_string();
   for (const auto& slice : doctor::host_slices()) {
@@ -48,15 +49,15 @@ void plan_cgroups(const SysRoot& root, IsolationPlan& plan) {
     }
     auto before = root.attr_or_none(dir + "/cpuset.cpus").value_or("");
     if (before == hk) continue;
-    plan.actions.push_back({ActionKind::kCgroupCpus, dir + "/cpuset.cpus", before, hk});
+    plan.actions.push_back({ActionKind::kCgroupCpus, slice_cpus_path(*mount, slice), before, hk});
   }
 }
 
 void plan_irqs(const SysRoot& root, IsolationPlan& plan) {
   int skipped = 0;
   for (const auto& irq : root.list("/proc/irq")) {
-    if (irq.empty() || !std::isdigit(static_cast<unsigned char>(irq.front()))) continue;
-    const std::string path = "/proc/irq/" + irq + "/smp_affinity_list";
+    if (!is_irq_name(irq)) continue;  // only names a record may hold (check_recorded_action)
+    const std::string path = irq_affinity_path(irq);
     auto text = root.attr_or_none(path);
     if (!text) continue;
     auto cpus = CpuList::parse(*text);
@@ -70,7 +71,7 @@ void plan_irqs(const SysRoot& root, IsolationPlan& plan) {
     plan.actions.push_back({ActionKind::kIrqAffinity, path, *text, after.to_string()});
   }
   if (skipped) plan.notes.push_back("irq: " + std::to_string(skipped) + " unreadable affinities");
-  const std::string def = "/proc/irq/default_smp_affinity";
+  const std::string& def = kIrqDefaultPath;
   if (auto mask = root.attr_or_none(def)) {
     auto cpus = CpuList::parse_mask(*mask);
     if (cpus && cpus->intersects(plan.guest_cpus)) {
@@ -85,7 +86,7 @@ void plan_governor(const SysRoot& root, IsolationPlan& plan) {
   CpuList without;
   for (int id : plan.guest_cpus) {
     const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(id) + "/cpufreq/";
-    auto gov = root.attr_or_none(dir + "scaling_governor");
+    auto gov = root.attr_or_none(governor_path(id));
     if (!gov) {
       without.insert(id);
       continue;
@@ -99,7 +100,7 @@ void plan_governor(const SysRoot& root, IsolationPlan& plan) {
                            *available + ")");
       continue;
     }
-    plan.actions.push_back({ActionKind::kGovernor, dir + "scaling_governor", *gov, "performance"});
+    plan.actions.push_back({ActionKind::kGovernor, governor_path(id), *gov, "performance"});
   }
   if (!without.empty()) {
     plan.notes.push_back("governor: no cpufreq on CPUs " + without.to_string() + ", left alone");
@@ -207,9 +208,9 @@ Result<IsolationPlan> plan_from_json(const nlohmann::json& j) {
       if (!kind) return bad(kind.error().message);
       IsolationAction action{*kind, a.at("path").get<std::string>(),
                              a.at("before").get<std::string>(), a.at("after").get<std::string>()};
-      if (action.path.empty() || action.path.front() != '/' ||
-          action.path.find("..") != std::string::npos) {
-        return bad("action path '" + action.path + "': expected an absolute path without '..'");
+      // Release writes these as root: only the files and values the planner itself produces.
+      if (auto checked = check_recorded_action(action); !checked) {
+        return bad(checked.error().message);
       }
       plan.actions.push_back(std::move(action));
     }
