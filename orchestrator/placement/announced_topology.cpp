@@ -36,14 +36,15 @@ std::vector<int> cell_distances(const Layout& l, const PlacementPlan& plan, std:
   return {};
 }
 
-Result<void> refuse_memoryless_backing(const Layout& l) {
+Result<void> refuse_memoryless_backing(const Layout& l, int cell) {
   if (l.hugepage_kib == 0) return {};
   return make_error(ErrorKind::input,
-                    "layout '" + l.name +
-                        "': memoryless NUMA nodes cannot use hugepages here: libvirt 9.0 backs "
-                        "hugepage memory with one memory-backend per cell and QEMU 7.2 refuses a "
-                        "backend of size 0 (expected memory.hugepages unset, or no "
-                        "guest.memoryless_nodes)");
+                    "layout '" + l.name + "': NUMA cell " + std::to_string(cell) +
+                        " has no memory (a memoryless node, or fewer hugepages than cells), and "
+                        "memoryless cells cannot use hugepages here: libvirt 9.0 backs hugepage "
+                        "memory with one memory-backend per cell and QEMU 7.2 refuses a backend "
+                        "of size 0 (expected memory.hugepages unset, no guest.memoryless_nodes, "
+                        "or at least one page per cell)");
 }
 
 Result<void> announce_cells(AnnouncedTopology& a, const Layout& l, const ExposureMeaning& m) {
@@ -61,7 +62,7 @@ Result<void> announce_cells(AnnouncedTopology& a, const Layout& l, const Exposur
   TL_TRY(split_cell_memory(a, l, l.memory_mib * 1024));
   for (const auto& c : a.cells) {
     if (c.memory_kib != 0) continue;
-    TL_TRY(refuse_memoryless_backing(l));
+    TL_TRY(refuse_memoryless_backing(l, c.id));
     a.machine = kMemorylessMachine;
   }
   return {};

@@ -122,6 +122,8 @@ Result<void> place_memory(const Layout& l, const HostTopology& host, PlacementPl
 // cells that are not, and the host's distances between them as the default distances.
 void place_nodes(const Layout& l, const HostTopology& host, PlacementPlan& plan) {
   const ExposureMeaning m = exposure_meaning(l);
+  plan.nodes.clear();
+  if (!m.numa_cells()) return;
   plan.nodes.assign(static_cast<std::size_t>(m.cells), {});
   for (int c = 0; c < m.cells; ++c) plan.nodes[static_cast<std::size_t>(c)].node = c;
   for (const auto& g : plan.groups)

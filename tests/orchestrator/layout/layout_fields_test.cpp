@@ -59,15 +59,13 @@ const std::map<std::string, Sample>& samples() {
 // The nodes the fields about nodes need (validate_layout refuses them without numa_nodes).
 std::string prerequisite(const LayoutField& f) {
   const std::string key(f.key);
-  return key == "guest.memoryless_nodes" || key == "guest.node_distances" ? "numa_nodes = 2\n"
-                                                                          : "";
+  return key == "guest.memoryless_nodes" || key == "guest.node_distances" ? "numa_nodes = 2\n" : "";
 }
 
 std::string toml_with(const LayoutField& f, const std::string& value) {
   if (f.section().empty()) return std::string(f.key) + " = " + value + "\n" + kBase;
   if (f.section() == "guest")
-    return base_without(f.name()) + prerequisite(f) + std::string(f.name()) + " = " + value +
-           "\n";
+    return base_without(f.name()) + prerequisite(f) + std::string(f.name()) + " = " + value + "\n";
   return kBase + "[" + std::string(f.section()) + "]\n" + std::string(f.name()) + " = " + value +
          "\n";
 }
@@ -86,7 +84,9 @@ TEST(LayoutFields, FileAndCommandLineStoreTheSameValue) {
     auto base = parse_layout(kBase, "f.toml");
     ASSERT_TRUE(base.ok());
     Layout from_text = *base;
-    if (!prerequisite(f).empty()) ASSERT_TRUE(set_layout_field(from_text, "numa_nodes", "2"));
+    if (!prerequisite(f).empty()) {
+      ASSERT_TRUE(set_layout_field(from_text, "numa_nodes", "2"));
+    }
     ASSERT_TRUE(set_layout_field(from_text, f.key, s.text).ok()) << f.key;
     EXPECT_EQ(layout_to_json(*from_file), layout_to_json(from_text)) << f.key;
     EXPECT_EQ(from_file->name, from_text.name) << f.key;

@@ -69,7 +69,7 @@ TEST(TopologyCompare, EveryDifferingLevelIsNamed) {
   std::vector<std::string> levels;
   for (const auto& x : m) levels.push_back(x.level);
   EXPECT_EQ(levels, (std::vector<std::string>{"cpus", "packages", "dies", "l3_domains",
-                                              "smt_siblings", "numa_nodes", "memoryless_nodes"}));
+                                              "smt_siblings", "numa_nodes"}));
   EXPECT_EQ(m[2].intended, "0-7 | 8-15");
   EXPECT_EQ(m[2].seen, "0-14");
   EXPECT_EQ(m[4].seen.substr(0, 9), "0 | 1 | 2");
