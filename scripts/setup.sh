@@ -34,6 +34,9 @@ PACKAGES=(
   # Scale-out (issue 30): the Slurm integration test runs a single-node cluster of its own
   # (scripts/slurm.sh: munged, slurmctld, slurmd) and submits `topolab slurm`'s script to it.
   slurm-wlm munge
+  # scripts/check-skips.py and count-retries.py (CI's skip and retry accounting, issue 33) and
+  # the package test's JSON checks.
+  python3
 )
 
 missing=()

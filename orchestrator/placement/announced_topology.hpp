@@ -40,6 +40,13 @@ struct AnnouncedCell {
 // numaMemSupported). Measured here, docs/layouts.md.
 inline constexpr const char* kMemorylessMachine = "pc-q35-5.0";
 
+// A level whose expectation follows the CPU model instead of the layout (issue 33): the guest is
+// verified against what the model can show, and boot output and reports say so.
+struct AdjustedLevel {
+  std::string level;  // topology_compare's level name, e.g. "l3_domains"
+  std::string why;    // one line: the layout's intention, the expectation, the model's rule
+};
+
 struct AnnouncedTopology {
   std::string layout_name;
   std::vector<AnnouncedVcpu> vcpus;       // indexed by vCPU
@@ -51,6 +58,8 @@ struct AnnouncedTopology {
   // <memnode> either (a memnode makes libvirt use memory backends again).
   std::string machine;
   bool memoryless_cells() const { return !machine.empty(); }
+
+  std::vector<AdjustedLevel> adjusted_levels;  // empty: every level is the layout's own
   const GuestTopology& topology() const { return placement.topology; }
 };
 
