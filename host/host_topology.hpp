@@ -48,8 +48,10 @@ struct HugepagePool {
 struct NumaNode {
   int id = -1;
   CpuList cpus;
-  std::uint64_t memory_kib = 0;  // 0 when unknown
+  std::uint64_t memory_kib = 0;  // 0 when unknown or memoryless (see memoryless)
   std::vector<HugepagePool> hugepages;
+  bool memoryless = false;     // the source says the node has no memory (MemTotal 0 kB)
+  std::vector<int> distances;  // to numa_nodes[k], in that order; empty when unknown
 };
 
 inline constexpr std::size_t kMaxTopologyTextBytes = 512;

@@ -232,6 +232,27 @@ Result<std::uint64_t> read_node_memory(const fs::path& meminfo) {
   return std::uint64_t{0};
 }
 
+// "10 16 16 16" (node/nodeN/distance): at most kMaxDistanceNodes values from 0 to 255.
+constexpr std::size_t kMaxDistanceNodes = 1024;
+Result<std::vector<int>> read_distances(const fs::path& file) {
+  TL_ASSIGN(auto text, read_text(file));
+  std::vector<int> out;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    auto b = rest.find_first_not_of(" \t");
+    if (b == std::string_view::npos) break;
+    rest.remove_prefix(b);
+    auto e = rest.find_first_of(" \t");
+    auto v = parse_integer(rest.substr(0, e));
+    if (!v || *v < 0 || *v > 255 || out.size() >= kMaxDistanceNodes)
+      return make_error(file.string() + ": expected up to 1024 distances from 0 to 255, got " +
+                        shown_text(text));
+    out.push_back(static_cast<int>(*v));
+    rest = e == std::string_view::npos ? std::string_view{} : rest.substr(e);
+  }
+  return out;
+}
+
 Result<std::vector<HugepagePool>> read_hugepages(const fs::path& dir) {
   std::vector<HugepagePool> pools;
   if (!is_directory_path(dir)) return pools;
@@ -273,11 +294,20 @@ Result<std::vector<NumaNode>> read_nodes(const fs::path& node_dir, CpuIdBudget& 
     if (path_exists(dir / "meminfo")) {
       TL_ASSIGN(auto mem, read_node_memory(dir / "meminfo"));
       node.memory_kib = mem;
+      node.memoryless = mem == 0;
     }
     TL_ASSIGN(auto pools, read_hugepages(dir / "hugepages"));
     node.hugepages = std::move(pools);
+    if (path_exists(dir / "distance")) {
+      TL_ASSIGN(auto distances, read_distances(dir / "distance"));
+      node.distances = std::move(distances);
+    }
     nodes.push_back(std::move(node));
   }
+  // The kernel lists a node's distances to every online node in id order: kept only when that
+  // is exactly the nodes read here.
+  for (auto& n : nodes)
+    if (n.distances.size() != nodes.size()) n.distances.clear();
   return nodes;
 }
 

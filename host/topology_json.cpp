@@ -40,10 +40,14 @@ json topology_to_json(const HostTopology& topo) {
     for (const auto& p : n.hugepages) {
       pools.push_back({{"page_kib", p.page_kib}, {"total", p.total}, {"free", p.free}});
     }
-    nodes.push_back({{"id", n.id},
-                     {"cpus", n.cpus.to_string()},
-                     {"memory_kib", n.memory_kib},
-                     {"hugepages", pools}});
+    json node = {{"id", n.id},
+                 {"cpus", n.cpus.to_string()},
+                 {"memory_kib", n.memory_kib},
+                 {"hugepages", pools}};
+    // Written only when set, so that the JSON of topologies without them is unchanged.
+    if (n.memoryless) node["memoryless"] = true;
+    if (!n.distances.empty()) node["distances"] = n.distances;
+    nodes.push_back(std::move(node));
   }
   return {{"cpus", cpus},          {"packages", packages}, {"dies", dies},
           {"l3_domains", l3},      {"numa_nodes", nodes},  {"isolated", topo.isolated.to_string()},
@@ -192,6 +196,19 @@ Result<void> read_cpus(const Reader& r, const json& arr, HostTopology& topo) {
   return {};
 }
 
+// A node's distances: at most one per possible node, each 0..255 (a SLIT byte).
+Result<void> read_distances(const Reader& r, const json& node, const std::string& where,
+                            NumaNode& n) {
+  const json* arr = nullptr;
+  TL_ASSIGN(arr, r.array(node, "distances", false));
+  for (const auto& d : *arr) {
+    if (!d.is_number_integer() || d.get<std::int64_t>() < 0 || d.get<std::int64_t>() > 255)
+      return type_error(where + ".distances", "integers from 0 to 255", d);
+    n.distances.push_back(d.get<int>());
+  }
+  return {};
+}
+
 Result<void> read_groups(const Reader& r, const json& top, HostTopology& topo) {
   const json* arr = nullptr;
   TL_ASSIGN(arr, r.array(top, "packages", false));
@@ -249,8 +266,17 @@ Result<void> read_groups(const Reader& r, const json& top, HostTopology& topo) {
       TL_ASSIGN(p.free, r.count(pj, "free", pw));
       n.hugepages.push_back(p);
     }
+    if (j.contains("memoryless")) {
+      TL_ASSIGN(n.memoryless, r.boolean(j, "memoryless", w));
+    }
+    TL_TRY(read_distances(r, j, w, n));
     topo.numa_nodes.push_back(std::move(n));
   }
+  for (const auto& n : topo.numa_nodes)
+    if (!n.distances.empty() && n.distances.size() != topo.numa_nodes.size())
+      return make_error("topology JSON: numa node " + std::to_string(n.id) + ": " +
+                        std::to_string(n.distances.size()) + " distances for " +
+                        std::to_string(topo.numa_nodes.size()) + " nodes (expected one per node)");
   return {};
 }
 

@@ -191,6 +191,15 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
     }
     TL_ASSIGN_CTX(auto mem, domain::domain_memory_kib(domain), "apply");
     TL_TRY(split_cell_memory(announced, *spec.layout, mem));
+    for (const auto& c : announced.cells) {
+      if (c.memory_kib != 0) continue;
+      return make_error(ErrorKind::input,
+                        "apply: NUMA cell " + std::to_string(c.id) +
+                            " has no memory; a memoryless cell needs machine type " +
+                            kMemorylessMachine +
+                            " and apply does not change a domain's machine type (expected a "
+                            "layout without guest.memoryless_nodes, or topolab xml/boot)");
+    }
   }
   const auto opts = domain::sections_asked_by(*spec.layout);
   TL_TRY(domain::write_cpu_sections(domain, *spec.layout, announced, opts));

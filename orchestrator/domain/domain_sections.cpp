@@ -150,6 +150,13 @@ void write_cpu(pugi::xml_node domain, const AnnouncedTopology& a) {
     set_attr(cell, "cpus", c.cpus.to_string());
     set_attr(cell, "memory", std::to_string(c.memory_kib));
     set_attr(cell, "unit", "KiB");
+    if (c.distances.empty()) continue;
+    auto distances = cell.append_child("distances");
+    for (std::size_t k = 0; k < c.distances.size(); ++k) {
+      auto sibling = distances.append_child("sibling");
+      set_attr(sibling, "id", std::to_string(k));
+      set_attr(sibling, "value", std::to_string(c.distances[k]));
+    }
   }
 }
 
@@ -164,7 +171,8 @@ void write_numatune(pugi::xml_node domain, const AnnouncedTopology& a) {
   set_attr(mem, "mode", plan.memory_strict ? "strict" : "preferred");
   set_attr(mem, "nodeset", plan.memory_nodes.to_string());
   for (const auto& c : a.cells) {
-    if (c.host_node < 0) continue;
+    // A memnode makes libvirt give every cell a memory backend, which QEMU refuses at size 0.
+    if (c.host_node < 0 || a.memoryless_cells()) continue;
     auto node = tune.append_child("memnode");
     set_attr(node, "cellid", std::to_string(c.id));
     set_attr(node, "mode", plan.memory_strict ? "strict" : "preferred");

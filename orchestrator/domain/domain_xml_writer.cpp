@@ -55,6 +55,12 @@ void write_boot(pugi::xml_node domain, const DomainSpec& spec) {
   if (!cmdline.empty() || os.child("cmdline")) set_child_text(os, "cmdline", cmdline);
 }
 
+// The machine type a memoryless cell needs (announced_topology.hpp, kMemorylessMachine).
+void write_machine(pugi::xml_node domain, const std::string& machine) {
+  auto type = ensure_child(ensure_child(domain, "os"), "type");
+  set_attr(type, "machine", machine);
+}
+
 void write_hyperv(pugi::xml_node domain) {
   auto features = ensure_child(domain, "features");
   if (!features.child("hyperv")) {
@@ -257,6 +263,7 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
   TL_TRY(domain::write_cpu_sections(domain, *spec.layout, announced,
                                     domain::sections_asked_by(*spec.layout)));
   write_boot(domain, spec);
+  if (announced.memoryless_cells()) write_machine(domain, announced.machine);
   if (spec.layout->hyperv) write_hyperv(domain);
   auto devices = ensure_child(domain, "devices");
   write_hostdevs(devices, *spec.layout);

@@ -34,7 +34,18 @@ HostTopology intended_guest_topology(const AnnouncedTopology& a) {
     g.cpus.push_back(c);
   }
   for (auto& [id, cpus] : l3s) g.l3_domains.push_back({id, cpus, 0});
-  for (auto& [id, cpus] : nodes) g.numa_nodes.push_back({id, cpus, 0, {}});
+  for (auto& [id, cpus] : nodes) {
+    NumaNode n;
+    n.id = id;
+    n.cpus = cpus;
+    // Memory sizes are not predicted (the guest kernel reserves some); having none is.
+    if (static_cast<std::size_t>(id) < a.cells.size()) {
+      const auto& cell = a.cells[static_cast<std::size_t>(id)];
+      n.memoryless = cell.memory_kib == 0;
+      n.distances = cell.distances;
+    }
+    g.numa_nodes.push_back(std::move(n));
+  }
   return g;
 }
 

@@ -82,6 +82,7 @@ Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, R
   if (auto mem = cell.child("memory")) {
     TL_ASSIGN(auto kib, sized(origin, mem, mem.child_value(), "unit", "memory"));
     node.memory_kib = kib;
+    node.memoryless = kib == 0;
   }
   // The first (smallest) <pages> is the base page size, not a hugepage pool.
   std::vector<HugepagePool> pools;
@@ -158,6 +159,33 @@ std::string cpuid_vendor(std::string vendor) {
   return vendor;
 }
 
+// <cell><distances><sibling id='1' value='16'/>: kept for a node only when it names every node
+// once (topo.numa_nodes order), values 0..255.
+Result<void> parse_distances(const std::string& origin, const pugi::xml_node& cells,
+                             HostTopology& topo) {
+  auto index_of = [&](int id) {
+    for (std::size_t k = 0; k < topo.numa_nodes.size(); ++k)
+      if (topo.numa_nodes[k].id == id) return static_cast<int>(k);
+    return -1;
+  };
+  for (auto cell : cells.children("cell")) {
+    TL_ASSIGN(auto id, int_attr(origin, cell, "id"));
+    const int at = index_of(id);
+    if (at < 0 || !cell.child("distances")) continue;
+    std::vector<int> row(topo.numa_nodes.size(), -1);
+    for (auto sib : cell.child("distances").children("sibling")) {
+      TL_ASSIGN(auto to, int_attr(origin, sib, "id"));
+      TL_ASSIGN_CTX(auto value, int_attr(origin, sib, "value", 0, 255),
+                    "cell " + std::to_string(id) + " distances");
+      const int k = index_of(to);
+      if (k >= 0) row[static_cast<std::size_t>(k)] = value;
+    }
+    if (std::find(row.begin(), row.end(), -1) == row.end())
+      topo.numa_nodes[static_cast<std::size_t>(at)].distances = std::move(row);
+  }
+  return {};
+}
+
 Result<HostTopology> parse_xml(std::string_view xml, const std::string& origin) {
   pugi::xml_document doc;
   pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size());
@@ -179,6 +207,7 @@ Result<HostTopology> parse_xml(std::string_view xml, const std::string& origin) 
   raw.vendor = cpuid_vendor(host.child("cpu").child_value("vendor"));
   raw.model = host.child("cpu").child_value("model");
   TL_ASSIGN_CTX(auto topo, build_topology(std::move(raw)), origin);
+  TL_TRY(parse_distances(origin, cells, topo));
   return topo;
 }
 

@@ -17,6 +17,11 @@ using layout_text::trim;
 
 int Layout::vcpu_count() const { return l3_groups * cores_per_group * threads_per_core; }
 
+bool Layout::node_has_memory(int node) const {
+  return std::find(memoryless_nodes.begin(), memoryless_nodes.end(), node) ==
+         memoryless_nodes.end();
+}
+
 std::string to_string(Exposure e) {
   switch (e) {
     case Exposure::kFlat:
@@ -107,6 +112,64 @@ Result<std::string> parse_pci_address(std::string_view text) {
   return t;
 }
 
+namespace {
+
+Error node_error(const std::string& key, const std::string& what) {
+  return make_error(ErrorKind::input, key + ": " + what);
+}
+
+// The two-level fields against each other and the group count (each is range-checked by its
+// row when set).
+Result<void> validate_nodes(const Layout& l) {
+  if (!l.two_level()) {
+    if (!l.memoryless_nodes.empty() || !l.node_distances.empty())
+      return node_error(
+          !l.memoryless_nodes.empty() ? "guest.memoryless_nodes" : "guest.node_distances",
+          "needs guest.numa_nodes (the guest has no node level)");
+    return {};
+  }
+  const int n = l.numa_nodes;
+  const std::string ns = std::to_string(n);
+  if (n > kMaxNumaNodes) return node_error("guest.numa_nodes", "expected 1 to 64, got " + ns);
+  if (l.l3_groups % n != 0)
+    return node_error("guest.numa_nodes", ns + " nodes do not divide " +
+                                              std::to_string(l.l3_groups) +
+                                              " L3 groups (expected a divisor of l3_groups)");
+  for (int m : l.memoryless_nodes)
+    if (m >= n)
+      return node_error("guest.memoryless_nodes", "node " + std::to_string(m) +
+                                                      " out of range (expected 0 to " +
+                                                      std::to_string(n - 1) + ")");
+  if (static_cast<int>(l.memoryless_nodes.size()) >= n)
+    return node_error("guest.memoryless_nodes",
+                      "every node is memoryless (expected at least one node with memory)");
+  if (l.node_distances.empty()) return {};
+  if (static_cast<int>(l.node_distances.size()) != n)
+    return node_error("guest.node_distances", "expected " + ns + " rows (one per node), got " +
+                                                  std::to_string(l.node_distances.size()));
+  for (std::size_t i = 0; i < l.node_distances.size(); ++i) {
+    const auto size = l.node_distances[i].size();
+    if (static_cast<int>(size) != n)
+      return node_error("guest.node_distances[" + std::to_string(i) + "]",
+                        "expected " + ns + " values, got " + std::to_string(size));
+  }
+  for (std::size_t i = 0; i < l.node_distances.size(); ++i) {
+    const auto& row = l.node_distances[i];
+    const std::string at = "guest.node_distances[" + std::to_string(i) + "]";
+    if (row[i] != kLocalDistance)
+      return node_error(at, "expected 10 on the diagonal, got " + std::to_string(row[i]));
+    for (std::size_t j = 0; j < row.size(); ++j)
+      if (row[j] != l.node_distances[j][i])
+        return node_error(at, "not symmetric: [" + std::to_string(i) + "][" + std::to_string(j) +
+                                  "] = " + std::to_string(row[j]) + " but [" + std::to_string(j) +
+                                  "][" + std::to_string(i) +
+                                  "] = " + std::to_string(l.node_distances[j][i]));
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<void> validate_layout(const Layout& l) {
   TL_TRY(check_count(l.l3_groups, "guest.l3_groups", kMaxGroupsOrCores));
   TL_TRY(check_count(l.cores_per_group, "guest.cores_per_group", kMaxGroupsOrCores));
@@ -159,6 +222,7 @@ Result<void> validate_layout(const Layout& l) {
                                             " MiB is not a multiple of the hugepage size " +
                                             hugepage_size_to_string(l.hugepage_kib));
   }
+  TL_TRY(validate_nodes(l));
   for (std::size_t i = 0; i < l.hostdevs.size(); ++i) {
     for (std::size_t j = i + 1; j < l.hostdevs.size(); ++j) {
       if (l.hostdevs[i].pci_address == l.hostdevs[j].pci_address) {

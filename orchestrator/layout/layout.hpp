@@ -26,6 +26,9 @@ struct HostDevice {
 // Bounds of the guest's shape (validate_layout and the field setters check them).
 inline constexpr int kMaxGroupsOrCores = 4096;
 inline constexpr int kMaxThreadsPerCore = 8;
+inline constexpr int kMaxNumaNodes = 64;
+// ACPI SLIT: 10 is a node's distance to itself; 255 means "unreachable" and is not accepted.
+inline constexpr int kLocalDistance = 10, kMaxDistance = 254;
 
 struct Layout {
   std::string name, description;
@@ -46,8 +49,16 @@ struct Layout {
   bool hugepages_locked = false;
   int iothreads = 0;
   bool hyperv = false;
+  // Two levels (docs/layouts.md): the L3 groups split evenly and in order over numa_nodes guest
+  // NUMA nodes; 0 means one level (no node level above the groups).
+  int numa_nodes = 0;
+  std::vector<int> memoryless_nodes;             // node indices without memory (sorted, unique)
+  std::vector<std::vector<int>> node_distances;  // numa_nodes x numa_nodes; empty: default
 
   int vcpu_count() const;
+  bool two_level() const { return numa_nodes > 0; }
+  int groups_per_node() const { return two_level() ? l3_groups / numa_nodes : 1; }
+  bool node_has_memory(int node) const;
   int cores_total() const { return l3_groups * cores_per_group; }
 };
 

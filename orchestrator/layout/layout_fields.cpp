@@ -1,6 +1,8 @@
 #include "orchestrator/layout/layout_fields.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <optional>
 
 #include "common/cpu_list.hpp"
 #include "common/safe_name.hpp"
@@ -180,6 +182,63 @@ json explicit_json(const Layout& l) {
   return out;
 }
 
+// ---- two-level fields ----
+
+Result<void> set_numa_nodes(Layout& l, const FieldValue& v, const std::string& key) {
+  auto n = count(v, key, kMaxNumaNodes);
+  if (!n) return n.error();
+  l.numa_nodes = *n;
+  return {};
+}
+
+Result<void> set_memoryless(Layout& l, const FieldValue& v, const std::string& key) {
+  const auto& items = std::get<IntList>(v);
+  std::vector<int> nodes;
+  for (auto m : items) {
+    if (m < 0 || m >= kMaxNumaNodes)
+      return make_error(ErrorKind::input,
+                        key + ": expected node indices from 0 to 63, got " + std::to_string(m));
+    if (std::find(nodes.begin(), nodes.end(), m) != nodes.end())
+      return make_error(ErrorKind::input, key + ": node " + std::to_string(m) + " listed twice");
+    nodes.push_back(static_cast<int>(m));
+  }
+  std::sort(nodes.begin(), nodes.end());
+  l.memoryless_nodes = std::move(nodes);
+  return {};
+}
+
+// Values are checked here; the shape (N x N, diagonal, symmetry) against numa_nodes in
+// validate_layout, since numa_nodes may be set after this field.
+Result<void> set_distances(Layout& l, const FieldValue& v, const std::string& key) {
+  const auto& rows = std::get<IntMatrix>(v);
+  if (rows.size() > static_cast<std::size_t>(kMaxNumaNodes))
+    return make_error(ErrorKind::input, key + ": more than 64 rows");
+  std::vector<std::vector<int>> out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].size() > static_cast<std::size_t>(kMaxNumaNodes))
+      return make_error(ErrorKind::input, key + "[" + std::to_string(i) + "]: more than 64 values");
+    std::vector<int> row;
+    for (auto d : rows[i]) {
+      if (d < kLocalDistance || d > kMaxDistance)
+        return make_error(ErrorKind::input, key + "[" + std::to_string(i) +
+                                                "]: expected distances from 10 to 254, got " +
+                                                std::to_string(d));
+      row.push_back(static_cast<int>(d));
+    }
+    out.push_back(std::move(row));
+  }
+  l.node_distances = std::move(out);
+  return {};
+}
+
+json numa_nodes_json(const Layout& l) { return l.two_level() ? json(l.numa_nodes) : kUnsetField; }
+json memoryless_json(const Layout& l) {
+  return l.memoryless_nodes.empty() ? kUnsetField : json(l.memoryless_nodes);
+}
+json distances_json(const Layout& l) {
+  return l.node_distances.empty() ? kUnsetField : json(l.node_distances);
+}
+
 // One row per field: key, TOML type, aliases, option, option help, setter, JSON form.
 // clang-format off
 std::vector<LayoutField> make_table() {
@@ -203,6 +262,12 @@ std::vector<LayoutField> make_table() {
      TL_JSON(l.kernel_cmdline_extra)},
     {"guest.os", FT::kString, {"guest_os"}, "", "", TL_PLAIN(guest_os, std::string),
      TL_JSON(l.guest_os)},
+    {"guest.numa_nodes", FT::kInt, {"numa_nodes", "nodes"}, "", "", set_numa_nodes,
+     numa_nodes_json},
+    {"guest.memoryless_nodes", FT::kIntList, {"memoryless_nodes"}, "", "", set_memoryless,
+     memoryless_json},
+    {"guest.node_distances", FT::kIntMatrix, {"node_distances", "distances"}, "", "",
+     set_distances, distances_json},
     {"expose.as", FT::kString, {"expose", "exposure"}, "--expose",
      "override: flat | sockets | dies | numa", set_expose, TL_JSON(to_string(l.expose))},
     {"placement.policy", FT::kString, {"policy"}, "--policy",
@@ -269,6 +334,45 @@ std::vector<std::string> split_items(std::string_view text, std::string_view sep
   return out;
 }
 
+Result<IntList> ints_from_text(std::string_view text, const std::string& key) {
+  IntList out;
+  for (const auto& item : split_items(text, ", \t")) {
+    TL_ASSIGN(auto v, int_from_text(item, key));
+    out.push_back(v);
+  }
+  return out;
+}
+
+Result<IntMatrix> matrix_from_text(std::string_view text, const std::string& key) {
+  IntMatrix out;
+  for (const auto& row : split_items(text, ";/")) {
+    TL_ASSIGN(auto ints, ints_from_text(row, key));
+    out.push_back(std::move(ints));
+  }
+  return out;
+}
+
+std::optional<IntList> ints_from_json(const json& a) {
+  if (!a.is_array()) return std::nullopt;
+  IntList out;
+  for (const auto& v : a) {
+    if (!v.is_number_integer()) return std::nullopt;
+    out.push_back(v.get<std::int64_t>());
+  }
+  return out;
+}
+
+std::optional<IntMatrix> matrix_from_json(const json& a) {
+  if (!a.is_array()) return std::nullopt;
+  IntMatrix out;
+  for (const auto& row : a) {
+    auto ints = ints_from_json(row);
+    if (!ints) return std::nullopt;
+    out.push_back(std::move(*ints));
+  }
+  return out;
+}
+
 Error unknown_field(std::string_view key) {
   std::string known;
   for (const auto& f : layout_fields()) known += (known.empty() ? "" : ", ") + std::string(f.key);
@@ -322,6 +426,10 @@ const char* field_type_name(FieldType t) {
       return "true or false";
     case FieldType::kStringList:
       return "an array of strings";
+    case FieldType::kIntList:
+      return "an array of integers";
+    case FieldType::kIntMatrix:
+      return "an array of arrays of integers";
   }
   return "?";
 }
@@ -342,6 +450,14 @@ Result<FieldValue> field_value_from_text(const LayoutField& f, std::string_view 
     case FieldType::kStringList:
       // CPU lists contain ',' themselves, so one list per vCPU is separated by ';' or '/'.
       return FieldValue{split_items(text, key == "placement.explicit" ? ";/" : ", \t")};
+    case FieldType::kIntList: {
+      TL_ASSIGN(auto v, ints_from_text(text, key));
+      return FieldValue{std::move(v)};
+    }
+    case FieldType::kIntMatrix: {
+      TL_ASSIGN(auto v, matrix_from_text(text, key));
+      return FieldValue{std::move(v)};
+    }
   }
   return make_error(ErrorKind::input, key + ": unknown field type");
 }
@@ -352,6 +468,10 @@ Result<FieldValue> field_value_from_json(const LayoutField& f, const json& level
   if (f.type == FieldType::kBool && level.is_boolean()) return FieldValue{level.get<bool>()};
   if (f.type == FieldType::kString && level.is_string())
     return FieldValue{level.get<std::string>()};
+  if (f.type == FieldType::kIntList)
+    if (auto v = ints_from_json(level)) return FieldValue{std::move(*v)};
+  if (f.type == FieldType::kIntMatrix)
+    if (auto v = matrix_from_json(level)) return FieldValue{std::move(*v)};
   return field_value_from_text(f, level.is_string() ? level.get<std::string>() : level.dump());
 }
 

@@ -17,8 +17,11 @@ namespace topolab {
 
 // The value types a layout file uses. A TOML value of the field's type is stored as is; text
 // (the command line, an experiment level of another type) is parsed into it first.
-enum class FieldType { kString, kInt, kBool, kStringList };
-using FieldValue = std::variant<std::string, std::int64_t, bool, std::vector<std::string>>;
+enum class FieldType { kString, kInt, kBool, kStringList, kIntList, kIntMatrix };
+using IntList = std::vector<std::int64_t>;
+using IntMatrix = std::vector<IntList>;
+using FieldValue =
+    std::variant<std::string, std::int64_t, bool, std::vector<std::string>, IntList, IntMatrix>;
 
 struct LayoutField {
   std::string_view key;                   // file key: "guest.l3_groups"; no dot: top level
@@ -29,11 +32,15 @@ struct LayoutField {
   // Checks `value` (of `type`) and stores it; errors start with `key` (the row's key).
   Result<void> (*set)(Layout&, const FieldValue& value, const std::string& key);
   // The field in layout_to_json; nullptr for fields that do not shape the guest (name, ...).
+  // A discarded value (kUnsetField) leaves the key out: fields added later are absent while
+  // unset, so results stored before them still match their layouts on resume.
   nlohmann::json (*to_json)(const Layout&);
 
   std::string_view section() const;  // "guest"; "" for a top-level key
   std::string_view name() const;     // "l3_groups"
 };
+
+inline const nlohmann::json kUnsetField = nlohmann::json(nlohmann::json::value_t::discarded);
 
 // Every field, in the order help texts and error messages list them.
 const std::vector<LayoutField>& layout_fields();
@@ -41,7 +48,8 @@ const std::vector<LayoutField>& layout_fields();
 // when it names none.
 const LayoutField* find_layout_field(std::string_view key);
 // Text as the command line writes it: integers, true/false/yes/no/on/off/1/0, lists separated
-// by ',' or blanks (CPU features) or by ';' or '/' (placement.explicit, one list per vCPU).
+// by ',' or blanks (CPU features, integer lists) or by ';' or '/' (placement.explicit, one list
+// per vCPU; the rows of an integer matrix: "10,21;21,10").
 Result<FieldValue> field_value_from_text(const LayoutField&, std::string_view text);
 // An experiment level: used as is when it has the field's type, else read as its text.
 Result<FieldValue> field_value_from_json(const LayoutField&, const nlohmann::json& level);

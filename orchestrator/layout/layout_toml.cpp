@@ -107,8 +107,37 @@ class Parser {
         }
         return FieldValue{std::move(items)};
       }
+      case FieldType::kIntList: {
+        if (!n.is_array()) return wrong();
+        TL_ASSIGN(auto ints, int_array(*n.as_array(), key));
+        return FieldValue{std::move(ints)};
+      }
+      case FieldType::kIntMatrix: {
+        if (!n.is_array()) return wrong();
+        IntMatrix rows;
+        for (const auto& row : *n.as_array()) {
+          const std::string at_row = key + "[" + std::to_string(rows.size()) + "]";
+          if (!row.is_array())
+            return at(row.source(),
+                      at_row + ": expected an array of integers, got " + type_name(row));
+          TL_ASSIGN(auto ints, int_array(*row.as_array(), at_row));
+          rows.push_back(std::move(ints));
+        }
+        return FieldValue{std::move(rows)};
+      }
     }
     return wrong();
+  }
+
+  Result<IntList> int_array(const toml::array& a, const std::string& key) const {
+    IntList out;
+    for (const auto& item : a) {
+      if (!item.is_integer())
+        return at(item.source(), key + "[" + std::to_string(out.size()) +
+                                     "]: expected an integer, got " + type_name(item));
+      out.push_back(*item.value<std::int64_t>());
+    }
+    return out;
   }
 
   Result<void> set(const toml::node& v, const LayoutField& f, Layout& layout) const {

@@ -30,8 +30,15 @@ struct AnnouncedCell {
   int id = 0;
   CpuList cpus;  // guest vCPUs of the cell
   std::uint64_t memory_kib = 0;
-  int host_node = -1;  // host NUMA node backing it (<memnode>); -1: none
+  int host_node = -1;          // host NUMA node backing it (<memnode>); -1: none
+  std::vector<int> distances;  // to every cell, in cell order; empty: libvirt's default
 };
+
+// libvirt 9.0 backs every cell with a memory-backend-ram object on the current machine types,
+// and QEMU 7.2 refuses one of size 0; only machine types up to pc-q35-5.0 take the legacy
+// `-numa node,mem=` that allows a memoryless cell (libvirt's qemu capabilities mark them
+// numaMemSupported). Measured here, docs/layouts.md.
+inline constexpr const char* kMemorylessMachine = "pc-q35-5.0";
 
 // A level whose expectation follows the CPU model instead of the layout (issue 33): the guest is
 // verified against what the model can show, and boot output and reports say so.
@@ -47,6 +54,11 @@ struct AnnouncedTopology {
   Accelerator accel = Accelerator::kTcg;  // the CPU model was chosen for it
   CpuModelChoice cpu_model;
   PlacementPlan placement;  // placement.topology is the announced sockets/dies/cores/threads
+  // Set when a cell has no memory: the machine type to use (kMemorylessMachine); then no
+  // <memnode> either (a memnode makes libvirt use memory backends again).
+  std::string machine;
+  bool memoryless_cells() const { return !machine.empty(); }
+
   std::vector<AdjustedLevel> adjusted_levels;  // empty: every level is the layout's own
   const GuestTopology& topology() const { return placement.topology; }
 };

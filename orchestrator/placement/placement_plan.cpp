@@ -65,7 +65,7 @@ Result<void> place_memory(const Layout& l, const HostTopology& host, PlacementPl
   bool all_known = !host.numa_nodes.empty();
   for (const auto& n : host.numa_nodes) {
     host_total += n.memory_kib / 1024;
-    all_known = all_known && n.memory_kib > 0;
+    all_known = all_known && (n.memory_kib > 0 || n.memoryless);
   }
   if (all_known && l.memory_mib > host_total) {
     return make_error("guest memory " + std::to_string(l.memory_mib) +
@@ -83,11 +83,13 @@ Result<void> place_memory(const Layout& l, const HostTopology& host, PlacementPl
   }
   if (nodes.empty()) return {};
   plan.memory_nodes = CpuList::from_vector({nodes.begin(), nodes.end()});
-  if (exposure_meaning(l).numa_cells) {
-    const std::uint64_t share = l.memory_mib / static_cast<std::uint64_t>(l.l3_groups);
+  if (!plan.nodes.empty()) {
+    auto sizes = cell_memory_kib(l, l.memory_mib * 1024);
     std::map<int, std::uint64_t> need;
-    for (const auto& g : plan.groups) {
-      if (g.host_node >= 0) need[g.host_node] += share;
+    if (sizes) {
+      for (const auto& n : plan.nodes)
+        if (n.host_node >= 0)
+          need[n.host_node] += (*sizes)[static_cast<std::size_t>(n.node)] / 1024;
     }
     for (const auto& [node, mib] : need) {
       std::uint64_t have = node_memory_mib(host, node);
@@ -102,7 +104,8 @@ Result<void> place_memory(const Layout& l, const HostTopology& host, PlacementPl
   bool known = true;
   for (int n : nodes) {
     std::uint64_t m = node_memory_mib(host, n);
-    known = known && m > 0;
+    const NumaNode* node = find_node(host, n);
+    known = known && (m > 0 || (node && node->memoryless));
     have += m;
   }
   if (known && l.memory_mib > have) {
@@ -113,6 +116,44 @@ Result<void> place_memory(const Layout& l, const HostTopology& host, PlacementPl
                             " MiB): numatune set to preferred, memory will spill to other nodes");
   }
   return {};
+}
+
+// The guest cells' host nodes (a cell is on one host node when all its groups are), notes for
+// cells that are not, and the host's distances between them as the default distances.
+void place_nodes(const Layout& l, const HostTopology& host, PlacementPlan& plan) {
+  const ExposureMeaning m = exposure_meaning(l);
+  plan.nodes.clear();
+  if (!m.numa_cells()) return;
+  plan.nodes.assign(static_cast<std::size_t>(m.cells), {});
+  for (int c = 0; c < m.cells; ++c) plan.nodes[static_cast<std::size_t>(c)].node = c;
+  for (const auto& g : plan.groups)
+    plan.nodes[static_cast<std::size_t>(m.cell_of_group(g.group))].groups.push_back(g.group);
+  std::set<int> host_nodes;
+  for (auto& n : plan.nodes) {
+    std::set<int> under;
+    for (int g : n.groups) under.insert(plan.groups[static_cast<std::size_t>(g)].host_node);
+    n.host_node = under.size() == 1 ? *under.begin() : -1;
+    host_nodes.insert(n.host_node);
+    if (n.host_node < 0 && plan.pinned && l.two_level())
+      plan.notes.push_back("guest node " + std::to_string(n.node) +
+                           " is not on one host NUMA node (its L3 groups are on different "
+                           "host nodes)");
+  }
+  // One-level `numa` layouts keep libvirt's default distances (their XML is unchanged).
+  if (!l.two_level() || host_nodes.count(-1) || host_nodes.size() != plan.nodes.size()) return;
+  std::vector<std::vector<int>> d;
+  for (const auto& a : plan.nodes) {
+    const NumaNode* from = find_node(host, a.host_node);
+    std::vector<int> row;
+    for (const auto& b : plan.nodes) {
+      std::size_t k = 0;
+      while (k < host.numa_nodes.size() && host.numa_nodes[k].id != b.host_node) ++k;
+      if (!from || k >= from->distances.size()) return;
+      row.push_back(from->distances[k]);
+    }
+    d.push_back(std::move(row));
+  }
+  plan.node_distances = std::move(d);
 }
 
 Result<PlacementPlan> plan_once(const Layout& l, const HostTopology& host) {
@@ -148,6 +189,7 @@ Result<PlacementPlan> plan_once(const Layout& l, const HostTopology& host) {
   plan->topology = topo;
   plan->warnings.insert(plan->warnings.begin(), usable.warnings.begin(), usable.warnings.end());
   place_emulator(l, host, usable, *plan);
+  place_nodes(l, host, *plan);
   TL_TRY(place_memory(l, host, *plan));
   if (plan->pinned && l.threads_per_core == 1 && host.has_smt()) {
     CpuList idle;
@@ -237,6 +279,12 @@ nlohmann::json plan_to_json(const PlacementPlan& plan) {
                            {"host_l3", g.host_l3},
                            {"host_cpus", g.host_cpus.to_string()},
                            {"host_node", g.host_node}});
+  }
+  if (!plan.nodes.empty()) {  // only guests with cells: other plans' JSON is unchanged
+    j["nodes"] = nlohmann::json::array();
+    for (const auto& n : plan.nodes)
+      j["nodes"].push_back({{"node", n.node}, {"groups", n.groups}, {"host_node", n.host_node}});
+    j["node_distances"] = plan.node_distances;
   }
   j["topology"] = {{"sockets", plan.topology.sockets},
                    {"dies", plan.topology.dies},

@@ -29,14 +29,26 @@ struct GroupPlacement {
   int host_node = -1;  // NUMA node holding the group's CPUs, -1 when mixed/unknown
 };
 
+// A guest NUMA cell (a two-level node, or a group under one-level `numa`) and the host node
+// behind it.
+struct NodePlacement {
+  int node = 0;
+  std::vector<int> groups;  // the layout's L3 groups in it
+  int host_node = -1;       // the one host node holding all its CPUs; -1 when mixed/unknown
+};
+
 struct PlacementPlan {
   std::vector<VcpuPlacement> vcpus;
   std::vector<GroupPlacement> groups;
   GuestTopology topology;
   CpuList emulator_cpus, iothread_cpus;
-  bool pinned = true;         // false for the unpinned policy: no vcpupin
-  CpuList memory_nodes;       // host NUMA nodes for <numatune>; empty: no numatune
-  bool memory_strict = true;  // numatune mode strict (else preferred)
+  bool pinned = true;                // false for the unpinned policy: no vcpupin
+  CpuList memory_nodes;              // host NUMA nodes for <numatune>; empty: no numatune
+  bool memory_strict = true;         // numatune mode strict (else preferred)
+  std::vector<NodePlacement> nodes;  // one per guest cell; empty when the guest has no cells
+  // The host's distances between the nodes behind the guest's (each cell on its own host node);
+  // empty when they are not known. The default for a layout without node_distances.
+  std::vector<std::vector<int>> node_distances;
   std::vector<std::string> warnings;
   std::vector<std::string> notes;  // informational (e.g. where emulator threads went and why)
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace topolab::placement {
@@ -164,6 +165,52 @@ std::vector<int> choose_domains(const Layout& l, const HostTopology& host,
   return chosen;
 }
 
+// Two levels: each guest node's groups on fitting domains of one host node of its own that
+// holds the node's memory (a memoryless guest node prefers a memoryless host node). nullopt
+// when some guest node finds none; the caller then places groups as for one level.
+std::optional<std::vector<int>> choose_domains_by_node(const Layout& l, const HostTopology& host,
+                                                       const std::vector<int>& fitting,
+                                                       const CoresByL3& by_l3) {
+  std::map<int, std::vector<int>> free_by_node;  // host node -> its fitting domains, in order
+  for (int d : fitting) free_by_node[by_l3.at(d).front()->node].push_back(d);
+  std::map<int, const NumaNode*> nodes;
+  for (const auto& n : host.numa_nodes) nodes[n.id] = &n;
+  // Memory: a host node said to have none holds none; one whose size is unknown (0, not
+  // memoryless) is taken to hold the share, as for one level.
+  auto holds = [&](int host_node, std::uint64_t need_mib) {
+    const NumaNode* n = nodes.count(host_node) ? nodes[host_node] : nullptr;
+    if (n && n->memoryless) return false;
+    return !n || n->memory_kib == 0 || n->memory_kib / 1024 >= need_mib;
+  };
+  auto memoryless = [&](int host_node) {
+    return nodes.count(host_node) && nodes[host_node]->memoryless;
+  };
+  const auto sizes = cell_memory_kib(l, l.memory_mib * 1024);
+  if (!sizes) return std::nullopt;
+  std::vector<int> chosen;
+  std::set<int> used;
+  for (int n = 0; n < l.numa_nodes; ++n) {
+    const std::uint64_t need = (*sizes)[static_cast<std::size_t>(n)] / 1024;
+    int pick = -1;
+    for (int pass = 0; pass < 2 && pick < 0; ++pass) {
+      for (const auto& [host_node, domains] : free_by_node) {
+        if (used.count(host_node) || static_cast<int>(domains.size()) < l.groups_per_node())
+          continue;
+        const bool fits = need > 0 ? holds(host_node, need) : (pass == 1 || memoryless(host_node));
+        if (fits) {
+          pick = host_node;
+          break;
+        }
+      }
+    }
+    if (pick < 0) return std::nullopt;
+    used.insert(pick);
+    const auto& domains = free_by_node[pick];
+    chosen.insert(chosen.end(), domains.begin(), domains.begin() + l.groups_per_node());
+  }
+  return chosen;
+}
+
 }  // namespace
 
 Result<PlacementPlan> plan_l3_aligned(const Layout& l, const HostTopology& host,
@@ -176,8 +223,18 @@ Result<PlacementPlan> plan_l3_aligned(const Layout& l, const HostTopology& host,
   auto by_l3 = cores_by_l3(eligible_cores(l, u));
   by_l3.erase(-1);
   TL_ASSIGN(auto fitting, fitting_domains(l, u, by_l3));
-  const std::vector<int> chosen = choose_domains(l, host, fitting, by_l3);
   PlacementPlan plan;
+  std::vector<int> chosen;
+  if (auto by_node =
+          l.two_level() ? choose_domains_by_node(l, host, fitting, by_l3) : std::nullopt) {
+    chosen = std::move(*by_node);
+  } else {
+    chosen = choose_domains(l, host, fitting, by_l3);
+    if (l.two_level())
+      plan.notes.push_back(
+          "no host NUMA node of its own holds the L3 groups and memory of every "
+          "guest node: groups placed on L3 domains in host order");
+  }
   std::vector<CoreAssignment> cores;
   for (int g = 0; g < l.l3_groups; ++g) {
     const auto& dom = by_l3[chosen[static_cast<std::size_t>(g)]];

@@ -30,13 +30,35 @@ std::vector<CpuList> smt_sets(const HostTopology& topo) {
   return normalized(std::move(out));
 }
 
+std::vector<CpuList> memoryless_sets(const HostTopology& topo) {
+  std::vector<CpuList> out;
+  for (const auto& n : topo.numa_nodes)
+    if (n.memoryless) out.push_back(n.cpus);
+  return normalized(std::move(out));
+}
+
+// "0-3: 10 16 | 4-7: 16 10" in node order; "" when any node's distances are unknown.
+std::string distance_text(const HostTopology& topo) {
+  std::string out;
+  for (const auto& n : topo.numa_nodes) {
+    if (n.distances.empty()) return "";
+    out += (out.empty() ? "" : " | ") + n.cpus.to_string() + ":";
+    for (int d : n.distances) out += " " + std::to_string(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<TopologyLevel> topology_levels(const HostTopology& topo) {
   return {
-      {"cpus", normalized({topo.online_cpus()})}, {"packages", cpu_sets_of(topo.packages)},
-      {"dies", cpu_sets_of(topo.dies)},           {"l3_domains", cpu_sets_of(topo.l3_domains)},
-      {"smt_siblings", smt_sets(topo)},           {"numa_nodes", cpu_sets_of(topo.numa_nodes)},
+      {"cpus", normalized({topo.online_cpus()})},
+      {"packages", cpu_sets_of(topo.packages)},
+      {"dies", cpu_sets_of(topo.dies)},
+      {"l3_domains", cpu_sets_of(topo.l3_domains)},
+      {"smt_siblings", smt_sets(topo)},
+      {"numa_nodes", cpu_sets_of(topo.numa_nodes)},
+      {"memoryless_nodes", memoryless_sets(topo)},
   };
 }
 
@@ -57,6 +79,10 @@ std::vector<TopologyMismatch> compare_topologies(const HostTopology& intended,
       out.push_back({want[i].level, format_groups(want[i].groups), format_groups(got[i].groups)});
     }
   }
+  // Distances are compared when the intended topology states them (a layout's or the host's).
+  const std::string want_d = distance_text(intended), got_d = distance_text(seen);
+  if (!want_d.empty() && want_d != got_d)
+    out.push_back({"numa_distances", want_d, got_d.empty() ? "(unknown)" : got_d});
   return out;
 }
 
@@ -73,6 +99,12 @@ void print_topology_comparison(std::ostream& out, const HostTopology& intended,
     out << std::setw(14) << want[i].level << std::setw(static_cast<int>(w) + 2)
         << format_groups(want[i].groups) << format_groups(got[i].groups)
         << (same ? "" : "   <-- MISMATCH") << "\n";
+  }
+  const std::string want_d = distance_text(intended), got_d = distance_text(seen);
+  if (!want_d.empty()) {
+    out << std::setw(14) << "numa_distances" << std::setw(static_cast<int>(w) + 2) << want_d
+        << (got_d.empty() ? "(unknown)" : got_d) << (want_d == got_d ? "" : "   <-- MISMATCH")
+        << "\n";
   }
 }
 

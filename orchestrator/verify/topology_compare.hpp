@@ -16,7 +16,8 @@ struct TopologyMismatch {
 };
 
 // The compared levels, in order: "cpus" (online CPUs), "packages", "dies", "l3_domains",
-// "smt_siblings", "numa_nodes".
+// "smt_siblings", "numa_nodes", "memoryless_nodes"; then "numa_distances" when the intended
+// topology states distances.
 struct TopologyLevel {
   std::string level;
   std::vector<CpuList> groups;  // sorted, unique

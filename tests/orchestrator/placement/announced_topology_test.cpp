@@ -25,7 +25,7 @@ TEST(ExposureMeaning, EachExposureAnnouncesItsShape) {
   EXPECT_EQ(flat.topology.dies, 1);
   EXPECT_EQ(flat.topology.cores, 6);
   EXPECT_EQ(flat.topology.threads, 2);
-  EXPECT_FALSE(flat.numa_cells);
+  EXPECT_FALSE(flat.numa_cells());
   EXPECT_EQ(flat.l3, L3Sharing::kWholeGuest);
 
   auto sockets = exposure_meaning(layout_of(Exposure::kSockets, 2, 3, 2));
@@ -37,12 +37,12 @@ TEST(ExposureMeaning, EachExposureAnnouncesItsShape) {
   EXPECT_EQ(dies.topology.sockets, 1);
   EXPECT_EQ(dies.topology.dies, 4);
   EXPECT_EQ(dies.topology.cores, 2);
-  EXPECT_FALSE(dies.numa_cells);
+  EXPECT_FALSE(dies.numa_cells());
 
   auto numa = exposure_meaning(layout_of(Exposure::kNuma, 2, 4, 1));
   EXPECT_EQ(numa.topology.cores, 8);
   EXPECT_EQ(numa.topology.dies, 1);
-  EXPECT_TRUE(numa.numa_cells);
+  EXPECT_TRUE(numa.numa_cells());
   EXPECT_EQ(numa.l3, L3Sharing::kPerCellOnAmdPerSocketOnIntel);
   EXPECT_EQ(guest_topology_for(layout_of(Exposure::kNuma, 2, 4, 1)).cores, 8);
 }

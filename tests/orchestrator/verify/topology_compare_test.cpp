@@ -21,7 +21,7 @@ HostTopology make(std::vector<const char*> packages, std::vector<const char*> di
   id = 0;
   for (auto c : l3) t.l3_domains.push_back({id++, L(c), 0});
   id = 0;
-  for (auto n : nodes) t.numa_nodes.push_back({id++, L(n), 0, {}});
+  for (auto n : nodes) t.numa_nodes.push_back({id++, L(n), 0, {}, false, {}});
   for (int c = 0; c < ncpus; ++c) {
     CpuInfo info;
     info.id = c;
@@ -103,6 +103,40 @@ TEST(TopologyCompare, SideBySideTableMarksMismatches) {
   EXPECT_NE(text.find("l3_domains    0-7 | 8-15"), std::string::npos) << text;
   EXPECT_NE(text.find("MISMATCH"), std::string::npos);
   EXPECT_EQ(text.find("MISMATCH"), text.rfind("MISMATCH")) << "only one level differs";
+}
+
+// Two levels: a memoryless node seen with memory, and distances other than the intended ones,
+// are mismatches like any other level.
+TEST(TopologyCompare, MemorylessNodesAndDistances) {
+  auto intended =
+      make({"0-3"}, {"0", "1", "2", "3"}, {"0", "1", "2", "3"}, {"0-1", "2-3"}, 4, false);
+  intended.numa_nodes[1].memoryless = true;
+  intended.numa_nodes[0].distances = {10, 16};
+  intended.numa_nodes[1].distances = {16, 10};
+  auto seen = intended;
+  EXPECT_TRUE(compare_topologies(intended, seen).empty());
+
+  seen.numa_nodes[1].memoryless = false;
+  seen.numa_nodes[0].distances = {10, 20};
+  seen.numa_nodes[1].distances = {20, 10};
+  auto m = compare_topologies(intended, seen);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].level, "memoryless_nodes");
+  EXPECT_EQ(m[0].intended, "2-3");
+  EXPECT_EQ(m[0].seen, "(none)");
+  EXPECT_EQ(m[1].level, "numa_distances");
+  EXPECT_EQ(m[1].intended, "0-1: 10 16 | 2-3: 16 10");
+  EXPECT_EQ(m[1].seen, "0-1: 10 20 | 2-3: 20 10");
+
+  seen.numa_nodes[0].distances.clear();  // the guest did not report them
+  m = compare_topologies(intended, seen);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[1].seen, "(unknown)");
+  // No intended distances: nothing to compare (libvirt's default was used).
+  intended.numa_nodes[0].distances.clear();
+  intended.numa_nodes[1].memoryless = false;
+  seen.numa_nodes[1].memoryless = false;
+  EXPECT_TRUE(compare_topologies(intended, seen).empty());
 }
 
 }  // namespace
