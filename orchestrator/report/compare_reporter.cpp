@@ -7,6 +7,7 @@
 
 #include "common/json_text.hpp"
 #include "common/terminal_text.hpp"
+#include "orchestrator/report/report_text.hpp"
 #include "orchestrator/report/reporter.hpp"
 
 namespace topolab::report {
@@ -20,14 +21,10 @@ const char* const kCompareMethod =
 
 namespace {
 
-std::string tt(const std::string& s) { return terminal_safe(s); }
-
 // "WARNING (A): ...", "(B)" or "(A and B)": which side's figures are emulated.
 std::string tcg_warning_line(const CompareData& d) {
   return "WARNING (" + d.emulated_sides() + "): " + kTcgWarning;
 }
-
-nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; }
 
 // The context fields of both sides, A and B, in one list: (name, value A, value B).
 std::vector<std::tuple<std::string, std::string, std::string>> side_fields(const CompareData& d) {

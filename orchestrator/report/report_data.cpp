@@ -9,6 +9,7 @@
 
 #include "common/cpu_list.hpp"
 #include "orchestrator/statistics/adaptive.hpp"
+#include "orchestrator/statistics/descriptive.hpp"
 #include "orchestrator/store/result_store.hpp"
 #include "protocol/benchmark_result.hpp"
 
@@ -21,7 +22,7 @@ using statistics::mean;
 using statistics::median;
 using statistics::min_of;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using statistics::kNaN;
 
 nlohmann::json baseline_factors(const nlohmann::json& factors, const nlohmann::json& baseline) {
   nlohmann::json want = factors;

@@ -7,6 +7,8 @@
 
 #include "common/json_text.hpp"
 #include "common/terminal_text.hpp"
+#include "orchestrator/report/report_text.hpp"
+#include "orchestrator/statistics/descriptive.hpp"
 
 namespace topolab::report {
 namespace {
@@ -23,11 +25,6 @@ std::string cv_text(const ReportRow& r) {
   std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * r.cv);
   return buf;
 }
-
-// Every text cell of the console table goes through terminal_safe (class 8).
-std::string tt(const std::string& s) { return terminal_safe(s); }
-
-nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nullptr; }
 
 // --- Context (issue 18): the same ordered fields in the table, CSV and JSON ---
 
@@ -102,7 +99,7 @@ nlohmann::json cell_context_json(const ReportContext& ctx, const std::string& ce
   return j;
 }
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using statistics::kNaN;
 
 nlohmann::json interval_json(const std::optional<Interval>& i) {
   if (!i) return nullptr;

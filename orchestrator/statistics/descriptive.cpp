@@ -6,9 +6,6 @@
 #include <numeric>
 
 namespace topolab::statistics {
-namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-}  // namespace
 
 double median(std::vector<double> v) {
   if (v.empty()) return kNaN;

@@ -1,9 +1,13 @@
 #pragma once
 // Descriptive statistics of one sample, used by every reporter and by adaptive repetitions.
 // Pure functions; empty input gives NaN.
+#include <limits>
 #include <vector>
 
 namespace topolab::statistics {
+
+// "No value": what an empty sample or an undefined figure gives.
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double median(std::vector<double> values);
 double min_of(const std::vector<double>& values);

@@ -5,13 +5,12 @@
 #include <limits>
 #include <numeric>
 
+#include "orchestrator/statistics/descriptive.hpp"
 #include "orchestrator/statistics/rank_test.hpp"
 #include "orchestrator/statistics/shift_interval.hpp"
 
 namespace topolab::statistics {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 Verdict from_p(const Difference& d, double p, double alpha) {
   if (!(p < alpha) || d.change_pct == 0 || !std::isfinite(d.change_pct))
