@@ -8,7 +8,7 @@ import os
 import socket
 import sys
 
-HELLO = {"type": "hello", "protocol": 1, "agent_version": "hostile\x1b[31m", "uptime_ms": 1,
+HELLO = {"type": "hello", "protocol": 2, "agent_version": "hostile\x1b[31m", "uptime_ms": 1,
          "kernel": "Linux hostile", "cpu_model": "none", "topology": None,
          "topology_error": "not reading sysfs"}
 
