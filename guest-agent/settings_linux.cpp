@@ -29,8 +29,11 @@ std::string path_of(const proto::SettingRow& row) {
 }
 
 // The scheduler rows live in debugfs, which a fresh guest (the agent as PID 1) has not mounted.
+// Only as PID 1: elsewhere the init system owns the mounts (systemd mounts debugfs itself), and
+// an agent in a test on the build machine must not mount anything there.
 void mount_debugfs_if_needed(const proto::SettingRow& row) {
-  if (settings_root() != "/" || std::string_view(row.linux_file).rfind("sys/kernel/debug/", 0))
+  if (::getpid() != 1 || settings_root() != "/" ||
+      std::string_view(row.linux_file).rfind("sys/kernel/debug/", 0) != 0)
     return;
   struct stat st {};
   if (::stat(path_of(row).c_str(), &st) == 0) return;

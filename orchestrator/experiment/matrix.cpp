@@ -7,7 +7,7 @@ namespace {
 
 bool is_config_factor(const Experiment& e, const std::string& key) {
   const Factor* f = e.factor(key);
-  return f && f->kind != FactorKind::kParam;
+  return f && f->kind != FactorKind::kParam && f->kind != FactorKind::kOs;
 }
 
 nlohmann::json levels_object(const Levels& levels) {
@@ -107,6 +107,16 @@ nlohmann::json benchmark_params(const Experiment& e, const Cell& cell, int bench
   for (const auto& [k, v] : cell.levels)
     if (k.rfind(prefix, 0) == 0) params[k.substr(prefix.size())] = v;
   return params;
+}
+
+std::map<std::string, nlohmann::json> os_settings(const Experiment& e, const Cell& cell) {
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& k : e.os_constants) out[k.name] = k.value;
+  for (const auto& [k, v] : cell.levels) {
+    const Factor* f = e.factor(k);
+    if (f && f->kind == FactorKind::kOs) out[k] = v;
+  }
+  return out;
 }
 
 std::string cmdline_extra(const Configuration& config) {
