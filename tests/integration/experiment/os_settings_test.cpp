@@ -32,13 +32,13 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-struct Run {
+struct StudyRun {
   int rc = -1;
   nlohmann::json summary;
   std::string err;
 };
 
-Run run_study(const std::string& file, const fs::path& dir, const fs::path& db) {
+StudyRun run_study(const std::string& file, const fs::path& dir, const fs::path& db) {
   ProcessSpec spec(
       {TOPOLAB_CLI, "run", kStudies + file, "--store", db.string(), "--accel", "tcg", "--json"});
   OwnedFd o(open((dir / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
@@ -46,7 +46,7 @@ Run run_study(const std::string& file, const fs::path& dir, const fs::path& db) 
   spec.out = Sink::to_fd(o.get());
   spec.err = Sink::to_fd(e.get());
   auto p = Process::spawn(spec);
-  Run r;
+  StudyRun r;
   if (!p.ok()) return {-1, nullptr, p.error().message};
   r.rc = p->wait(std::chrono::minutes(14)).status.shell_status();
   r.summary = nlohmann::json::parse(slurp(dir / "out"), nullptr, false);
@@ -64,7 +64,9 @@ void expect_seen_as_requested(store::ResultStore& s, const store::StoredCell& c)
     ASSERT_TRUE(cond.is_object()) << c.cell.label << run.result["environment"].dump();
     for (const auto& [name, v] : cond.items()) {
       EXPECT_EQ(v["seen"], v["requested"]) << c.cell.label << " " << name;
-      if (c.cell.factors.contains(name)) EXPECT_EQ(v["requested"], c.cell.factors[name]);
+      if (c.cell.factors.contains(name)) {
+        EXPECT_EQ(v["requested"], c.cell.factors[name]);
+      }
     }
   }
 }
@@ -73,7 +75,7 @@ TEST(OsSettingsRun, SmtOnOffFourCellsOneBootSeenEqualsRequestedAndOnlineCpusFoll
   char tmpl[] = "/tmp/topolab-it-os-XXXXXX";
   const fs::path dir = mkdtemp(tmpl);
   const fs::path db = dir / "os.db";
-  Run run = run_study("smt-on-off.toml", dir, db);
+  StudyRun run = run_study("smt-on-off.toml", dir, db);
   ASSERT_EQ(run.rc, 0) << run.err;
   const auto& summary = run.summary;
   EXPECT_EQ(summary["boots"], 1) << summary.dump();
@@ -114,7 +116,7 @@ TEST(OsSettingsRun, OpteronLinuxStudyOneBootSchedulerRowsApplied) {
   char tmpl[] = "/tmp/topolab-it-os-XXXXXX";
   const fs::path dir = mkdtemp(tmpl);
   const fs::path db = dir / "opteron.db";
-  Run run = run_study("opteron-linux.toml", dir, db);
+  StudyRun run = run_study("opteron-linux.toml", dir, db);
   ASSERT_EQ(run.rc, 0) << run.err;
   EXPECT_EQ(run.summary["boots"], 1) << run.summary.dump();
   EXPECT_EQ(run.summary["cells_done"], 8);
