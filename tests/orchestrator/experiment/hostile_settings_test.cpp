@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "orchestrator/experiment/host_backend.hpp"
 #include "orchestrator/experiment/runner.hpp"
+#include "orchestrator/report/reporter.hpp"
 #include "tests/orchestrator/experiment/store_run.hpp"
 
 namespace topolab::experiment {
@@ -73,6 +75,24 @@ TEST_F(HostileSettings, ALyingReadBackIsAMismatchAndARefusalFailsOnlyItsCell) {
       EXPECT_EQ(cond["os.sched_autogroup"], (nlohmann::json{{"requested", 0}, {"seen", 1}}));
     }
   }
+  // The JSON report: requested and seen per cell, the lie among the mismatches.
+  auto data = report::load_report(**store, "");
+  ASSERT_TRUE(data.ok()) << data.error().message;
+  std::ostringstream out;
+  report::JsonReporter(out).report(*data);
+  auto j = nlohmann::json::parse(out.str());
+  int with_runs = 0;
+  for (const auto& row : j["rows"]) {
+    const auto& ctx = row["cell_context"];
+    EXPECT_NE(ctx["mismatches"].get<std::string>().find("os.sched_autogroup: intended 0, seen 1"),
+              std::string::npos)
+        << ctx.dump();
+    if (!ctx.contains("conditions")) continue;
+    ++with_runs;
+    EXPECT_EQ(ctx["conditions"]["os.sched_autogroup"],
+              (nlohmann::json{{"requested", 0}, {"seen", {1}}}));
+  }
+  EXPECT_GE(with_runs, 1) << j["rows"].dump();
 }
 
 TEST_F(HostileSettings, TheHostBackendRefusesOsSettingsUnlessAllowed) {
