@@ -31,6 +31,9 @@ PACKAGES=(
   # zstd-compressed kernel or .ko.zst module for the built-in image (image/pvh_kernel.cpp,
   # image/module_resolver.cpp).
   strace man-db zstd
+  # Scale-out (issue 30): the Slurm integration test runs a single-node cluster of its own
+  # (scripts/slurm.sh: munged, slurmctld, slurmd) and submits `topolab slurm`'s script to it.
+  slurm-wlm munge
 )
 
 missing=()

@@ -41,5 +41,7 @@ std::unique_ptr<Command> make_report_command();
 std::unique_ptr<Command> make_doctor_command();
 std::unique_ptr<Command> make_hook_command();
 std::unique_ptr<Command> make_paths_command();
+std::unique_ptr<Command> make_merge_command();
+std::unique_ptr<Command> make_slurm_command();
 
 }  // namespace topolab::cli

@@ -90,6 +90,8 @@ std::vector<std::unique_ptr<Command>> all_commands() {
   commands.push_back(make_boot_command());
   commands.push_back(make_run_command());
   commands.push_back(make_report_command());
+  commands.push_back(make_merge_command());
+  commands.push_back(make_slurm_command());
   commands.push_back(make_doctor_command());
   commands.push_back(make_hook_command());
   commands.push_back(make_paths_command());

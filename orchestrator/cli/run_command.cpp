@@ -1,5 +1,7 @@
 // `topolab run EXPERIMENT [--store FILE] [--connect URI]... [--accel auto|kvm|tcg]
-//                         [--repetitions N] [--seed N] [--json] [-q]`
+//                         [--repetitions N] [--seed N] [--shard K/N] [--json] [-q]`
+// `topolab run EXPERIMENT --list-shards N [--json]`: which configurations and cells each of N
+// shards holds (docs/scale-out.md); nothing is run or opened.
 // --connect may be given several times (issue 16): the hosts of the run, replacing the file's
 // `hosts`. Each host gets its own backend, built from its URI and nothing else.
 #include <charconv>
@@ -17,7 +19,9 @@
 #include "orchestrator/experiment/backend_factory.hpp"
 #include "orchestrator/experiment/experiment.hpp"
 #include "orchestrator/experiment/hosts.hpp"
+#include "orchestrator/experiment/matrix.hpp"
 #include "orchestrator/experiment/runner.hpp"
+#include "orchestrator/experiment/shard.hpp"
 #include "orchestrator/logging/log.hpp"
 #include "orchestrator/remote/storage_pool.hpp"
 #include "orchestrator/store/result_store.hpp"
@@ -60,6 +64,14 @@ class RunCommand : public Command {
                     "(default /var/lib/libvirt/topolab)")
         ->type_name("PATH");
     add_watchdog_options(cmd, options_.boot_retries, options_.boot_watchdog_ms);
+    // Parsed by parse_shard, not CLI11: one message for 0/3, 4/3, 1/0 and non-numbers.
+    cmd->add_option("--shard", shard_text_,
+                    "Run only the K-th of N parts (split by guest configuration)")
+        ->type_name("K/N");
+    auto* list = cmd->add_option("--list-shards", list_shards_text_,
+                                 "Print which configurations and cells each of N shards holds")
+                     ->type_name("N");
+    list->excludes(cmd->get_option("--shard"));
     cmd_ = cmd;
     cmd->add_flag("--json", json_, "Print the run summary as JSON on stdout");
     return cmd;
@@ -76,6 +88,13 @@ class RunCommand : public Command {
     auto e = experiment::load_experiment_file(file_, overrides);
     if (!e) return fail("run", e.error());
     apply_boot_settings(e->boot);
+    if (!list_shards_text_.empty()) return list_shards(*e);
+    experiment::Shard shard;
+    if (!shard_text_.empty()) {
+      auto parsed = experiment::parse_shard(shard_text_);
+      if (!parsed) return fail("run", parsed.error());
+      shard = *parsed;
+    }
     if (store_.empty()) store_ = e->name + ".db";
     auto store = store::ResultStore::open(store_);
     if (!store) return fail("run", store.error());
@@ -86,7 +105,7 @@ class RunCommand : public Command {
     // Progress is information: -q (or --log-level warn and above) silences it.
     auto progress =
         experiment::Progress::for_stderr(logging::console_level() > logging::Level::info);
-    auto summary = experiment::run_experiment(*e, slots, **store, progress);
+    auto summary = experiment::run_experiment(*e, slots, **store, progress, shard);
     if (!summary) return fail("run", summary.error());
     print_summary(*e, *summary);
     return to_int(summary->cells_failed > 0 ? ExitCode::mismatch : ExitCode::ok);
@@ -112,6 +131,26 @@ class RunCommand : public Command {
     return out;
   }
 
+  int list_shards(const experiment::Experiment& e) {
+    auto count = experiment::parse_shard_count(list_shards_text_);
+    if (!count) return fail("run", count.error().context("--list-shards"));
+    const auto cells = experiment::expand_cells(e);
+    const auto configs = experiment::group_by_configuration(e, cells);
+    auto listing = experiment::shard_listing(e, cells, configs, *count);
+    if (!listing) return fail("run", listing.error());
+    if (json_) {
+      std::cout << json_document({{"experiment", e.name}, {"shards", *listing}}) << std::flush;
+      return 0;
+    }
+    for (const auto& s : *listing) {
+      std::printf("shard %s: %zu configuration(s), %zu cell(s)\n",
+                  s["shard"].get<std::string>().c_str(), s["configurations"].size(),
+                  s["cells"].size());
+      for (const auto& c : s["cells"]) std::printf("  %s\n", c.get<std::string>().c_str());
+    }
+    return 0;
+  }
+
   void print_summary(const experiment::Experiment& e, const experiment::RunSummary& s) {
     // A host with failed cells is named on stderr, whatever the output format.
     for (const auto& h : s.hosts)
@@ -124,6 +163,7 @@ class RunCommand : public Command {
       auto j = summary->to_json();
       j["experiment"] = e.name;
       j["store"] = store_;
+      if (!shard_text_.empty()) j["shard"] = shard_text_;
       std::cout << json_document(j) << std::flush;
     } else {
       const std::string unfit =
@@ -157,6 +197,7 @@ class RunCommand : public Command {
   experiment::BackendOptions options_;
   int repetitions_ = 0;
   std::string seed_text_;
+  std::string shard_text_, list_shards_text_;
 
   // 0..LLONG_MAX (what an experiment file's TOML integer can hold), all digits, no overflow.
   static std::optional<std::uint64_t> parse_seed(const std::string& v) {

@@ -81,6 +81,12 @@ std::vector<Result<void>> run_workers(std::vector<std::unique_ptr<HostRun>>& run
   return results;
 }
 
+std::vector<int> cells_of(const std::vector<Configuration>& configs) {
+  std::vector<int> out;
+  for (const auto& c : configs) out.insert(out.end(), c.cells.begin(), c.cells.end());
+  return out;
+}
+
 void add(RunSummary& s, const HostSummary& h) {
   s += h;
   s.hosts.push_back(h);
@@ -136,16 +142,22 @@ nlohmann::json RunSummary::to_json() const {
 }
 
 Result<RunSummary> run_experiment(const Experiment& e, const std::vector<HostSlot>& slots,
-                                  store::ResultStore& store, Progress& progress) {
+                                  store::ResultStore& store, Progress& progress,
+                                  const Shard& shard) {
   if (slots.empty()) return make_error(ErrorKind::internal, "run_experiment: no host");
   const auto t0 = Clock::now();
   Design d{e, expand_cells(e), {}, {}};
   d.configs = group_by_configuration(e, d.cells);
+  // Refused before any host is contacted; every configuration is still prepared, since resume
+  // checks the layouts of the whole experiment.
+  TL_ASSIGN(auto shard_configs, shard_configurations(e, d.configs, shard));
   TL_TRY(prepare_hosts(d, slots));
   // Before anything is written: results measured under another definition are never reused.
   auto stored = store.run_identities(e.name);
   if (!stored) return stored.error();
   TL_TRY(check_resume(e, d.cells, d.layouts, *stored, store.path().string()));
+  d.configs = std::move(shard_configs);  // from here on only the shard's configurations run
+  const std::vector<int> shard_cells = cells_of(d.configs);
   const Backend& first = *slots.front().backend;
   auto exp = store.begin_experiment(e.name, experiment_to_json(e), first.host_topology(),
                                     first.versions(), experiment_context(slots));
@@ -172,10 +184,10 @@ Result<RunSummary> run_experiment(const Experiment& e, const std::vector<HostSlo
   TL_TRY(store.commit_batch());
   int cells_total = 0, runs_todo = 0, cells_already = 0;
   for (auto& r : runs)
-    for (const auto& c : d.cells) {
+    for (int c : shard_cells) {
       ++cells_total;
-      if (!r->fits(c.index)) continue;
-      const int missing = r->missing_runs(c.index);
+      if (!r->fits(c)) continue;
+      const int missing = r->missing_runs(c);
       runs_todo += missing;
       cells_already += missing == 0 ? 1 : 0;
     }
@@ -185,7 +197,7 @@ Result<RunSummary> run_experiment(const Experiment& e, const std::vector<HostSlo
   RunSummary summary;
   for (auto& r : runs) {
     HostSummary h = r->summary();
-    h.cells = static_cast<int>(d.cells.size());
+    h.cells = static_cast<int>(shard_cells.size());
     add(summary, h);
   }
   for (auto& result : results)

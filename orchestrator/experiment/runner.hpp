@@ -19,6 +19,7 @@
 #include "orchestrator/experiment/backend.hpp"
 #include "orchestrator/experiment/experiment.hpp"
 #include "orchestrator/experiment/progress.hpp"
+#include "orchestrator/experiment/shard.hpp"
 #include "orchestrator/store/result_store.hpp"
 
 namespace topolab::experiment {
@@ -54,8 +55,11 @@ struct HostSlot {
 // Errors are returned only for problems that stop the whole experiment (store unwritable,
 // invalid design, a host that cannot be prepared, nothing fits anywhere); a failed boot or
 // benchmark is recorded in the store and the rest continue.
+// A shard (issue 30) runs only its configurations; every cell of the experiment is still
+// recorded (pending until its shard runs), so a merged store knows the whole design and a
+// shard whose task never ran shows as pending cells. Resume checks the whole experiment.
 Result<RunSummary> run_experiment(const Experiment&, const std::vector<HostSlot>&,
-                                  store::ResultStore&, Progress&);
+                                  store::ResultStore&, Progress&, const Shard& shard = {});
 // One host: the backend's own.
 Result<RunSummary> run_experiment(const Experiment&, Backend&, store::ResultStore&, Progress&);
 

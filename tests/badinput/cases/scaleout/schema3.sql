@@ -1,0 +1,1 @@
+-- store schema 3
