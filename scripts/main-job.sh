@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The main job: install what is needed, build, run example (a) (exposure flat/sockets/dies x
-# pinned/unpinned on the sqrt benchmark) on the built-in guest with 2 repetitions, and print the
+# pinned/unpinned on the sqrt benchmark) on the built-in guest with 10 repetitions, and print the
 # report table. Works on a fresh Debian 12 machine as root (TCG where KVM is unusable).
+# 10 repetitions: the report gives a verdict only from statistics::kMinRunsPerSide (5) runs per
+# side, and 4 differences Holm-corrected need more than 5 to detect anything but a huge change.
+# Repetitions run inside one boot per configuration (6 boots either way), so they are cheap.
 # Usage: bash scripts/main-job.sh [--store FILE] [--repetitions N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
 STORE=${STORE:-/var/lib/topolab/main-job.db}
-REPS=2
+REPS=10
 while (($#)); do
   case "$1" in
     --store) STORE=$2; shift 2 ;;

@@ -38,7 +38,9 @@ class ReportCommand : public Command {
     cmd->add_option("--compare-experiment", compare_experiment_,
                     "Experiment of B to compare (B is the first store when no second is given)");
     cmd->add_option("--alpha", alpha_text_,
-                    "Significance level of a comparison's rank test (default 0.05)");
+                    "Significance level of every verdict's rank test (default 0.05)");
+    cmd->add_flag("--no-correction", no_correction_,
+                  "Decide each verdict from its own p (default: Holm over the report's rows)");
     cmd->add_flag("--json", json_, "Same as --format json");
     return cmd;
   }
@@ -74,7 +76,7 @@ class ReportCommand : public Command {
   int report_one(std::ostream& text) {
     auto store = store::ResultStore::open_read_only(stores_.front());
     if (!store) return fail("report", store.error());
-    auto data = report::load_report(**store, experiment_);
+    auto data = report::load_report(**store, experiment_, options());
     if (!data) return fail("report", data.error());
     auto reporter = report::make_reporter(format_, text);
     if (!reporter) return fail("report", reporter.error());
@@ -94,7 +96,7 @@ class ReportCommand : public Command {
                                                    "' of " + stores_[0] +
                                                    ": name another with --compare-experiment"));
     auto data =
-        report::compare_reports(*a, *b, label(stores_[0], *a), label(stores_[1], *b), alpha_);
+        report::compare_reports(*a, *b, label(stores_[0], *a), label(stores_[1], *b), options());
     auto reporter = report::make_compare_reporter(format_, text);
     if (!reporter) return fail("report", reporter.error());
     (*reporter)->report(data);
@@ -115,6 +117,8 @@ class ReportCommand : public Command {
                     "--alpha '" + alpha_text_ + "': expected a number between 0 and 1, e.g. 0.05"));
     return false;
   }
+
+  report::VerdictOptions options() const { return {alpha_, !no_correction_}; }
 
   static Result<report::ReportData> load(const std::string& path, const std::string& name) {
     auto store = store::ResultStore::open_read_only(path);
@@ -140,7 +144,7 @@ class ReportCommand : public Command {
   std::vector<std::string> stores_;
   std::string compare_, format_ = "table", output_, experiment_, compare_experiment_, alpha_text_;
   double alpha_ = 0.05;
-  bool json_ = false;
+  bool json_ = false, no_correction_ = false;
 };
 
 }  // namespace

@@ -73,15 +73,21 @@ Result<void> parse_adaptive(const Ctx& c, const toml::node& n, Experiment& e) {
       if (!d || !std::isfinite(*d) || *d <= 0 || *d >= 10)
         return c.at(v, "'adaptive.cv_threshold': expected a number in (0, 10)");
       a.cv_threshold = *d;
+    } else if (k == "ci_halfwidth_pct") {
+      auto d = v.value<double>();
+      if (!d || !std::isfinite(*d) || *d <= 0 || *d >= 100)
+        return c.at(v, "'adaptive.ci_halfwidth_pct': expected a number in (0, 100)");
+      a.ci_halfwidth_pct = *d;
     } else if (k == "max_repetitions") {
       auto i = positive_int(c, v, "adaptive.max_repetitions", 1000);
       if (!i) return i.error();
       a.max_repetitions = *i;
     } else {
       return c.at(v, "unknown key 'adaptive." + std::string(k.str()) +
-                         "': expected cv_threshold or max_repetitions");
+                         "': expected cv_threshold, ci_halfwidth_pct or max_repetitions");
     }
   }
+  if (!a.cv_threshold && !a.ci_halfwidth_pct) a.cv_threshold = 0.05;
   e.adaptive = a;
   return {};
 }
@@ -452,9 +458,12 @@ nlohmann::json experiment_to_json(const Experiment& e) {
   for (const auto& k : e.os_constants) j["os"][k.name] = k.value;
   if (e.boot.retries) j["boot"]["retries"] = *e.boot.retries;
   if (e.boot.watchdog_ms) j["boot"]["watchdog_ms"] = *e.boot.watchdog_ms;
-  if (e.adaptive)
-    j["adaptive"] = {{"cv_threshold", e.adaptive->cv_threshold},
-                     {"max_repetitions", e.adaptive->max_repetitions}};
+  if (e.adaptive) {
+    j["adaptive"] = {{"max_repetitions", e.adaptive->max_repetitions}};
+    if (e.adaptive->cv_threshold) j["adaptive"]["cv_threshold"] = *e.adaptive->cv_threshold;
+    if (e.adaptive->ci_halfwidth_pct)
+      j["adaptive"]["ci_halfwidth_pct"] = *e.adaptive->ci_halfwidth_pct;
+  }
   return j;
 }
 

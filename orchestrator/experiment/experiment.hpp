@@ -24,7 +24,9 @@ std::string to_string(BackendKind);
 // What a factor changes. Guest-configuration factors (layout fields, kernel command line)
 // need a boot per level; benchmark parameters and guest OS settings (os.*: the agent applies
 // them before each run, protocol/guest_settings.hpp) vary inside one booted guest.
-enum class FactorKind { kLayout, kCmdline, kParam, kOs };
+// kReplicate: the factor named `replicate` changes nothing, so its cells are the same experiment
+// run again (A/A calibration of the verdicts, issue 27).
+enum class FactorKind { kLayout, kCmdline, kParam, kReplicate, kOs };
 
 // One setting of the [os] table: held at this value for every run of the experiment.
 struct OsConstant {
@@ -53,8 +55,11 @@ struct ExcludeRule {
   int line = 0;
 };
 
+// Add repetitions while a target set is not met (statistics/adaptive.hpp decides), up to
+// max_repetitions. Neither set in the file: cv_threshold = 0.05.
 struct AdaptiveSpec {
-  double cv_threshold = 0.05;  // add repetitions while CV (stddev/mean) exceeds this
+  std::optional<double> cv_threshold;      // CV (stddev/mean) at most this
+  std::optional<double> ci_halfwidth_pct;  // the median's 95 % interval half-width at most P %
   int max_repetitions = 10;
 };
 

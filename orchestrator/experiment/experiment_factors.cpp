@@ -16,6 +16,7 @@ const char* level_kind(const nlohmann::json& j) {
 }
 
 Result<FactorKind> classify_factor(const Ctx& c, const toml::node& n, const std::string& key) {
+  if (key == "replicate") return FactorKind::kReplicate;
   if (key.rfind("cmdline.", 0) == 0) {
     if (key.size() == 8) return c.at(n, "factor '" + key + "': expected cmdline.<option>");
     return FactorKind::kCmdline;
@@ -34,7 +35,7 @@ Result<FactorKind> classify_factor(const Ctx& c, const toml::node& n, const std:
     std::string known;
     for (const auto& k : layout_field_keys()) known += (known.empty() ? "" : ", ") + k;
     return c.at(n, "factor '" + key + "': not a layout field (expected one of " + known +
-                       ", cmdline.<option>, param.<name> or os.<setting>)");
+                       ", cmdline.<option>, param.<name>, replicate or os.<setting>)");
   }
   return FactorKind::kLayout;
 }

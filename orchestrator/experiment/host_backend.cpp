@@ -109,10 +109,11 @@ Result<void> HostBackend::prepare(const Experiment& e, const std::vector<Configu
                       ": [os] would change this host's own settings; backend \"host\" refuses "
                       "os.* (an --allow-host-settings option is not built yet)");
   for (const auto& f : e.factors)
-    if (f.kind != FactorKind::kParam && f.kind != FactorKind::kOs)
+    if (f.kind != FactorKind::kParam && f.kind != FactorKind::kReplicate &&
+        f.kind != FactorKind::kOs)
       return make_error(e.source_file.string() + ":" + std::to_string(f.line) + ": factor '" +
                         f.key + "' changes the guest; backend \"host\" accepts only " +
-                        "param.<benchmark>.<name> factors");
+                        "param.<benchmark>.<name> and replicate factors");
   if (access(agent_.c_str(), X_OK) != 0)
     return make_error("host backend: agent binary " + agent_.string() + " is not executable");
   auto topo = read_sysfs_topology("/");

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "common/utc_time.hpp"
-#include "orchestrator/report/statistics.hpp"
+#include "orchestrator/statistics/adaptive.hpp"
 
 namespace topolab::experiment::detail {
 namespace {
@@ -303,7 +303,8 @@ bool HostRun::wants_more(int cell, int bench) {
   auto v = values(cell, bench);
   if (static_cast<int>(v.size()) < d_.e.repetitions) return false;  // base runs failed
   return static_cast<int>(v.size()) < d_.e.adaptive->max_repetitions &&
-         report::cv(v) > d_.e.adaptive->cv_threshold;
+         statistics::needs_more_repetitions(
+             v, {d_.e.adaptive->cv_threshold, d_.e.adaptive->ci_halfwidth_pct});
 }
 
 bool HostRun::needs_adaptive(const Configuration& config) {
@@ -313,8 +314,8 @@ bool HostRun::needs_adaptive(const Configuration& config) {
   return false;
 }
 
-// Phoronix-style: while a cell x benchmark's CV exceeds the threshold, add one repetition,
-// up to max_repetitions.
+// Phoronix-style: while a cell x benchmark misses its target (CV, interval half-width), add one
+// repetition, up to max_repetitions.
 Result<void> HostRun::adaptive_runs(Target& t, const Configuration& config, std::int64_t boot_id,
                                     bool& alive) {
   if (!d_.e.adaptive) return {};

@@ -7,7 +7,7 @@ namespace {
 
 bool is_config_factor(const Experiment& e, const std::string& key) {
   const Factor* f = e.factor(key);
-  return f && f->kind != FactorKind::kParam && f->kind != FactorKind::kOs;
+  return f && (f->kind == FactorKind::kLayout || f->kind == FactorKind::kCmdline);
 }
 
 nlohmann::json levels_object(const Levels& levels) {

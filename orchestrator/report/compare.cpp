@@ -16,6 +16,7 @@ Key key_of(const ReportRow& r) { return {row_ref(r), r.benchmark_index, r.benchm
 std::string key_text(const ReportRow& r) { return row_ref(r) + " / " + r.benchmark; }
 
 CompareRow compare_row(const ReportRow& a, const ReportRow& b, double alpha) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
   CompareRow c;
   c.cell = row_ref(a);
   c.benchmark = a.benchmark;
@@ -24,17 +25,35 @@ CompareRow compare_row(const ReportRow& a, const ReportRow& b, double alpha) {
   c.lower_is_better = a.values.empty() ? b.lower_is_better : a.lower_is_better;
   c.a = a.values;
   c.b = b.values;
-  c.median_a = median(c.a);
-  c.median_b = median(c.b);
+  c.median_a = statistics::median(c.a);
+  c.median_b = statistics::median(c.b);
   const bool same_unit = a.unit == b.unit || a.values.empty() || b.values.empty();
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  c.delta_pct = same_unit ? penalty_percent(c.median_b, c.median_a) : nan;
-  c.delta_ci = same_unit ? bootstrap_penalty_ci(c.b, c.a) : Interval{nan, nan};
-  c.test = mann_whitney_u(c.b, c.a);
-  if (!same_unit) c.unit = a.unit + " vs " + b.unit;
-  c.verdict = same_unit ? compare_verdict(c, alpha) : "units differ";
+  c.test = statistics::mann_whitney_u(c.b, c.a);
+  c.difference = statistics::measure_difference(c.b, c.a, c.lower_is_better, alpha);
+  if (!same_unit) {  // not tested, so decide_verdicts leaves it alone
+    c.difference = statistics::Difference{};
+    c.difference.p_value = c.difference.p_adjusted = nan;
+    c.difference.range_pct = {nan, nan};
+    c.unit = a.unit + " vs " + b.unit;
+    c.units_differ = true;
+  }
+  c.delta_pct = same_unit ? c.difference.change_pct : nan;
   c.mismatch = a.mismatch && b.mismatch ? "A and B" : a.mismatch ? "A" : b.mismatch ? "B" : "";
   return c;
+}
+
+// The verdicts of all rows at once (Holm over the rows), then the text and interval per row.
+void decide(CompareData& d) {
+  std::vector<statistics::Difference*> ds;
+  for (auto& r : d.rows) ds.push_back(&r.difference);
+  statistics::decide_verdicts(ds, d.verdicts.alpha, d.verdicts.correct);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (auto& r : d.rows) {
+    d.tested += r.difference.tested() ? 1 : 0;
+    r.verdict = r.units_differ ? "units differ"
+                               : std::string(statistics::verdict_name(r.difference.verdict));
+    r.delta_ci = r.difference.ci_pct.value_or(Interval{nan, nan});
+  }
 }
 
 }  // namespace
@@ -55,23 +74,13 @@ std::string verdict_text(const CompareRow& row) {
                               : row.verdict + " (topology mismatch in " + row.mismatch + ")";
 }
 
-std::string compare_verdict(const CompareRow& row, double alpha) {
-  if (row.a.empty() || row.b.empty() || std::isnan(row.test.p_value)) return "no data";
-  if (row.test.p_value < alpha) {
-    if (!std::isfinite(row.delta_pct) || row.delta_pct == 0) return "significant";
-    const bool b_higher = row.delta_pct > 0;
-    return std::string("significant: ") + (b_higher == row.lower_is_better ? "worse" : "better");
-  }
-  if (row.test.min_p >= alpha) return "too few runs";
-  return "not significant";
-}
-
 CompareData compare_reports(const ReportData& a, const ReportData& b, std::string label_a,
-                            std::string label_b, double alpha) {
+                            std::string label_b, const VerdictOptions& options) {
   CompareData d;
   d.a = {std::move(label_a), a.context};
   d.b = {std::move(label_b), b.context};
-  d.alpha = alpha;
+  d.alpha = options.alpha;
+  d.verdicts = options;
   std::map<Key, const ReportRow*> in_b;
   for (const auto& r : b.rows) in_b.emplace(key_of(r), &r);
   std::map<Key, bool> matched;
@@ -83,10 +92,11 @@ CompareData compare_reports(const ReportData& a, const ReportData& b, std::strin
     }
     if (matched[key_of(r)]) continue;  // a duplicated key (hostile store): first one only
     matched[key_of(r)] = true;
-    d.rows.push_back(compare_row(r, *it->second, alpha));
+    d.rows.push_back(compare_row(r, *it->second, options.alpha));
   }
   for (const auto& r : b.rows)
     if (!matched.count(key_of(r))) d.only_b.push_back(key_text(r));
+  decide(d);
   for (const auto& w : a.warnings) d.warnings.push_back("A: " + w);
   for (const auto& w : b.warnings) d.warnings.push_back("B: " + w);
   if (!a.invalid_runs.empty())

@@ -1,14 +1,16 @@
 #pragma once
 // Comparison of two reports (topolab report A.db B.db), the benchstat idea: matching
-// (cell, benchmark) rows side by side with both medians, the change of B against A in %, a
-// percentile-bootstrap 95% confidence interval of that change and a two-sided Mann-Whitney U
-// test. Rows present on one side only are listed, not dropped.
+// (cell, benchmark) rows side by side with both medians, the change of B against A in %, and
+// the same difference, interval and verdict as the single-store report's penalty column
+// (statistics::measure_difference, Holm over the rows). Rows present on one side only are
+// listed, not dropped.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "orchestrator/report/report_data.hpp"
-#include "orchestrator/report/statistics.hpp"
+#include "orchestrator/statistics/rank_test.hpp"
+#include "orchestrator/statistics/verdict.hpp"
 
 namespace topolab::report {
 
@@ -18,10 +20,12 @@ struct CompareRow {
   bool lower_is_better = true;
   std::vector<double> a, b;  // repetition values
   double median_a = 0, median_b = 0;
-  double delta_pct = 0;     // 100 * (median_b / median_a - 1); NaN when not comparable
-  Interval delta_ci{0, 0};  // percentile bootstrap, 95 %, 2000 resamples, seed 42
-  RankTest test;            // Mann-Whitney U of b against a
-  std::string verdict;      // see compare_verdict()
+  double delta_pct = 0;               // 100 * (median_b / median_a - 1); NaN when not comparable
+  Interval delta_ci{0, 0};            // Hodges-Lehmann 95 % (NaN ends with too few runs)
+  statistics::Difference difference;  // B against A: range, p, adjusted p, verdict
+  statistics::RankTest test;          // Mann-Whitney U of b against a (u, exact)
+  std::string verdict;                // statistics::verdict_name, or "units differ"
+  bool units_differ = false;
   // The side(s) whose guest saw another topology than intended: "A", "B", "A and B" or "".
   // Said next to the verdict: such a cell measured something else than its label says.
   std::string mismatch;
@@ -39,6 +43,8 @@ struct CompareSide {
 struct CompareData {
   CompareSide a, b;
   double alpha = 0.05;
+  VerdictOptions verdicts;
+  int tested = 0;
   std::vector<CompareRow> rows;
   std::vector<std::string> only_a, only_b;  // "cell / benchmark" present on one side only
   std::vector<std::string> warnings;        // both sides' warnings, prefixed "A: " / "B: "
@@ -46,13 +52,9 @@ struct CompareData {
   std::string emulated_sides() const;       // "A", "B", "A and B" or ""
 };
 
-// "no data" (a side has no values), "units differ", "too few runs" (even complete separation
-// could not reach p < alpha with these sample sizes), "not significant", or "significant:
-// better" / "significant: worse" (B against A, by the benchmark's direction).
-std::string compare_verdict(const CompareRow& row, double alpha);
-
-// Rows match on (cell label, benchmark index, benchmark name).
+// Rows match on (cell label, benchmark index, benchmark name). Verdicts as in the single-store
+// report: Holm over the compared rows unless options.correct is off.
 CompareData compare_reports(const ReportData& a, const ReportData& b, std::string label_a,
-                            std::string label_b, double alpha = 0.05);
+                            std::string label_b, const VerdictOptions& options = {});
 
 }  // namespace topolab::report

@@ -12,9 +12,11 @@
 namespace topolab::report {
 
 const char* const kCompareMethod =
-    "delta = 100 * (median B / median A - 1); 95% CI: percentile bootstrap of that delta (2000 "
-    "resamples of both sides, seed 42); p: two-sided Mann-Whitney U test (exact without ties up "
-    "to 50 runs, else normal approximation with tie correction); significant when p < alpha";
+    "delta = 100 * (median B / median A - 1); 95% CI: Hodges-Lehmann interval of the ratio B/A "
+    "on log values (none below 5 runs per side: too_few_runs, the range instead); p: two-sided "
+    "Mann-Whitney U test (exact without ties up to 50 runs, else normal approximation with tie "
+    "correction), Holm-corrected over the rows unless --no-correction; better/worse when the "
+    "adjusted p < alpha";
 
 namespace {
 
@@ -54,10 +56,20 @@ std::string ci_text(const Interval& ci) {
   return buf;
 }
 
-std::string p_text(const RankTest& t) {
-  if (!std::isfinite(t.p_value)) return "-";
+// The interval, or with too few runs the range of the change (as the single-store table).
+std::string interval_or_range(const CompareRow& r) {
+  if (std::isfinite(r.delta_ci.low) && std::isfinite(r.delta_ci.high)) return ci_text(r.delta_ci);
+  const auto& range = r.difference.range_pct;
+  if (!std::isfinite(range.low) || !std::isfinite(range.high)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "range %+.1f..%+.1f%%", range.low, range.high);
+  return buf;
+}
+
+std::string p_text(const CompareRow& r) {
+  if (!std::isfinite(r.difference.p_adjusted)) return "-";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", t.p_value);
+  std::snprintf(buf, sizeof buf, "%.3g", r.difference.p_adjusted);
   return buf;
 }
 
@@ -69,18 +81,20 @@ void ConsoleCompareReporter::report(const CompareData& d) {
   print_aligned(out_, ctx, 3);
   out_ << "\n";
   std::vector<std::vector<std::string>> table = {{"cell", "benchmark", "unit", "n A", "n B",
-                                                  "median A", "median B", "delta", "95% CI", "p",
-                                                  "verdict"}};
+                                                  "median A", "median B", "delta", "95% CI",
+                                                  "p adj", "verdict"}};
   for (const auto& r : d.rows)
     table.push_back({tt(r.cell), tt(r.benchmark), tt(r.unit), std::to_string(r.a.size()),
                      std::to_string(r.b.size()), format_number(r.median_a),
-                     format_number(r.median_b), delta_text(r.delta_pct), ci_text(r.delta_ci),
-                     p_text(r.test), verdict_text(r)});
+                     format_number(r.median_b), delta_text(r.delta_pct), interval_or_range(r),
+                     p_text(r), verdict_text(r)});
   print_aligned(out_, table, 3);
   for (const auto& k : d.only_a) out_ << "only in A: " << tt(k) << "\n";
   for (const auto& k : d.only_b) out_ << "only in B: " << tt(k) << "\n";
   for (const auto& w : d.warnings) out_ << "warning: " << tt(w) << "\n";
-  out_ << kCompareMethod << " = " << format_number(d.alpha) << ".\n";
+  out_ << kCompareMethod << " = " << format_number(d.alpha) << " ("
+       << (d.verdicts.correct ? "Holm over " + std::to_string(d.tested) + " rows" : "not corrected")
+       << ").\n";
   if (d.emulated()) out_ << tcg_warning_line(d) << "\n";
 }
 
@@ -114,6 +128,10 @@ nlohmann::json compare_to_json(const CompareData& d) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : d.rows)
     rows.push_back({{"cell", r.cell},
+                    {"p_adjusted", number_or_null(r.difference.p_adjusted)},
+                    {"delta_range",
+                     {number_or_null(r.difference.range_pct.low),
+                      number_or_null(r.difference.range_pct.high)}},
                     {"benchmark", r.benchmark},
                     {"benchmark_index", r.benchmark_index},
                     {"unit", r.unit},
@@ -136,6 +154,8 @@ nlohmann::json compare_to_json(const CompareData& d) {
   return {{"a", {{"label", d.a.label}, {"context", ctx_a}}},
           {"b", {{"label", d.b.label}, {"context", ctx_b}}},
           {"alpha", d.alpha},
+          {"correction", d.verdicts.correct ? "holm" : "none"},
+          {"tested", d.tested},
           {"method", kCompareMethod},
           {"rows", rows},
           {"only_a", d.only_a},

@@ -56,6 +56,8 @@ extern const char* const kCompareMethod;
 // "+12.3%" / "[+1.0, +20.5]" / "0.0079": shared by the console and HTML reporters.
 std::string delta_text(double pct);
 std::string ci_text(const Interval& ci);
-std::string p_text(const RankTest& t);
+std::string interval_or_range(const CompareRow& r);
+// The p the verdict was decided from (Holm-adjusted unless --no-correction), "-" untested.
+std::string p_text(const CompareRow& r);
 
 }  // namespace topolab::report

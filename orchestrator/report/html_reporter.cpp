@@ -57,8 +57,8 @@ void bar_chart(std::ostream& o, const std::vector<const ReportRow*>& rows) {
     std::string right = format_number(r->median) + " " + r->unit;
     if (r->is_baseline)
       right += "  baseline";
-    else if (r->penalty)
-      right += "  " + std::string(*r->penalty >= 0 ? "+" : "") + num(*r->penalty) + "%";
+    else if (r->difference)
+      right += "  " + change_text(*r) + " " + verdict_text(*r, true);
     if (r->mismatch) right += " (mismatch)";
     if (r->values.empty()) right = r->status.empty() ? "no data" : r->status;
     o << "<text x=\"" << num(label_w + bar_w + 8, 0) << "\" y=\"" << num(cy + 4)
@@ -215,8 +215,13 @@ void HtmlReporter::report(const ReportData& data) {
   if (data.context) html_context(o, *data.context);
   if (!data.baseline.empty())
     o << "<p>Penalty is 100&middot;(median/baseline &minus; 1) against <b>" << esc(data.baseline)
-      << "</b>, with a 95% bootstrap confidence interval. Error bars span min..max of the "
-         "repetitions.</p>\n";
+      << "</b>. " << esc(verdict_method(data))
+      << ". Error bars span min..max of the repetitions.</p>\n";
+  if (const auto caps = cap_lines(data); !caps.empty()) {
+    o << "<ul>\n";
+    for (const auto& line : caps) o << "<li>" << esc(line) << "</li>\n";
+    o << "</ul>\n";
+  }
   std::map<int, std::vector<const ReportRow*>> by_bench;
   for (const auto& r : data.rows) by_bench[r.benchmark_index].push_back(&r);
   for (const auto& [idx, rows] : by_bench) {
@@ -228,22 +233,21 @@ void HtmlReporter::report(const ReportData& data) {
   const bool hosts = !data.hosts.empty();  // issue 16: a host column first
   o << "<h2>Table</h2>\n<table><tr>" << (hosts ? "<th class=\"t\">host</th>" : "")
     << "<th class=\"t\">cell</th><th class=\"t\">benchmark</th>"
-       "<th>n</th><th>median</th><th>min</th><th>max</th><th>cv</th><th>penalty</th>"
-       "<th>95% CI</th><th class=\"t\">status</th></tr>\n";
+       "<th>n</th><th>median</th><th>min</th><th>max</th><th>cv</th><th>penalty [95% CI]</th>"
+       "<th class=\"t\">verdict</th><th class=\"t\">noise</th><th class=\"t\">status</th>"
+       "</tr>\n";
   for (const auto& r : data.rows) {
     o << "<tr" << (r.mismatch ? " class=\"mism\"" : "") << ">"
       << (hosts ? "<td class=\"t\">" + esc(r.host) + "</td>" : "") << "<td class=\"t\">"
       << esc(r.cell) << "</td><td class=\"t\">" << esc(r.benchmark) << "</td><td>"
       << r.values.size() << "</td><td>" << format_number(r.median) << "</td><td>"
       << format_number(r.min) << "</td><td>" << format_number(r.max) << "</td><td>"
-      << (std::isfinite(r.cv) ? num(100 * r.cv) + "%" : "-") << "</td><td>"
-      << (r.is_baseline ? "baseline"
-          : r.penalty   ? num(*r.penalty) + "%"
-                        : "-")
-      << "</td><td>"
-      << (r.penalty_ci ? "[" + num(r.penalty_ci->low) + ", " + num(r.penalty_ci->high) + "]" : "-")
-      << "</td><td class=\"t\">" << esc(r.status) << (r.mismatch ? ", topology mismatch" : "")
-      << (r.error.empty() ? "" : ": " + esc(r.error)) << "</td></tr>\n";
+      << (std::isfinite(r.cv) ? num(100 * r.cv) + "%" : "-") << "</td><td>" << esc(change_text(r))
+      << "</td><td class=\"t\">" << esc(verdict_text(r, false)) << "</td><td class=\"t\">"
+      << esc(noise_column(r)) << "</td><td class=\"t\">" << esc(r.status)
+      << (r.stopped_at_cap ? ", stopped at max_repetitions" : "")
+      << (r.mismatch ? ", topology mismatch" : "") << (r.error.empty() ? "" : ": " + esc(r.error))
+      << "</td></tr>\n";
   }
   o << "</table>\n";
   if (data.context) html_cell_context(o, data);
@@ -286,15 +290,15 @@ void HtmlCompareReporter::report(const CompareData& d) {
       << "</td><td class=\"t\">" << esc(fb[i].second) << "</td></tr>\n";
   o << "</table>\n<h2>Results</h2>\n<table><tr><th class=\"t\">cell</th><th "
        "class=\"t\">benchmark</th><th class=\"t\">unit</th><th>n A</th><th>n B</th><th>median "
-       "A</th><th>median B</th><th>delta</th><th>95% CI</th><th>p</th><th "
+       "A</th><th>median B</th><th>delta</th><th>95% CI</th><th>p adj</th><th "
        "class=\"t\">verdict</th></tr>\n";
   for (const auto& r : d.rows)
-    o << "<tr" << (r.verdict.rfind("significant:", 0) == 0 ? " class=\"mism\"" : "")
+    o << "<tr" << (r.verdict == "better" || r.verdict == "worse" ? " class=\"mism\"" : "")
       << "><td class=\"t\">" << esc(r.cell) << "</td><td class=\"t\">" << esc(r.benchmark)
       << "</td><td class=\"t\">" << esc(r.unit) << "</td><td>" << r.a.size() << "</td><td>"
       << r.b.size() << "</td><td>" << format_number(r.median_a) << "</td><td>"
       << format_number(r.median_b) << "</td><td>" << delta_text(r.delta_pct) << "</td><td>"
-      << ci_text(r.delta_ci) << "</td><td>" << p_text(r.test) << "</td><td class=\"t\">"
+      << interval_or_range(r) << "</td><td>" << p_text(r) << "</td><td class=\"t\">"
       << esc(verdict_text(r)) << "</td></tr>\n";
   o << "</table>\n";
   for (const auto& [side, keys] : {std::pair{"A", &d.only_a}, std::pair{"B", &d.only_b}}) {

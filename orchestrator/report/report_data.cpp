@@ -2,16 +2,24 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
 
 #include "common/cpu_list.hpp"
+#include "orchestrator/statistics/adaptive.hpp"
 #include "orchestrator/store/result_store.hpp"
 #include "protocol/benchmark_result.hpp"
 
 namespace topolab::report {
 namespace {
+
+using statistics::cv;
+using statistics::max_of;
+using statistics::mean;
+using statistics::median;
+using statistics::min_of;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -68,7 +76,26 @@ double num(const nlohmann::json& v) { return v.is_number() ? v.get<double>() : k
 
 }  // namespace
 
-void compute_statistics(ReportData& data, const nlohmann::json& baseline) {
+statistics::Verdict ReportRow::verdict() const {
+  if (is_baseline) return statistics::Verdict::kBaseline;
+  return difference ? difference->verdict : statistics::Verdict::kNoData;
+}
+
+std::string verdict_method(const ReportData& data) {
+  char alpha[32];
+  std::snprintf(alpha, sizeof alpha, "%g", data.verdicts.alpha);
+  const std::string correction =
+      data.verdicts.correct ? "Holm-corrected over " + std::to_string(data.tested) + " differences"
+                            : "not corrected for multiple comparisons (--no-correction)";
+  return "verdicts: two-sided Mann-Whitney U, " + correction + ", alpha " + alpha +
+         "; 95% interval: Hodges-Lehmann of the ratio (log values); fewer than " +
+         std::to_string(statistics::kMinRunsPerSide) +
+         " runs per side: too_few_runs, only the range of the change";
+}
+
+void compute_statistics(ReportData& data, const nlohmann::json& baseline,
+                        const VerdictOptions& options) {
+  data.verdicts = options;
   for (auto& r : data.rows) {
     r.n = static_cast<double>(r.values.size());
     r.median = median(r.values);
@@ -79,6 +106,7 @@ void compute_statistics(ReportData& data, const nlohmann::json& baseline) {
     r.is_baseline = is_baseline_row(r.factors, baseline);
   }
   if (!baseline.is_object() || baseline.empty()) return;
+  std::vector<statistics::Difference*> differences;
   for (auto& r : data.rows) {
     // Not against itself; a cell whose stored factors are unreadable (not an object) has no
     // baseline: two such cells compared equal and got each other as baseline (redteam).
@@ -88,13 +116,16 @@ void compute_statistics(ReportData& data, const nlohmann::json& baseline) {
       if (!b.is_baseline || b.benchmark_index != r.benchmark_index || b.factors != want ||
           b.host != r.host || b.values.empty())
         continue;
-      double p = penalty_percent(r.median, b.median);
-      if (std::isfinite(p)) {
-        r.penalty = p;
-        r.penalty_ci = bootstrap_penalty_ci(r.values, b.values);
-      }
+      auto d = statistics::measure_difference(r.values, b.values, r.lower_is_better, options.alpha);
+      if (!std::isfinite(d.change_pct)) break;
+      r.penalty = d.change_pct;
+      r.difference = d;
+      differences.push_back(&*r.difference);
+      break;
     }
   }
+  statistics::decide_verdicts(differences, options.alpha, options.correct);
+  for (const auto* d : differences) data.tested += d->tested() ? 1 : 0;
 }
 
 std::optional<LatencyMatrix> latency_matrix_from_result(const nlohmann::json& result) {
@@ -210,9 +241,68 @@ std::vector<std::string> spec_warnings(const nlohmann::json& spec) {
   return out;
 }
 
+// Steal of one run: the agent's /proc/stat steal ticks (USER_HZ = 100) before and after it, over
+// its wall time times the CPUs it ran on (the counter sums every CPU). A run without the counter
+// (Windows, an older agent) adds nothing.
+void add_steal(statistics::NoiseInput& in, const nlohmann::json& env, double duration_ms) {
+  if (!env.is_object() || !(duration_ms > 0)) return;
+  const auto before = env.value("steal_before", nlohmann::json());
+  const auto after = env.value("steal_after", nlohmann::json());
+  if (!before.is_number_unsigned() || !after.is_number_unsigned()) return;
+  if (after.get<std::uint64_t>() < before.get<std::uint64_t>()) return;
+  std::size_t cpus = 1;
+  const auto list = env.value("cpus", nlohmann::json());
+  if (list.is_string() && cpu_list_text_in_range(list.get<std::string>()))
+    if (auto l = topolab::CpuList::parse(list.get<std::string>()); l && !l->ids().empty())
+      cpus = l->ids().size();
+  in.steal_known = true;
+  in.steal_seconds +=
+      static_cast<double>(after.get<std::uint64_t>() - before.get<std::uint64_t>()) / 100.0;
+  in.run_seconds += duration_ms / 1000.0 * static_cast<double>(cpus);
+}
+
+double positive_number(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return 0;
+  const double v = j[key].get<double>();
+  return std::isfinite(v) && v > 0 ? v : 0;
+}
+
+// The stored [adaptive] table, read by type (a hostile store gives no target, never a throw).
+struct StoredAdaptive {
+  int max_repetitions = 0;  // 0: not adaptive
+  statistics::AdaptiveTarget target;
+};
+
+StoredAdaptive stored_adaptive(const nlohmann::json& spec) {
+  StoredAdaptive a;
+  if (!spec.is_object() || !spec.contains("adaptive")) return a;
+  const auto& j = spec["adaptive"];
+  a.max_repetitions = static_cast<int>(std::min(positive_number(j, "max_repetitions"), 1e6));
+  if (double v = positive_number(j, "cv_threshold"); v > 0) a.target.cv_threshold = v;
+  if (double v = positive_number(j, "ci_halfwidth_pct"); v > 0) a.target.ci_halfwidth_pct = v;
+  return a;
+}
+
+// Noise flags and the adaptive cap, once statistics and context are known.
+void assess_rows(ReportData& data, const nlohmann::json& spec) {
+  const StoredAdaptive adaptive = stored_adaptive(spec);
+  const bool emulated = data.context && data.context->experiment.emulated;
+  for (auto& r : data.rows) {
+    if (r.values.empty()) continue;
+    r.noise_input.cv = r.cv;
+    r.noise_input.cv_threshold = adaptive.target.cv_threshold.value_or(0.05);
+    r.noise_input.emulated = emulated;
+    r.noise = statistics::noise_reasons(r.noise_input);
+    r.stopped_at_cap = adaptive.max_repetitions > 0 &&
+                       static_cast<int>(r.values.size()) >= adaptive.max_repetitions &&
+                       statistics::needs_more_repetitions(r.values, adaptive.target);
+  }
+}
+
 }  // namespace
 
-Result<ReportData> load_report(store::ResultStore& store, const std::string& name) {
+Result<ReportData> load_report(store::ResultStore& store, const std::string& name,
+                               const VerdictOptions& options) {
   auto exps = store.experiments();
   if (!exps) return exps.error();
   if (exps->empty()) return make_error("store " + store.path().string() + ": no experiments");
@@ -290,7 +380,10 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
         }
         row.unit = valid->unit;
         row.lower_is_better = valid->lower_is_better;
-        if (double v = protocol::result_value(*valid); std::isfinite(v)) row.values.push_back(v);
+        if (double v = protocol::result_value(*valid); std::isfinite(v)) {
+          row.values.push_back(v);
+          add_steal(row.noise_input, valid->environment, r.duration_ms);
+        }
         if (auto m = latency_matrix_from_result(protocol::result_to_json(*valid)))
           matrices.push_back(*m);
       }
@@ -311,8 +404,9 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
                             " cell(s) have unreadable stored factors, so no baseline and no "
                             "penalty for them (first: " +
                             first_unreadable + ")");
-  compute_statistics(data, baseline);
+  compute_statistics(data, baseline, options);
   data.context = load_context(store, *exp, *cells, data.hosts);
+  assess_rows(data, exp->spec);
   data.pictures = load_pictures(store, *exp, *cells);
   return data;
 }

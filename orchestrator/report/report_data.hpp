@@ -9,14 +9,18 @@
 
 #include "common/result.hpp"
 #include "orchestrator/report/context.hpp"
-#include "orchestrator/report/statistics.hpp"
 #include "orchestrator/report/svg_data.hpp"
+#include "orchestrator/statistics/descriptive.hpp"
+#include "orchestrator/statistics/noise.hpp"
+#include "orchestrator/statistics/verdict.hpp"
 
 namespace topolab::store {
 class ResultStore;
 }
 
 namespace topolab::report {
+
+using statistics::Interval;
 
 struct ReportRow {
   std::string cell;  // label "expose=flat policy=unpinned"
@@ -35,7 +39,18 @@ struct ReportRow {
   double n = 0, median = 0, min = 0, max = 0, mean = 0, cv = 0;
   bool is_baseline = false;
   std::optional<double> penalty;  // % against the baseline row, when there is one
-  std::optional<Interval> penalty_ci;
+  // Against the baseline row (issue 27): interval, p and verdict; unset without a baseline row.
+  std::optional<statistics::Difference> difference;
+  statistics::NoiseInput noise_input;  // gathered from the runs by load_report
+  std::vector<std::string> noise;      // statistics::noise_reasons; empty: not noisy
+  bool stopped_at_cap = false;         // [adaptive] reached max_repetitions with its target unmet
+  statistics::Verdict verdict() const;
+};
+
+// How verdicts are decided (topolab report --alpha, --no-correction).
+struct VerdictOptions {
+  double alpha = 0.05;
+  bool correct = true;  // Holm over the report's tested differences
 };
 
 struct LatencyMatrix {
@@ -70,7 +85,13 @@ struct ReportData {
   std::optional<ReportContext> context;
   // Per guest configuration: placement on the host and guest-seen topology (HTML pictures).
   PictureData pictures;
+  VerdictOptions verdicts;
+  int tested = 0;  // differences with a p-value: what the correction is over
 };
+
+// "verdicts: Holm-corrected over 4 differences, alpha 0.05; intervals 95 % Hodges-Lehmann ..."
+// (the header of every format).
+std::string verdict_method(const ReportData& data);
 
 // How a row's cell is named where cells of every host meet (context, matrices, charts,
 // comparisons): "expose=flat @ qemu+ssh://box/system", or the label alone with one host.
@@ -82,11 +103,14 @@ inline std::string row_ref(const ReportRow& r) { return row_ref(r.cell, r.host);
 // Fills stats and penalties of rows whose `values` are set. Baseline rows: same benchmark
 // index, factors equal except the baseline keys set to their baseline levels, same host
 // (issue 16: a baseline is compared within its host, never across machines).
-void compute_statistics(ReportData& data, const nlohmann::json& baseline_levels);
+// Then the verdicts, corrected over all rows together (decide_verdicts).
+void compute_statistics(ReportData& data, const nlohmann::json& baseline_levels,
+                        const VerdictOptions& options = {});
 
 // Reads one experiment (the only one, or `name`) from a store. Every stored result is re-read
 // through protocol::validate_result; nothing here throws on a stored value of the wrong type.
-Result<ReportData> load_report(store::ResultStore& store, const std::string& name);
+Result<ReportData> load_report(store::ResultStore& store, const std::string& name,
+                               const VerdictOptions& options = {});
 
 // A c2c-latency result's matrix: details.matrix_ns (or details.matrix) rows over details.cpus,
 // or details.pairs. nullopt when absent or larger than protocol::kMaxC2cCpus CPUs (checked

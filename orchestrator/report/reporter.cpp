@@ -3,24 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "common/json_text.hpp"
 #include "common/terminal_text.hpp"
 
 namespace topolab::report {
 namespace {
-
-std::string penalty_text(const ReportRow& r) {
-  if (r.is_baseline) return "baseline";
-  if (!r.penalty) return "-";
-  char buf[96];
-  if (r.penalty_ci && std::isfinite(r.penalty_ci->low))
-    std::snprintf(buf, sizeof buf, "%+.1f%% [%+.1f, %+.1f]", *r.penalty, r.penalty_ci->low,
-                  r.penalty_ci->high);
-  else
-    std::snprintf(buf, sizeof buf, "%+.1f%%", *r.penalty);
-  return buf;
-}
 
 std::string status_text(const ReportRow& r) {
   std::string s = r.status;
@@ -114,7 +103,73 @@ nlohmann::json cell_context_json(const ReportContext& ctx, const std::string& ce
   return j;
 }
 
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+nlohmann::json interval_json(const std::optional<Interval>& i) {
+  if (!i) return nullptr;
+  return nlohmann::json::array({number_or_null(i->low), number_or_null(i->high)});
+}
+
+// Interval, range, p, verdict, noise and the adaptive cap: the same fields in CSV and JSON.
+std::string csv_difference(const ReportRow& r) {
+  const auto* d = r.difference ? &*r.difference : nullptr;
+  auto field = [](double v) { return "," + format_number(v); };
+  std::string out;
+  out += field(d && d->ci_pct ? d->ci_pct->low : kNaN);
+  out += field(d && d->ci_pct ? d->ci_pct->high : kNaN);
+  out += field(d ? d->range_pct.low : kNaN) + field(d ? d->range_pct.high : kNaN);
+  out += field(d ? d->p_value : kNaN) + field(d ? d->p_adjusted : kNaN);
+  out += "," + std::string(statistics::verdict_name(r.verdict()));
+  out += "," + csv_field(statistics::noise_text(r.noise)) + (r.stopped_at_cap ? ",1" : ",0");
+  return out;
+}
+
+void add_difference_json(nlohmann::json& j, const ReportRow& r) {
+  const auto* d = r.difference ? &*r.difference : nullptr;
+  j["penalty_ci"] = interval_json(d ? d->ci_pct : std::nullopt);
+  j["penalty_range"] = d ? interval_json(d->range_pct) : nlohmann::json();
+  j["p_value"] = d ? number_or_null(d->p_value) : nullptr;
+  j["p_adjusted"] = d ? number_or_null(d->p_adjusted) : nullptr;
+  j["verdict"] = statistics::verdict_name(r.verdict());
+  j["noise"] = r.noise;
+  j["stopped_at_cap"] = r.stopped_at_cap;
+}
+
 }  // namespace
+
+std::string change_text(const ReportRow& r) {
+  if (r.is_baseline) return "baseline";
+  if (!r.difference) return "-";
+  const auto& d = *r.difference;
+  char buf[96];
+  if (d.ci_pct)
+    std::snprintf(buf, sizeof buf, "%+.1f%% [%+.1f, %+.1f]", d.change_pct, d.ci_pct->low,
+                  d.ci_pct->high);
+  else if (std::isfinite(d.range_pct.low) && std::isfinite(d.range_pct.high))
+    std::snprintf(buf, sizeof buf, "range %+.1f..%+.1f%%", d.range_pct.low, d.range_pct.high);
+  else
+    return "-";
+  return buf;
+}
+
+std::string verdict_text(const ReportRow& r, bool short_form) {
+  if (!r.is_baseline && !r.difference) return "-";
+  const auto v = r.verdict();
+  return std::string(short_form ? statistics::verdict_mark(v) : statistics::verdict_name(v));
+}
+
+std::string noise_column(const ReportRow& r) {
+  return r.noise.empty() ? "-" : statistics::noise_text(r.noise);
+}
+
+std::vector<std::string> cap_lines(const ReportData& data) {
+  std::vector<std::string> out;
+  for (const auto& r : data.rows)
+    if (r.stopped_at_cap)
+      out.push_back("stopped at adaptive.max_repetitions (" + std::to_string(r.values.size()) +
+                    " runs), target unmet: " + row_ref(r) + " / " + r.benchmark);
+  return out;
+}
 
 std::string csv_quoted(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -161,16 +216,19 @@ void ConsoleReporter::report(const ReportData& data) {
   if (!data.baseline.empty())
     out_ << " (baseline " << tt(data.baseline) << (data.hosts.empty() ? "" : ", per host") << ")";
   out_ << "\n";
+  if (!data.baseline.empty()) out_ << "  " << verdict_method(data) << "\n";
   if (data.context) console_context(out_, *data.context);
   // Several hosts (issue 16): a host column first, rows grouped by host.
   const bool hosts = !data.hosts.empty();
   std::vector<std::vector<std::string>> table = {{"cell", "benchmark", "unit", "n", "median", "min",
-                                                  "max", "cv", "penalty [95% CI]", "status"}};
+                                                  "max", "cv", "penalty [95% CI]", "verdict",
+                                                  "noise", "status"}};
   if (hosts) table[0].insert(table[0].begin(), "host");
   for (const auto& r : data.rows) {
     table.push_back({tt(r.cell), tt(r.benchmark), tt(r.unit), std::to_string(r.values.size()),
                      format_number(r.median), format_number(r.min), format_number(r.max),
-                     cv_text(r), penalty_text(r), tt(status_text(r))});
+                     cv_text(r), change_text(r), verdict_text(r, true), noise_column(r),
+                     tt(status_text(r))});
     if (hosts) table.back().insert(table.back().begin(), tt(r.host));
   }
   // Text columns (host, cell, benchmark, unit) and the status left-aligned, numbers right.
@@ -183,6 +241,7 @@ void ConsoleReporter::report(const ReportData& data) {
     else
       out_ << "error in " << tt(row_ref(r)) << ": " << tt(r.error) << "\n";
   }
+  for (const auto& line : cap_lines(data)) out_ << tt(line) << "\n";
   for (const auto& w : data.warnings) out_ << "warning: " << tt(w) << "\n";
   for (const auto& i : data.invalid_runs)
     out_ << "invalid stored run " << i.run_id << " (" << tt(i.cell) << " " << tt(i.benchmark)
@@ -197,8 +256,9 @@ void CsvReporter::report(const ReportData& data) {
     for (const auto& [k, v] : data.rows.front().factors.items()) keys.push_back(k);
   out_ << "experiment,cell";
   for (const auto& k : keys) out_ << "," << csv_field(k);
-  out_ << ",benchmark,unit,n,median,min,max,mean,cv,penalty_pct,ci_low,ci_high,baseline,status,"
-          "mismatch,error"
+  out_ << ",benchmark,unit,n,median,min,max,mean,cv,penalty_pct,ci_low,ci_high,range_low,"
+          "range_high,p_value,p_adjusted,verdict,noise,stopped_at_cap,baseline,status,mismatch,"
+          "error"
        << csv_context_header(data) << "\n";
   for (const auto& r : data.rows) {
     out_ << csv_field(data.experiment) << "," << csv_field(r.cell);
@@ -210,9 +270,7 @@ void CsvReporter::report(const ReportData& data) {
     out_ << "," << csv_field(r.benchmark) << "," << csv_field(r.unit) << "," << r.values.size()
          << "," << format_number(r.median) << "," << format_number(r.min) << ","
          << format_number(r.max) << "," << format_number(r.mean) << "," << format_number(r.cv)
-         << "," << (r.penalty ? format_number(*r.penalty) : "-") << ","
-         << (r.penalty_ci ? format_number(r.penalty_ci->low) : "-") << ","
-         << (r.penalty_ci ? format_number(r.penalty_ci->high) : "-") << ","
+         << "," << (r.penalty ? format_number(*r.penalty) : "-") << csv_difference(r) << ","
          << (r.is_baseline ? "1" : "0") << "," << csv_field(r.status) << ","
          << (r.mismatch ? "1" : "0") << "," << csv_field(r.error)
          << csv_context_values(data, row_ref(r)) << "\n";
@@ -221,7 +279,7 @@ void CsvReporter::report(const ReportData& data) {
   for (const auto& i : data.invalid_runs) {
     out_ << csv_field(data.experiment) << "," << csv_field(i.cell);
     for (std::size_t k = 0; k < keys.size(); ++k) out_ << ",";
-    out_ << "," << csv_field(i.benchmark) << ",,0,-,-,-,-,-,-,-,-,0,invalid,0,"
+    out_ << "," << csv_field(i.benchmark) << ",,0,-,-,-,-,-,-,-,-,-,-,-,-,no_data,,0,0,invalid,0,"
          << csv_field("run " + std::to_string(i.run_id) + ": " + i.reason)
          << csv_context_values(data, i.cell) << "\n";
   }
@@ -248,9 +306,7 @@ nlohmann::json report_to_json(const ReportData& data) {
                         {"status", r.status},
                         {"mismatch", r.mismatch},
                         {"error", r.error}};
-    j["penalty_ci"] = r.penalty_ci ? nlohmann::json::array({number_or_null(r.penalty_ci->low),
-                                                            number_or_null(r.penalty_ci->high)})
-                                   : nlohmann::json();
+    add_difference_json(j, r);
     if (!r.host.empty()) j["host"] = r.host;
     if (data.context) j["cell_context"] = cell_context_json(*data.context, row_ref(r));
     rows.push_back(std::move(j));
@@ -269,9 +325,18 @@ nlohmann::json report_to_json(const ReportData& data) {
   for (const auto& i : data.invalid_runs)
     invalid.push_back(
         {{"run_id", i.run_id}, {"cell", i.cell}, {"benchmark", i.benchmark}, {"reason", i.reason}});
-  nlohmann::json out = {
-      {"experiment", data.experiment}, {"baseline", data.baseline}, {"rows", rows},
-      {"latency_matrices", matrices},  {"invalid_runs", invalid},   {"warnings", data.warnings}};
+  nlohmann::json out = {{"experiment", data.experiment},
+                        {"baseline", data.baseline},
+                        {"rows", rows},
+                        {"verdicts",
+                         {{"alpha", data.verdicts.alpha},
+                          {"correction", data.verdicts.correct ? "holm" : "none"},
+                          {"tested", data.tested},
+                          {"min_runs_per_side", statistics::kMinRunsPerSide},
+                          {"method", verdict_method(data)}}},
+                        {"latency_matrices", matrices},
+                        {"invalid_runs", invalid},
+                        {"warnings", data.warnings}};
   if (data.context) out["context"] = context_to_json(*data.context);
   if (!data.hosts.empty()) out["hosts"] = data.hosts;
   return out;

@@ -60,6 +60,16 @@ void print_aligned(std::ostream& out, const std::vector<std::vector<std::string>
 // injection), then quoted.
 std::string csv_field(const std::string& s);
 
+// The change against the baseline as every format prints it (issue 27): "+3.1% [+1.0, +5.2]"
+// with an interval, "range -5.7..+33.4%" with too few runs (no interval), "baseline", or "-".
+std::string change_text(const ReportRow& r);
+// The verdict word ("~" for not_significant when `short_form`), "-" for a row without data.
+std::string verdict_text(const ReportRow& r, bool short_form);
+// The noise reasons joined with "; ", "-" when not noisy.
+std::string noise_column(const ReportRow& r);
+// One line per row that stopped at [adaptive] max_repetitions with its target unmet.
+std::vector<std::string> cap_lines(const ReportData& data);
+
 // Number formatting shared by the reporters: 4 significant digits, "-" for NaN.
 std::string format_number(double v);
 nlohmann::json report_to_json(const ReportData& data);

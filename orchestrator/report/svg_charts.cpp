@@ -269,8 +269,8 @@ std::vector<C2cClass> c2c_classes(const LatencyMatrix& m) {
   std::vector<C2cClass> out;
   for (int k = 0; k < kClassCount; ++k) {
     if (values[k].empty()) continue;
-    out.push_back({kClassNames[k], values[k].size(), median(values[k]), min_of(values[k]),
-                   max_of(values[k])});
+    out.push_back({kClassNames[k], values[k].size(), statistics::median(values[k]),
+                   statistics::min_of(values[k]), statistics::max_of(values[k])});
   }
   return out;
 }

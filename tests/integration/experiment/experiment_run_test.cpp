@@ -129,7 +129,11 @@ TEST_F(ExperimentRun, TwoBootsThenResumeDoesNothing) {
       EXPECT_TRUE(row["is_baseline"].get<bool>());
     } else {
       EXPECT_TRUE(row["penalty_pct"].is_number()) << row.dump();
-      EXPECT_TRUE(row["penalty_ci"].is_array()) << row.dump();
+      // 3 runs per side: below statistics::kMinRunsPerSide, so no interval, only the range.
+      EXPECT_TRUE(row["penalty_ci"].is_null()) << row.dump();
+      EXPECT_TRUE(row["penalty_range"].is_array()) << row.dump();
+      EXPECT_EQ(row["verdict"], "too_few_runs") << row.dump();
+      EXPECT_NE(row["noise"].dump().find("tcg"), std::string::npos) << row.dump();
     }
   }
   Child table = spawn({"report", db.string()}, dir_, "table");

@@ -35,7 +35,7 @@ TEST(ExperimentParse, ReadsEveryField) {
   EXPECT_EQ(e->excludes[0].match.at("policy"), "unpinned");
   EXPECT_EQ(e->baseline.at("expose"), "flat");
   ASSERT_TRUE(e->adaptive.has_value());
-  EXPECT_DOUBLE_EQ(e->adaptive->cv_threshold, 0.1);
+  EXPECT_DOUBLE_EQ(e->adaptive->cv_threshold.value_or(0), 0.1);
   EXPECT_EQ(e->adaptive->max_repetitions, 9);
 }
 

@@ -7,6 +7,9 @@
 #include <filesystem>
 
 #include "orchestrator/experiment/host_backend.hpp"
+#include "orchestrator/experiment/matrix.hpp"
+#include "orchestrator/report/report_data.hpp"
+#include "orchestrator/store/result_store.hpp"
 #include "tests/orchestrator/experiment/store_run.hpp"
 
 namespace topolab::experiment {
@@ -141,6 +144,74 @@ max_repetitions = 4
   // Timings of a real run never have a CV below 1e-6: runs are added up to the cap.
   EXPECT_EQ(s->runs_executed, 4);
   EXPECT_EQ(s->runs_adaptive, 2);
+}
+
+// Issue 27: a half-width target adds repetitions until the median's interval exists (6 runs)
+// and is tight enough; 1e-6 % is never met, so the cap (8) is reached and the report says so.
+TEST_F(RunnerTest, AdaptiveHalfWidthTargetRunsToTheCapAndTheReportSaysSo) {
+  auto e = parse(R"(
+name = "adaptive-hw"
+backend = "host"
+repetitions = 2
+[[benchmark]]
+name = "sqrt"
+params = { n = 5000, repeats = 1 }
+[adaptive]
+ci_halfwidth_pct = 0.000001
+max_repetitions = 8
+)");
+  auto s = run(e);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->runs_executed, 8);
+  EXPECT_EQ(s->runs_adaptive, 6);
+  auto store = store::ResultStore::open_read_only(store_path());
+  auto data = report::load_report(**store, "");
+  ASSERT_TRUE(data.ok()) << data.error().message;
+  ASSERT_EQ(data->rows.size(), 1u);
+  EXPECT_TRUE(data->rows[0].stopped_at_cap);
+}
+
+// A loose half-width target is met from the first interval (6 runs): no run beyond it.
+TEST_F(RunnerTest, AdaptiveHalfWidthTargetStopsWhenMet) {
+  auto e = parse(R"(
+name = "adaptive-hw-loose"
+backend = "host"
+repetitions = 2
+[[benchmark]]
+name = "sqrt"
+params = { n = 5000, repeats = 1 }
+[adaptive]
+ci_halfwidth_pct = 99
+max_repetitions = 20
+)");
+  auto s = run(e);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->runs_executed, 6);
+  auto store = store::ResultStore::open_read_only(store_path());
+  auto data = report::load_report(**store, "");
+  ASSERT_TRUE(data.ok()) << data.error().message;
+  EXPECT_FALSE(data->rows[0].stopped_at_cap);
+}
+
+// `replicate` changes nothing: its cells share one configuration (one agent start, one boot).
+TEST_F(RunnerTest, ReplicateCellsShareOneConfiguration) {
+  auto e = parse(R"(
+name = "aa"
+backend = "host"
+repetitions = 1
+[factors]
+replicate = [1, 2, 3]
+[[benchmark]]
+name = "sqrt"
+params = { n = 5000, repeats = 1 }
+)");
+  const auto cells = expand_cells(e);
+  ASSERT_EQ(cells.size(), 3u);
+  EXPECT_EQ(cells[0].config_key, cells[2].config_key);
+  EXPECT_NE(cells[0].key, cells[2].key);
+  auto s = run(e);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->runs_executed, 3);
 }
 
 TEST_F(RunnerTest, HostBackendRejectsGuestFactorsBeforeStarting) {

@@ -60,7 +60,8 @@ TEST(Compare, KnownShiftHasTheRightSignAndIsSignificant) {
     EXPECT_GT(r.delta_ci.low, 0) << r.cell << ": the interval excludes no change";
     EXPECT_TRUE(r.test.exact);
     EXPECT_NEAR(r.test.p_value, 2.0 / 252, 1e-12) << "complete separation of 5 vs 5";
-    EXPECT_EQ(r.verdict, "significant: worse") << "B takes longer; lower is better";
+    EXPECT_NEAR(r.difference.p_adjusted, 2 * 2.0 / 252, 1e-12) << "Holm over the 2 rows";
+    EXPECT_EQ(r.verdict, "worse") << "B takes longer; lower is better";
   }
   EXPECT_NEAR(d.rows[0].delta_pct, 100 * (2.01 / 1.00 - 1), 1e-9);
   // Swapped sides: the opposite sign, "better".
@@ -68,7 +69,7 @@ TEST(Compare, KnownShiftHasTheRightSignAndIsSignificant) {
   auto b = report("y", {row("c", {1.00, 1.03, 0.98, 1.01, 0.99})});
   auto swapped = compare_reports(a, b, "a", "b");
   EXPECT_LT(swapped.rows[0].delta_pct, -45);
-  EXPECT_EQ(swapped.rows[0].verdict, "significant: better");
+  EXPECT_EQ(swapped.rows[0].verdict, "better");
 }
 
 TEST(Compare, SameConfigurationIsNotSignificant) {
@@ -77,7 +78,7 @@ TEST(Compare, SameConfigurationIsNotSignificant) {
   const auto d = compare_reports(a, b, "a", "b");
   ASSERT_EQ(d.rows.size(), 1u);
   EXPECT_GT(d.rows[0].test.p_value, 0.5);
-  EXPECT_EQ(d.rows[0].verdict, "not significant");
+  EXPECT_EQ(d.rows[0].verdict, "not_significant");
   EXPECT_LT(d.rows[0].delta_ci.low, 0);
   EXPECT_GT(d.rows[0].delta_ci.high, 0);
 }
@@ -88,17 +89,17 @@ TEST(Compare, ATopologyMismatchIsSaidNextToTheVerdict) {
   b.rows[0].mismatch = true;
   auto d = compare_reports(a, b, "a", "b");
   EXPECT_EQ(d.rows[0].mismatch, "B");
-  EXPECT_EQ(verdict_text(d.rows[0]), "too few runs (topology mismatch in B)");
+  EXPECT_EQ(verdict_text(d.rows[0]), "too_few_runs (topology mismatch in B)");
   a.rows[0].mismatch = true;
   EXPECT_EQ(compare_reports(a, b, "a", "b").rows[0].mismatch, "A and B");
   EXPECT_EQ(verdict_text(compare_reports(a, a, "a", "b").rows[0]),
-            "too few runs (topology mismatch in A and B)");
+            "too_few_runs (topology mismatch in A and B)");
 }
 
 TEST(Compare, ThreeRunsCannotBeSignificantAndSaySo) {
   auto a = report("x", {row("c", {1, 1.1, 1.2})});
   auto b = report("y", {row("c", {5, 5.1, 5.2})});
-  EXPECT_EQ(compare_reports(a, b, "a", "b").rows[0].verdict, "too few runs");
+  EXPECT_EQ(compare_reports(a, b, "a", "b").rows[0].verdict, "too_few_runs");
 }
 
 TEST(Compare, OneSidedCellsAreListedAndEmptySidesSayNoData) {
@@ -107,7 +108,7 @@ TEST(Compare, OneSidedCellsAreListedAndEmptySidesSayNoData) {
   EXPECT_EQ(d.only_b, (std::vector<std::string>{"threads=8 / sqrt"}));
   auto a = report("x", {row("c", {})});
   auto b = report("y", {row("c", {1, 2})});
-  EXPECT_EQ(compare_reports(a, b, "a", "b").rows[0].verdict, "no data");
+  EXPECT_EQ(compare_reports(a, b, "a", "b").rows[0].verdict, "no_data");
   auto ms = report("y", {row("c", {1, 2})});
   ms.rows[0].unit = "ms";
   auto s = report("x", {row("c", {1, 2})});

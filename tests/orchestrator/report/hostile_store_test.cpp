@@ -100,8 +100,10 @@ TEST(CsvReporter, NeutralisesFormulasAndControlCharacters) {
   CsvReporter(out).report(d);
   EXPECT_EQ(out.str(),
             "experiment,cell,level,n,benchmark,unit,n,median,min,max,mean,cv,penalty_pct,ci_low,"
-            "ci_high,baseline,status,mismatch,error\n"
-            "'=cmd|' /C calc'!A0,'@SUM(1),'-1+2,-3,'+bench,ns\\x1b[2J,0,0,0,0,0,0,-,-,-,0,done,0,"
+            "ci_high,range_low,range_high,p_value,p_adjusted,verdict,noise,stopped_at_cap,baseline,"
+            "status,mismatch,error\n"
+            "'=cmd|' /C calc'!A0,'@SUM(1),'-1+2,-3,'+bench,ns\\x1b[2J,0,0,0,0,0,0,-,-,-,-,-,-,-,"
+            "no_data,,0,0,done,0,"
             "\\x09injected\n");
 }
 

@@ -1,10 +1,12 @@
-#include "orchestrator/report/statistics.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-namespace topolab::report {
+#include "orchestrator/statistics/bootstrap.hpp"
+#include "orchestrator/statistics/descriptive.hpp"
+#include "orchestrator/statistics/rank_test.hpp"
+
+namespace topolab::statistics {
 namespace {
 
 TEST(Statistics, MedianOddEvenAndEmpty) {
@@ -128,4 +130,4 @@ TEST(RankTest, NormalApproximationBeyondTheExactLimit) {
 }
 
 }  // namespace
-}  // namespace topolab::report
+}  // namespace topolab::statistics

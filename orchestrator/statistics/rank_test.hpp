@@ -1,32 +1,14 @@
 #pragma once
-// Small pure statistics used by every reporter. Empty input gives NaN.
-#include <cstdint>
+// The two-sided Mann-Whitney U test and its exact null distribution: the test behind every
+// verdict (verdict.hpp) and the critical values of the shift interval (shift_interval.hpp).
 #include <vector>
 
-namespace topolab::report {
-
-double median(std::vector<double> values);
-double min_of(const std::vector<double>& values);
-double max_of(const std::vector<double>& values);
-double mean(const std::vector<double>& values);
-double stddev(const std::vector<double>& values);  // sample standard deviation (n-1)
-double cv(const std::vector<double>& values);      // stddev / mean; 0 for n < 2
-// 100 * (median / baseline_median - 1)
-double penalty_percent(double median, double baseline_median);
-
-struct Interval {
-  double low, high;
-};
-// Percentile bootstrap CI of penalty_percent(median(cell), median(baseline)): resamples both
-// sides with replacement `resamples` times using a fixed seed, so the result is reproducible.
-Interval bootstrap_penalty_ci(const std::vector<double>& cell, const std::vector<double>& baseline,
-                              double confidence = 0.95, int resamples = 2000,
-                              std::uint64_t seed = 42);
-
-// --- Rank test for comparisons (topolab report A.db B.db) ---
+namespace topolab::statistics {
 
 // Upper tail of the standard normal distribution, P(Z >= z).
 double normal_sf(double z);
+// z with P(Z >= z) = p, for p in (0, 1) (bisection on normal_sf: exact to 1e-12).
+double normal_quantile_upper(double p);
 
 // Probabilities P(U = k), k = 0 .. n1*n2, of the Mann-Whitney U statistic under the null
 // hypothesis without ties (every arrangement of the n1 + n2 ranks equally likely). Empty when
@@ -45,4 +27,4 @@ struct RankTest {
 // correction (the same convention as scipy.stats.mannwhitneyu and R's wilcox.test).
 RankTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
 
-}  // namespace topolab::report
+}  // namespace topolab::statistics

@@ -1,96 +1,11 @@
-#include "orchestrator/report/statistics.hpp"
+#include "orchestrator/statistics/rank_test.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
-namespace topolab::report {
-namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::uint64_t next(std::uint64_t& state) {  // splitmix64: same numbers on every platform
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-std::vector<double> resample(const std::vector<double>& v, std::uint64_t& state) {
-  std::vector<double> out(v.size());
-  for (auto& x : out) x = v[next(state) % v.size()];
-  return out;
-}
-
-// Linear interpolation between closest ranks on sorted data.
-double quantile(const std::vector<double>& sorted, double q) {
-  double pos = q * static_cast<double>(sorted.size() - 1);
-  auto lo = static_cast<std::size_t>(std::floor(pos));
-  auto hi = static_cast<std::size_t>(std::ceil(pos));
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
-}
-
-}  // namespace
-
-double median(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  std::sort(v.begin(), v.end());
-  std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
-double min_of(const std::vector<double>& v) {
-  return v.empty() ? kNaN : *std::min_element(v.begin(), v.end());
-}
-
-double max_of(const std::vector<double>& v) {
-  return v.empty() ? kNaN : *std::max_element(v.begin(), v.end());
-}
-
-double mean(const std::vector<double>& v) {
-  if (v.empty()) return kNaN;
-  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
-
-double stddev(const std::vector<double>& v) {
-  if (v.size() < 2) return v.empty() ? kNaN : 0.0;
-  double m = mean(v), acc = 0;
-  for (double x : v) acc += (x - m) * (x - m);
-  return std::sqrt(acc / static_cast<double>(v.size() - 1));
-}
-
-double cv(const std::vector<double>& v) {
-  if (v.empty()) return kNaN;
-  if (v.size() < 2) return 0.0;
-  double m = mean(v);
-  return m == 0 ? kNaN : stddev(v) / std::fabs(m);
-}
-
-double penalty_percent(double m, double baseline) {
-  if (!std::isfinite(m) || !std::isfinite(baseline) || baseline == 0) return kNaN;
-  return 100.0 * (m / baseline - 1.0);
-}
-
-Interval bootstrap_penalty_ci(const std::vector<double>& cell, const std::vector<double>& baseline,
-                              double confidence, int resamples, std::uint64_t seed) {
-  if (cell.empty() || baseline.empty() || resamples < 1) return {kNaN, kNaN};
-  std::uint64_t state = seed;
-  std::vector<double> penalties;
-  penalties.reserve(static_cast<std::size_t>(resamples));
-  for (int i = 0; i < resamples; ++i) {
-    double p = penalty_percent(median(resample(cell, state)), median(resample(baseline, state)));
-    if (std::isfinite(p)) penalties.push_back(p);
-  }
-  if (penalties.empty()) return {kNaN, kNaN};
-  std::sort(penalties.begin(), penalties.end());
-  double alpha = (1.0 - confidence) / 2.0;
-  return {quantile(penalties, alpha), quantile(penalties, 1.0 - alpha)};
-}
-
-}  // namespace topolab::report
-
-namespace topolab::report {
+namespace topolab::statistics {
 namespace {
 
 // Midranks (1-based) of the pooled sample, and the tie term sum(t^3 - t) over tie groups.
@@ -129,6 +44,15 @@ double smallest_two_sided_p(int n1, int n2) {
 
 double normal_sf(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
 
+double normal_quantile_upper(double p) {
+  double lo = -40, hi = 40;  // normal_sf falls from 1 to 0 over this range
+  for (int i = 0; i < 200 && hi - lo > 1e-12; ++i) {
+    const double mid = (lo + hi) / 2;
+    (normal_sf(mid) > p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 std::vector<double> exact_u_distribution(int n1, int n2) {
   if (n1 <= 0 || n2 <= 0 || n1 + n2 > kMaxExactRankSamples) return {};
   // counts[j][k]: arrangements of i values of the first sample and j of the second with U = k;
@@ -152,6 +76,7 @@ std::vector<double> exact_u_distribution(int n1, int n2) {
 }
 
 RankTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   RankTest t;
   if (a.empty() || b.empty()) {
     t.p_value = kNaN;
@@ -182,4 +107,4 @@ RankTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>&
   return t;
 }
 
-}  // namespace topolab::report
+}  // namespace topolab::statistics

@@ -1,0 +1,51 @@
+// Issue 27 acceptance: examples/aa-calibration.toml on the host backend (20 cells x 10
+// repetitions of one unchanged configuration): at least 95 % of its verdicts are
+// not_significant, in the report a user would read (topolab run, then topolab report --json).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/child_process.hpp"
+
+namespace topolab::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(AaCalibration, TwentyReplicatesOfOneConfigurationAreNotSignificant) {
+  char tmpl[] = "/tmp/topolab-aa-XXXXXX";
+  const fs::path dir = mkdtemp(tmpl);
+  const std::string store = (dir / "aa.db").string();
+  auto run =
+      testing::run_cli({"run", std::string(TOPOLAB_SOURCE_DIR) + "/examples/aa-calibration.toml",
+                        "--store", store, "--agent", TOPOLAB_AGENT, "-q"},
+                       std::chrono::minutes(5));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto rep = testing::run_cli({"report", store, "--json"}, std::chrono::minutes(1));
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  const auto j = nlohmann::json::parse(rep.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << rep.out;
+  int verdicts = 0, not_significant = 0;
+  std::string findings;
+  for (const auto& r : j["rows"]) {
+    EXPECT_EQ(r["n"], 10) << r.dump();
+    if (r["verdict"] == "baseline") continue;
+    ++verdicts;
+    if (r["verdict"] == "not_significant")
+      ++not_significant;
+    else
+      findings += r["cell"].get<std::string>() + ": " + r["verdict"].get<std::string>() +
+                  " p_adj " + r["p_adjusted"].dump() + "\n";
+  }
+  ASSERT_EQ(verdicts, 19);
+  EXPECT_EQ(j["verdicts"]["tested"], 19);
+  std::printf("A/A: %d of %d verdicts not_significant\n%s", not_significant, verdicts,
+              findings.c_str());
+  EXPECT_GE(not_significant, 0.95 * verdicts) << findings;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace topolab::report
