@@ -1,3 +1,5 @@
+option(TOPOLAB_UNITY_BUILD "Compile each folder's sources in batches (unity build)" ON)
+
 # Shared compile settings: every topolab target calls topolab_target_defaults().
 function(topolab_target_defaults target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
@@ -44,4 +46,10 @@ function(topolab_folder_library target folder)
     target_link_libraries(${target} PUBLIC ${arg_PUBLIC} PRIVATE ${arg_PRIVATE})
   endif()
   topolab_target_defaults(${target})
+  # A folder's sources compiled in batches (issue 31): the third-party headers nearly every
+  # source includes (nlohmann/json, toml++, CLI11, fmt) are parsed and their templates
+  # instantiated once per batch instead of once per source.
+  if(TOPOLAB_UNITY_BUILD)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 16)
+  endif()
 endfunction()

@@ -243,4 +243,10 @@ Result<void> write_file_atomic(const std::filesystem::path& path, const std::str
   return {};
 }
 
+std::uintmax_t file_size_or_zero(const std::filesystem::path& path) {
+  std::error_code ec;
+  auto n = std::filesystem::file_size(path, ec);
+  return ec ? 0 : n;
+}
+
 }  // namespace topolab

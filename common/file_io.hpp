@@ -2,6 +2,7 @@
 #include <fcntl.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ Result<void> make_private_dir(const std::filesystem::path& path);
 // Reads a whole regular file through open_regular_file, refusing anything larger than
 // max_bytes ("PATH: larger than N bytes") before reading when the size is known and while
 // reading for files whose size is not (procfs reports 0).
+// A file's size, 0 when it is missing or unreadable (a log that may not exist yet).
+std::uintmax_t file_size_or_zero(const std::filesystem::path& path);
+
 Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes = 64u << 20);
 
 // Fails unless `path` is absent or a regular file (the same non-blocking fstat rule), for

@@ -50,6 +50,28 @@ for exe in "$BUILD_DIR"/fuzz/fuzz_*; do
   targets+=("$name")
 done
 ((${#targets[@]})) || { echo "fuzz.sh: no fuzz targets built in $BUILD_DIR/fuzz" >&2; exit 2; }
+# Every fuzz/<name>_fuzz.cpp must have run (issue 33): a target that failed to build, or was
+# renamed in the build but not here, fails the stage instead of silently dropping out of it.
+expected=()
+for src in "$ROOT"/fuzz/*_fuzz.cpp; do
+  name=$(basename "$src" _fuzz.cpp)
+  if ((${#ONLY[@]})); then
+    keep=0; for o in "${ONLY[@]}"; do [[ "$o" == "$name" ]] && keep=1; done
+    ((keep)) || continue
+  fi
+  expected+=("$name")
+done
+for o in "${ONLY[@]}"; do
+  [[ -f "$ROOT/fuzz/${o}_fuzz.cpp" ]] || { echo "fuzz.sh: --only $o: no fuzz/${o}_fuzz.cpp" >&2; exit 2; }
+done
+missing=()
+for name in "${expected[@]}"; do
+  [[ " ${targets[*]} " == *" $name "* ]] || missing+=("fuzz_$name")
+done
+if ((${#missing[@]})); then
+  echo "fuzz.sh: not built in $BUILD_DIR/fuzz: ${missing[*]} (every fuzz/*_fuzz.cpp must run)" >&2
+  exit 2
+fi
 
 failed=0
 total_execs=0
@@ -89,7 +111,11 @@ for name in "${targets[@]}"; do
                -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
   [[ -n "$execs" ]] && total_execs=$((total_execs + execs))
   status="0"
-  if ((rc != 0)); then
+  # A target that exits at once (rc 0, no libFuzzer statistics) did not fuzz: a failure too.
+  if ((rc == 0)) && [[ -z "$execs" || "$execs" == 0 ]]; then
+    failed=1
+    status="ran no executions (see $log)"
+  elif ((rc != 0)); then
     failed=1
     status="$findings (rc=$rc, see $log)"
     grep -m3 -E 'ERROR: |SUMMARY: |runtime error' "$log" | sed 's/^/    /' >&2 || true

@@ -14,7 +14,7 @@
 namespace topolab::bench {
 namespace {
 
-constexpr std::size_t kMaxPairs = 4096;  // rows in one result; keeps it under the line cap
+constexpr std::size_t kMaxMigrationPairs = 4096;  // rows in one result; keeps it under the line cap
 
 // Reads and writes one word per 64-byte line; returns elapsed ns.
 std::uint64_t touch_lines(std::uint64_t* words, std::size_t bytes) {
@@ -60,9 +60,9 @@ Result<BenchOutput> run_migration(const Params& p, const HostTopology* topo) {
   // Counted before the list is built: 8192 CPUs would be 67 million pairs.
   const std::size_t n = cpus.size();
   const std::size_t planned = p.string("pairs") == "first" ? n - 1 : n * (n - 1) / 2;
-  if (planned > kMaxPairs) {
+  if (planned > kMaxMigrationPairs) {
     return make_error("migration: " + std::to_string(planned) + " CPU pairs, more than " +
-                      std::to_string(kMaxPairs) + "; name fewer cpus or use pairs=first");
+                      std::to_string(kMaxMigrationPairs) + "; name fewer cpus or use pairs=first");
   }
   std::int64_t largest_kib = 0;
   for (std::int64_t kib : p.integers("sizes_kib")) largest_kib = std::max(largest_kib, kib);
@@ -76,9 +76,9 @@ Result<BenchOutput> run_migration(const Params& p, const HostTopology* topo) {
       pairs.emplace_back(ids[i], ids[j]);
     }
   }
-  if (pairs.size() > kMaxPairs) {
+  if (pairs.size() > kMaxMigrationPairs) {
     return make_error("migration: " + std::to_string(pairs.size()) + " CPU pairs, more than " +
-                      std::to_string(kMaxPairs));
+                      std::to_string(kMaxMigrationPairs));
   }
   double kib_total = 0;
   for (auto kib : p.integers("sizes_kib")) kib_total += static_cast<double>(kib);

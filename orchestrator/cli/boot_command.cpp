@@ -128,6 +128,11 @@ class BootCommand : public Command {
               << "cpu model: " << v.cpu_model << " - " << v.cpu_model_reason << "\n"
               << "run folder: " << v.run_dir.string() << "\n\n";
     print_topology_comparison(std::cout, v.intended, v.seen);
+    // A level whose "intended" is the CPU model's view, not the layout's, is said to be one.
+    for (const auto& a : v.adjusted_levels) {
+      std::cout << "adjusted: " << a.level << " verified against the model's expectation (" << a.why
+                << ")\n";
+    }
     const auto& t = v.timings;
     std::cout << "\ntimings: define " << t.value("define_ms", 0) << " ms, start "
               << t.value("start_ms", 0) << " ms, hello " << t.value("hello_ms", 0)

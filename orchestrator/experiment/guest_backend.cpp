@@ -62,7 +62,8 @@ class GuestTarget : public Target {
              {{"mode", m.mode},
               {"model", m.model},
               {"cache_mode", m.cache_mode},
-              {"reason", m.reason}}}};
+              {"reason", m.reason}}},
+            {"adjusted_levels", adjusted_levels_to_json(session_->announced().adjusted_levels)}};
   }
 
  private:

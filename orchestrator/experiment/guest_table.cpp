@@ -3,7 +3,7 @@
 namespace topolab::experiment {
 namespace {
 
-Error at(const std::string& origin, const toml::node& n, const std::string& msg) {
+Error guest_at(const std::string& origin, const toml::node& n, const std::string& msg) {
   return make_error(origin + ":" + std::to_string(n.source().begin.line) + ": [guest] " + msg);
 }
 
@@ -13,34 +13,34 @@ Result<guestsource::GuestSource> parse_guest_table(const toml::node& node,
                                                    const std::filesystem::path& base_dir,
                                                    const std::string& origin) {
   auto t = node.as_table();
-  if (!t) return at(origin, node, "expected a table with disk and os");
+  if (!t) return guest_at(origin, node, "expected a table with disk and os");
   guestsource::GuestSource g;
   g.from_file = true;  // a block device is refused at the disk check (guest_source.hpp)
   for (const auto& [k, v] : *t) {
     std::string key(k.str());
     auto s = v.as_string();
     if (key != "disk" && key != "os" && key != "domain")
-      return at(origin, v, "unknown key '" + key.substr(0, 40) + "': expected disk, os or domain");
+      return guest_at(origin, v, "unknown key '" + key.substr(0, 40) + "': expected disk, os or domain");
     if (!s || s->get().empty() || s->get().size() > 4096)
-      return at(origin, v, "'" + key + "': expected a non-empty string (at most 4096 bytes)");
+      return guest_at(origin, v, "'" + key + "': expected a non-empty string (at most 4096 bytes)");
     if (key == "disk") {
-      if (s->get().find('\0') != std::string::npos) return at(origin, v, "'disk': NUL in the path");
+      if (s->get().find('\0') != std::string::npos) return guest_at(origin, v, "'disk': NUL in the path");
       g.kind = guestsource::GuestKind::kDisk;
       g.disk = (base_dir / s->get()).lexically_normal();
     } else if (key == "domain") {
-      if (s->get().size() > 200) return at(origin, v, "'domain': longer than 200 bytes");
+      if (s->get().size() > 200) return guest_at(origin, v, "'domain': longer than 200 bytes");
       g.kind = guestsource::GuestKind::kDomain;
       g.domain = s->get();
     } else {
       auto os = guestsource::parse_guest_os(s->get());
-      if (!os) return at(origin, v, os.error().message);
+      if (!os) return guest_at(origin, v, os.error().message);
       g.os = *os;
     }
   }
   if (!g.disk.empty() && !g.domain.empty())
-    return at(origin, node, "'disk' and 'domain' both given: expected one guest");
+    return guest_at(origin, node, "'disk' and 'domain' both given: expected one guest");
   if (g.builtin())
-    return at(origin, node,
+    return guest_at(origin, node,
               "missing 'disk' or 'domain': expected the disk image's path or a "
               "template domain's name");
   if (g.kind == guestsource::GuestKind::kDomain) g.os = "";

@@ -1,5 +1,7 @@
 #include "orchestrator/placement/announced_topology.hpp"
 
+#include <set>
+
 namespace topolab {
 namespace {
 
@@ -51,6 +53,27 @@ AnnouncedVcpu announce_vcpu(const Layout& l, const GuestTopology& t, const Expos
   return a;
 }
 
+std::size_t distinct_l3(const std::vector<AnnouncedVcpu>& vcpus) {
+  std::set<int> ids;
+  for (const auto& v : vcpus) ids.insert(v.l3);
+  return ids.size();
+}
+
+// NUMA cells inside one socket under an Intel-style model (Skylake-Server, TCG's default): the
+// guest shares L3 per socket, not per cell (l3_of), so its L3 level is the model's, not the
+// layout's. Decided here, from the announced vCPUs; the verifier and the reports only read it.
+std::vector<AdjustedLevel> adjusted_levels(const Layout& l, const ExposureMeaning& m,
+                                           const AnnouncedTopology& a) {
+  if (m.l3 != L3Sharing::kPerCellOnAmdPerSocketOnIntel) return {};
+  const std::size_t l3s = distinct_l3(a.vcpus);
+  if (static_cast<int>(l3s) == l.l3_groups) return {};
+  const std::string& model = a.cpu_model.model.empty() ? a.cpu_model.mode : a.cpu_model.model;
+  return {{"l3_domains", "layout: one L3 per NUMA cell (" + std::to_string(l.l3_groups) +
+                             "), expected " + std::to_string(l3s) + ": " + model + " (" +
+                             std::string(to_string(a.accel)) +
+                             ") shares L3 per socket, not per cell"}};
+}
+
 }  // namespace
 
 Result<void> split_cell_memory(AnnouncedTopology& a, const Layout& l, std::uint64_t total_kib) {
@@ -88,6 +111,7 @@ Result<AnnouncedTopology> announce_topology(const Layout& l, const PlacementPlan
     for (const auto& v : a.vcpus) a.cells[static_cast<std::size_t>(v.cell)].cpus.insert(v.vcpu);
     TL_TRY(split_cell_memory(a, l, l.memory_mib * 1024));
   }
+  a.adjusted_levels = adjusted_levels(l, meaning, a);
   return a;
 }
 

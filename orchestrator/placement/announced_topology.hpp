@@ -33,6 +33,13 @@ struct AnnouncedCell {
   int host_node = -1;  // host NUMA node backing it (<memnode>); -1: none
 };
 
+// A level whose expectation follows the CPU model instead of the layout (issue 33): the guest is
+// verified against what the model can show, and boot output and reports say so.
+struct AdjustedLevel {
+  std::string level;  // topology_compare's level name, e.g. "l3_domains"
+  std::string why;    // one line: the layout's intention, the expectation, the model's rule
+};
+
 struct AnnouncedTopology {
   std::string layout_name;
   std::vector<AnnouncedVcpu> vcpus;       // indexed by vCPU
@@ -40,6 +47,7 @@ struct AnnouncedTopology {
   Accelerator accel = Accelerator::kTcg;  // the CPU model was chosen for it
   CpuModelChoice cpu_model;
   PlacementPlan placement;  // placement.topology is the announced sockets/dies/cores/threads
+  std::vector<AdjustedLevel> adjusted_levels;  // empty: every level is the layout's own
   const GuestTopology& topology() const { return placement.topology; }
 };
 

@@ -84,6 +84,27 @@ std::string boot_retries(const store::BootRecord& b, const std::string& accelera
   return kUnknown;
 }
 
+// " [model view: l3_domains]" when the boot's context says a level was verified
+// against the model's expectation, not the layout's (context.adjusted_levels, issue 33); ""
+// for none and for stores from before it.
+std::string adjusted_note(const store::BootRecord& b) {
+  if (!b.context.is_object() || !b.context.contains("adjusted_levels")) return "";
+  const auto& levels = b.context["adjusted_levels"];
+  if (!levels.is_array()) return " [adjusted levels: unreadable]";
+  std::string names;
+  std::size_t shown = 0;
+  for (const auto& a : levels) {
+    if (++shown > 8) break;
+    const std::string level = text_of(a, "level");
+    // A level name is [a-z0-9_] (topology_compare's names); anything else is not shown.
+    const bool plain = !level.empty() && level.find_first_not_of(
+                                             "abcdefghijklmnopqrstuvwxyz"
+                                             "0123456789_") == std::string::npos;
+    if (plain) names += (names.empty() ? "" : ", ") + level;
+  }
+  return names.empty() ? "" : " [model view: " + names + "]";
+}
+
 // "packages: intended 2, seen 1; ..." from a stored mismatch list.
 std::string mismatch_text(const nlohmann::json& mismatches) {
   if (mismatches.is_null()) return "";
@@ -251,7 +272,8 @@ ReportContext load_context(store::ResultStore& store, const store::StoredExperim
         agent.add(text_of(b->boot.versions, "agent"));
         std::string k = text_of(b->boot.versions, "guest_kernel");
         kernel.add(k.empty() ? text_of(b->boot.versions, "kernel") : k);
-        cc.intended = a == "host" ? "none (no guest)" : topology_summary(b->boot.intended);
+        cc.intended = a == "host" ? "none (no guest)"
+                                  : topology_summary(b->boot.intended) + adjusted_note(b->boot);
         cc.seen = topology_summary(b->boot.seen);
         cc.boot_retries = boot_retries(b->boot, a);
       }

@@ -19,6 +19,7 @@ Result<BootVerification> boot_and_verify(const BootRequest& req) {
   v.run_id = s.run_id();
   v.run_dir = s.run_dir();
   v.qemu_warnings = s.qemu_warnings();
+  v.adjusted_levels = s.announced().adjusted_levels;
   // Verified against the topology the session announced (and wrote the XML from).
   auto verdict = verify_guest(s.announced(), s.seen_topology());
   v.cpu_model = std::move(verdict.cpu_model);
@@ -48,6 +49,7 @@ nlohmann::json to_json(const BootVerification& v) {
                       {"accel", {{"kvm", v.kvm}, {"reason", v.accel_reason}}},
                       {"cpu_model", {{"model", v.cpu_model}, {"reason", v.cpu_model_reason}}}};
   j["qemu_warnings"] = v.qemu_warnings;
+  j["adjusted_levels"] = adjusted_levels_to_json(v.adjusted_levels);
   if (!v.shutdown_error.empty()) j["shutdown_error"] = v.shutdown_error;
   return j;
 }

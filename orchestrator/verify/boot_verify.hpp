@@ -23,6 +23,8 @@ struct BootVerification {
   std::string accel_reason, cpu_model, cpu_model_reason;
   std::vector<std::string> qemu_warnings;
   std::string shutdown_error;  // empty when the guest stopped cleanly
+  // Levels verified against the CPU model's expectation, not the layout's (announce_topology).
+  std::vector<AdjustedLevel> adjusted_levels;
   bool match() const { return mismatches.empty(); }
 };
 
@@ -31,7 +33,8 @@ struct BootVerification {
 Result<BootVerification> boot_and_verify(const BootRequest& req);
 
 // {"intended":{topology_to_json},"seen":{...},"match":bool,"mismatches":[{"level","intended",
-//  "seen"}],"timings":{...},"domain","run_id","run_dir","accel":{"kvm","reason"},"cpu_model"}
+//  "seen"}],"timings":{...},"domain","run_id","run_dir","accel":{"kvm","reason"},"cpu_model",
+//  "adjusted_levels":[{"level","why"}]}
 nlohmann::json to_json(const BootVerification&);
 
 }  // namespace topolab

@@ -19,12 +19,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-std::uintmax_t file_size_or_zero(const std::filesystem::path& p) {
-  std::error_code ec;
-  auto n = std::filesystem::file_size(p, ec);
-  return ec ? 0 : n;
-}
-
 }  // namespace
 
 milliseconds derived_watchdog_bound(int vcpus, bool kvm) {

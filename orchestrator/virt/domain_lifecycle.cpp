@@ -18,12 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 bool last_error_is(int code) { return capture_libvirt_error().is(code); }
 
-std::uintmax_t file_size_or_zero(const std::filesystem::path& p) {
-  std::error_code ec;
-  auto n = std::filesystem::file_size(p, ec);
-  return ec ? 0 : n;
-}
-
 // What QEMU wrote to libvirt's per-domain log during this start (the bytes after `from`),
 // minus libvirt's own bookkeeping lines and the command line, and minus what libvirt's error
 // already quotes: the last few lines that add to `already`.

@@ -16,7 +16,8 @@
 //    "setup": [["mkfifo", "@TMP@/x"]],        optional steps before the run (see run_setup;
 //                                             ["sqlite", DB, SQL_FILE, MORE_SQL...] builds a
 //                                             crafted store: tests/support/store_fixture.hpp)
-//    "after": [["unchanged", "@TMP@/v", "t"]], optional checks after the run (see run_after)
+//    "after": [["unchanged", "@TMP@/v", "t"]], optional checks after the run (see run_after;
+//                                             also ["contains"|"lacks", FILE, TEXT])
 //    "absent": ["s3cret"],                    optional: substrings in neither stdout nor stderr
 //                                             (CLI cases; a secret the input carried)
 //    "stdout_json": true,                     optional: stdout must be one valid JSON document
@@ -228,6 +229,11 @@ void run_after(const json& steps, const fs::path& tmp) {
     const fs::path a = substitute(step.at(1).get<std::string>(), tmp);
     if (op == "unchanged") {
       EXPECT_EQ(read_all(a), step.at(2).get<std::string>()) << a << " was written through";
+    } else if (op == "contains" || op == "lacks") {  // an output file's text (a report page)
+      const std::string text = read_all(a);
+      const std::string want = step.at(2).get<std::string>();
+      EXPECT_EQ(text.find(want) != std::string::npos, op == "contains")
+          << a << (op == "contains" ? " lacks '" : " contains '") << want << "'";
     } else {
       ADD_FAILURE() << "unknown after step " << op;
     }
@@ -322,6 +328,11 @@ TEST_P(BadInput, IsRefusedCleanly) {
   const Case& c = GetParam();
   ASSERT_FALSE(c.spec.contains("broken")) << "unparsable index line: " << c.spec["broken"];
   const json& spec = c.spec;
+  // Every case asserts something beyond "no crash" (issue 33: a case without an expectation
+  // passed whatever the output said): a reason, a check after the run, an absent secret, JSON.
+  const bool expects = !spec.value("expect", json::array()).empty() || spec.contains("after") ||
+                       spec.contains("absent") || spec.value("stdout_json", false);
+  EXPECT_TRUE(expects) << c.name << ": no expectation (expect, after, absent or stdout_json)";
   fs::path tmp =
       fs::temp_directory_path() / ("topolab-badinput-" + c.name + "-" + std::to_string(getpid()));
   fs::remove_all(tmp);

@@ -4,6 +4,11 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <string>
+
 #include "tests/host/test_support.hpp"
 
 namespace topolab {
@@ -141,11 +146,40 @@ TEST(SysfsReader, ReadsMinimalTreeWithIsolatedCpus) {
   EXPECT_EQ(t->source, "sysfs:" + tmp.path().string());
 }
 
+// A sysfs attribute's text without its newline ("" when unreadable).
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  std::getline(in, text);
+  return text;
+}
+
 TEST(SysfsReader, ReadsThisMachine) {
   auto t = read_sysfs_topology("/");
   ASSERT_TRUE(t.ok()) << t.error().message;
-  EXPECT_FALSE(t->online_cpus().empty());
-  EXPECT_FALSE(t->packages.empty());
+  // Each fact against this machine's sysfs read here, file by file (not "not empty").
+  const std::string cpu_dir = "/sys/devices/system/cpu/";
+  auto online = CpuList::parse(slurp(cpu_dir + "online"));
+  ASSERT_TRUE(online.ok()) << online.error().message;
+  EXPECT_EQ(t->online_cpus(), *online);
+  std::set<int> packages;
+  for (int c : *online) {
+    const std::string topo = cpu_dir + "cpu" + std::to_string(c) + "/topology/";
+    const int package = std::stoi(slurp(topo + "physical_package_id"));
+    packages.insert(package);
+    ASSERT_NE(t->cpu(c), nullptr) << c;
+    EXPECT_EQ(t->cpu(c)->package, package) << "cpu " << c;
+    auto siblings = CpuList::parse(slurp(topo + "thread_siblings_list"));
+    ASSERT_TRUE(siblings.ok()) << siblings.error().message;
+    EXPECT_EQ(t->cpu(c)->siblings, *siblings) << "cpu " << c;
+  }
+  EXPECT_EQ(t->packages.size(), packages.size());
+  std::size_t nodes = 0;
+  for (const auto& e : fs::directory_iterator("/sys/devices/system/node")) {
+    const auto name = e.path().filename().string();
+    if (name.rfind("node", 0) == 0 && name.size() > 4 && std::isdigit(name[4])) ++nodes;
+  }
+  EXPECT_EQ(t->numa_nodes.size(), nodes);
 }
 
 TEST(SysfsBadInput, MissingRoot) {

@@ -33,6 +33,10 @@ if grep -q "topolab-build-tree" "$TMP/files"; then fail "the build-tree marker i
 # The Windows agent is packaged exactly when the mingw sub-build made it.
 WIN=0
 [[ -f $BUILD/guest-agent/topolab-agent.exe ]] && WIN=1
+# CI requires the Windows agent (issue 33): without it this test would silently drop its checks.
+if [[ "${CI:-}" == true ]] && ((!WIN)); then
+  fail "CI=true: $BUILD/guest-agent/topolab-agent.exe was not built (mingw-w64 missing: scripts/setup.sh)"
+fi
 if ((WIN)); then
   grep -qxF ./usr/bin/topolab-agent.exe "$TMP/files" || fail "topolab-agent.exe was built, not packaged"
 elif grep -qF topolab-agent.exe "$TMP/files"; then

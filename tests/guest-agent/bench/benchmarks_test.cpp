@@ -1,8 +1,11 @@
-// Each benchmark run with small parameters on this machine: sane results, no timing claims
-// beyond loose plausibility bounds (the machine is shared and may be a VM).
+// Each benchmark run with small parameters on this machine: sane results, no absolute timing
+// claims for cross-CPU latency (the machine is shared and may be a VM); every refusal is
+// checked for its reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
+#include <vector>
 
 #include "guest-agent/bench/benchmark.hpp"
 #include "guest-agent/bench/benchmark_def.hpp"
@@ -19,6 +22,12 @@ json run_ok(const std::string& name, const json& params) {
   auto r = run_benchmark(name, params, BenchContext{});
   EXPECT_TRUE(r) << name << ": " << r.error().message;
   return r ? *r : json::object();
+}
+
+// A refusal with its reason: any failure is not enough (a crash-free wrong error would pass).
+void expect_refused(const Result<json>& r, const std::string& why) {
+  ASSERT_FALSE(r) << "expected a refusal containing \"" << why << "\", got " << r->dump();
+  EXPECT_NE(r.error().message.find(why), std::string::npos) << r.error().message;
 }
 
 std::string two_cpus() {
@@ -56,9 +65,15 @@ TEST(C2cLatency, PlausibleBetweenTwoCpus) {
     ASSERT_EQ(r["details"]["pairs"].size(), 1u);
     const json& pair = r["details"]["pairs"][0];
     EXPECT_EQ(pair["samples"].size(), 3u);
-    // One-way cache-line transfer: more than a few ns, far less than 100 us even when shared.
-    EXPECT_GT(pair["min_ns"].get<double>(), 5) << mode;
-    EXPECT_LT(pair["min_ns"].get<double>(), 100000) << mode;
+    // No absolute timing bounds (a shared VM's figures vary 100x): the summary must be the
+    // samples' own minimum and median, each sample a positive time.
+    std::vector<double> samples;
+    for (const auto& x : pair["samples"]) samples.push_back(x.get<double>());
+    ASSERT_EQ(samples.size(), 3u);
+    std::sort(samples.begin(), samples.end());
+    EXPECT_GT(samples[0], 0) << mode;
+    EXPECT_DOUBLE_EQ(pair["min_ns"].get<double>(), samples[0]) << mode;
+    EXPECT_DOUBLE_EQ(pair["median_ns"].get<double>(), samples[1]) << mode;
     EXPECT_NE(pair["class"], "unknown");  // sysfs topology read without a context
     EXPECT_TRUE(r["details"]["classes"].contains(pair["class"].get<std::string>()));
   }
@@ -66,7 +81,7 @@ TEST(C2cLatency, PlausibleBetweenTwoCpus) {
 
 TEST(C2cLatency, NeedsTwoCpus) {
   auto r = run_benchmark("c2c-latency", {{"cpus", allowed_cpus().first()}}, BenchContext{});
-  EXPECT_FALSE(r);
+  expect_refused(r, "c2c-latency needs at least two CPUs");
 }
 
 TEST(MemLatency, RisesFromCacheToMemory) {
@@ -98,7 +113,8 @@ TEST(MemLatency, HostileSizesRejected) {
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("is outside [4, 67108864]"), std::string::npos)
       << r.error().message;
-  EXPECT_FALSE(run_benchmark("mem-latency", {{"loads", 0}}, BenchContext{}));
+  expect_refused(run_benchmark("mem-latency", {{"loads", 0}}, BenchContext{}),
+                 "parameter 'loads' = 0 is outside");
 }
 
 TEST(MemBandwidth, PositiveAndValidated) {
@@ -117,8 +133,10 @@ TEST(Rates, SyscallAndFaultRatesPositive) {
   EXPECT_GT(s["summary"]["min"].get<double>(), 1000);
   json f = run_ok("fault-rate", {{"iterations", 200}, {"pages_per_map", 8}});
   EXPECT_GT(f["summary"]["min"].get<double>(), 100);
-  EXPECT_FALSE(run_benchmark("fault-rate", {{"pages_per_map", 1 << 20}}, BenchContext{}));
-  EXPECT_FALSE(run_benchmark("syscall-rate", {{"threads", 100000}}, BenchContext{}));
+  expect_refused(run_benchmark("fault-rate", {{"pages_per_map", 1 << 20}}, BenchContext{}),
+                 "parameter 'pages_per_map' = 1048576 is outside");
+  expect_refused(run_benchmark("syscall-rate", {{"threads", 100000}}, BenchContext{}),
+                 "parameter 'threads' = 100000 is outside");
 }
 
 TEST(Migration, MovesAndReportsPenaltyPerClass) {
@@ -158,7 +176,8 @@ TEST(SpawnLoop, OnlyTheAgentItselfOrTheAllowListRuns) {
   }
   auto slow = run_benchmark("spawn-loop", {{"program", "/bin/true"}, {"child_timeout_ms", 50}},
                             BenchContext{});
-  EXPECT_FALSE(slow) << "child_timeout_ms below its documented minimum (100)";
+  // child_timeout_ms below its documented minimum (100).
+  expect_refused(slow, "parameter 'child_timeout_ms' = 50 is outside");
 }
 
 TEST(MemoryBudget, RefusesAboveMemAvailableBeforeAllocating) {
@@ -189,11 +208,13 @@ TEST(AllBenchmarks, TotalWorkIsCapped) {
   auto r = run_benchmark("sqrt", {{"n", 4000000000LL}, {"repeats", 100}}, BenchContext{});
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("too much"), std::string::npos) << r.error().message;
-  EXPECT_FALSE(run_benchmark("mem-latency",
-                             {{"loads", 1000000000}, {"repeats", 100}, {"sizes_kib", {16}}},
-                             BenchContext{}));
-  EXPECT_FALSE(run_benchmark("spawn-loop", {{"iterations", 1000000}, {"program", "/bin/true"}},
-                             BenchContext{}));
+  expect_refused(
+      run_benchmark("mem-latency", {{"loads", 1000000000}, {"repeats", 100}, {"sizes_kib", {16}}},
+                    BenchContext{}),
+      "too much");
+  expect_refused(run_benchmark("spawn-loop", {{"iterations", 1000000}, {"program", "/bin/true"}},
+                               BenchContext{}),
+                 "too much");
 }
 
 TEST(AllBenchmarks, HumanOutputForEach) {

@@ -1,6 +1,10 @@
 #include "guest-agent/bench/pinning.hpp"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <thread>
 
 #include "guest-agent/bench/guest_topology.hpp"
 
@@ -77,11 +81,31 @@ TEST(Pinning, PairClasses) {
   EXPECT_EQ(pair_class(nullptr, 0, 1), "unknown");
 }
 
+// The calling thread's affinity as the kernel reports it (not what pin_current_thread says).
+CpuList thread_affinity() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  EXPECT_EQ(pthread_getaffinity_np(pthread_self(), sizeof(set), &set), 0);
+  CpuList out;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) out.insert(c);
+  }
+  return out;
+}
+
 TEST(Pinning, PinCurrentThreadToAllowedCpu) {
   CpuList allowed = allowed_cpus();
   ASSERT_FALSE(allowed.empty());
-  EXPECT_TRUE(pin_current_thread(allowed));
-  EXPECT_TRUE(pin_current_thread(-1));
+  // A thread of its own: the test process keeps its affinity for the tests after this one.
+  std::thread([&] {
+    ASSERT_TRUE(pin_current_thread(allowed.last()));
+    EXPECT_EQ(thread_affinity(), CpuList{allowed.last()}) << "pinned to " << allowed.last();
+    ASSERT_TRUE(pin_current_thread(allowed));
+    EXPECT_EQ(thread_affinity(), allowed);
+    ASSERT_TRUE(pin_current_thread(allowed.first()));
+    EXPECT_TRUE(pin_current_thread(-1));  // no pin: the affinity stays as it was
+    EXPECT_EQ(thread_affinity(), CpuList{allowed.first()});
+  }).join();
   EXPECT_FALSE(resolve_cpus(CpuList{4000}));
 }
 

@@ -70,7 +70,7 @@ class RealBoot : public ::testing::Test {
   // Boots ryzen-1700x (16 vCPUs) with extra options, returns the parsed --json output.
   // --boot-retries 3: about one 16-vCPU TCG boot in 10-15 hangs in the guest kernel
   // (docs/lifecycle.md "Boot watchdog"); with the default single retry two hangs in a row
-  // would fail about one boot in 100-200 here, and this suite boots four.
+  // would fail about one boot in 100-200 here, and this suite boots five.
   nlohmann::json boot(const std::string& what, std::vector<std::string> extra, int want_exit) {
     marker_ = run_marker(what);
     std::vector<std::string> args = {"boot",   "ryzen-1700x",    "--policy", "unpinned",
@@ -112,6 +112,7 @@ TEST_F(RealBoot, RyzenDiesExposureIsSeenByTheGuest) {
   EXPECT_EQ(groups(seen, "l3_domains"), "0-7 | 8-15");
   EXPECT_EQ(groups(seen, "numa_nodes"), "0-15");
   EXPECT_EQ(seen["cpus"][0]["siblings"], "0-1");
+  EXPECT_EQ(j["adjusted_levels"], nlohmann::json::array()) << "dies: every level is the layout's";
   for (const char* k : {"define_ms", "start_ms", "hello_ms", "guest_uptime_at_hello_ms"}) {
     EXPECT_TRUE(j["timings"].contains(k)) << k;
   }
@@ -131,6 +132,8 @@ TEST_F(RealBoot, TwoSocketExposureIsSeenByTheGuest) {
   EXPECT_TRUE(j["match"].get<bool>()) << j["mismatches"].dump();
   EXPECT_EQ(groups(j["seen"], "packages"), "0-7 | 8-15");
   EXPECT_EQ(groups(j["seen"], "l3_domains"), "0-7 | 8-15");
+  EXPECT_EQ(j["adjusted_levels"], nlohmann::json::array())
+      << "sockets: every level is the layout's";
 }
 
 TEST_F(RealBoot, FlatExposureIsSeenByTheGuest) {
@@ -139,6 +142,27 @@ TEST_F(RealBoot, FlatExposureIsSeenByTheGuest) {
   EXPECT_TRUE(j["match"].get<bool>()) << j["mismatches"].dump();
   EXPECT_EQ(groups(j["seen"], "packages"), "0-15");
   EXPECT_EQ(groups(j["seen"], "dies"), "0-15");
+  EXPECT_EQ(j["adjusted_levels"], nlohmann::json::array()) << "flat: every level is the layout's";
+}
+
+// NUMA exposure (issue 33: every exposure booted): two cells of 8 vCPUs in one socket. TCG's
+// Skylake-Server shows the cells but one L3 across them (measured, qemu-guest-topology.md), so
+// the L3 level is verified against the model's expectation and the output says so; the NUMA
+// level itself is the layout's own and must match.
+TEST_F(RealBoot, NumaExposureIsSeenAndItsL3IsMarkedModelAdjusted) {
+  auto j = boot("numa", {"--expose", "numa"}, 0);
+  ASSERT_TRUE(j.contains("seen"));
+  EXPECT_TRUE(j["match"].get<bool>()) << j["mismatches"].dump();
+  EXPECT_EQ(groups(j["seen"], "numa_nodes"), "0-7 | 8-15");
+  EXPECT_EQ(groups(j["intended"], "numa_nodes"), "0-7 | 8-15");
+  EXPECT_EQ(groups(j["seen"], "packages"), "0-15");
+  EXPECT_EQ(groups(j["seen"], "l3_domains"), "0-15");
+  EXPECT_EQ(groups(j["intended"], "l3_domains"), "0-15");
+  ASSERT_EQ(j["adjusted_levels"].size(), 1u) << j["adjusted_levels"].dump();
+  EXPECT_EQ(j["adjusted_levels"][0]["level"], "l3_domains");
+  EXPECT_NE(j["adjusted_levels"][0]["why"].get<std::string>().find("one L3 per NUMA cell (2)"),
+            std::string::npos)
+      << j["adjusted_levels"].dump();
 }
 
 TEST_F(RealBoot, PlainEpycWithTopoextOnTwoSocketsIsAMismatchNotAPass) {

@@ -36,8 +36,16 @@ TEST(DoctorRemote, LocalConnectionsStillReadThisMachine) {
     DoctorOptions options;
     options.connect_uri = uri;
     options.check_libvirt = false;
-    for (const auto& r : run_doctor(options)) {
+    const auto results = run_doctor(options);
+    // Every filesystem check ran here (an empty list would pass the loop below vacuously).
+    std::set<std::string> names;
+    for (const auto& r : results) {
       EXPECT_EQ(r.reason.find("remote ("), std::string::npos) << uri << " " << r.name;
+      names.insert(r.name);
+    }
+    for (const char* check :
+         {"kvm", "iommu", "isolation", "hugepages", "cpufreq", "irq", "thp", "smt"}) {
+      EXPECT_EQ(names.count(check), 1u) << "uri '" << uri << "': no '" << check << "' check";
     }
   }
 }

@@ -96,14 +96,21 @@ TEST(Matrix, CmdlineExtra) {
 TEST(Matrix, BaselineCellReplacesOnlyBaselineFactors) {
   auto e = design();
   auto cells = expand_cells(e);
+  ASSERT_EQ(cells.size(), 20u);  // the loop below must see every cell, never none
+  int non_baseline = 0;
   for (const auto& c : cells) {
     int b = baseline_cell(e, cells, c);
     ASSERT_GE(b, 0);
+    if (b != &c - cells.data()) ++non_baseline;
     auto bf = cells[b].factors_json(), cf = c.factors_json();
     EXPECT_EQ(bf["expose"], "flat");
     EXPECT_EQ(bf["policy"], cf["policy"]);
     EXPECT_EQ(bf["param.sqrt.threads"], cf["param.sqrt.threads"]);
+    EXPECT_EQ(bf["cmdline.nohz"], cf["cmdline.nohz"]) << "a non-baseline factor was replaced";
   }
+  // Only the flat cells are their own baseline: the other exposures point elsewhere.
+  EXPECT_GT(non_baseline, 0);
+  EXPECT_LT(non_baseline, 20);
 }
 
 TEST(Matrix, RunOrderIsSeededCompleteAndReproducible) {

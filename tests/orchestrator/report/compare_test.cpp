@@ -10,6 +10,7 @@
 
 #include "common/file_io.hpp"
 #include "orchestrator/report/compare_reporter.hpp"
+#include "tests/support/golden.hpp"
 
 namespace topolab::report {
 namespace {
@@ -135,20 +136,14 @@ TEST(Compare, TcgWarningInAllFourFormatsWhenEitherSideIsEmulated) {
   }
 }
 
-// data/compare_golden.<ext>; TOPOLAB_UPDATE_GOLDEN=1 rewrites the files instead.
+// data/compare_golden.<ext> (tests/support/golden.hpp: scripts/update-goldens.sh).
 void expect_golden(const std::string& format, const std::string& ext) {
   std::ostringstream out;
   auto r = make_compare_reporter(format, out);
   ASSERT_TRUE(r.ok());
   (*r)->report(shifted());
-  const std::string path = kData + "compare_golden." + ext;
-  if (std::getenv("TOPOLAB_UPDATE_GOLDEN")) {
-    std::ofstream(path) << out.str();
-    return;
-  }
-  auto want = read_file(path);
-  ASSERT_TRUE(want.ok()) << want.error().message;
-  EXPECT_EQ(out.str(), *want) << "format " << format << " differs from " << path;
+  SCOPED_TRACE("format " + format);
+  ::topolab::testing::expect_golden_file(kData + "compare_golden." + ext, out.str());
 }
 
 TEST(CompareReporters, ConsoleMatchesGolden) { expect_golden("table", "txt"); }
@@ -158,7 +153,10 @@ TEST(CompareReporters, HtmlMatchesGolden) { expect_golden("html", "html"); }
 
 TEST(CompareReporters, UnknownFormatIsAnError) {
   std::ostringstream out;
-  EXPECT_FALSE(make_compare_reporter("xml", out).ok());
+  auto r = make_compare_reporter("xml", out);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "--format 'xml': expected table, csv, json or html");
+  EXPECT_EQ(out.str(), "") << "a refused format wrote output";
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
 #include "tests/orchestrator/report/fixture_store_test.hpp"
+#include "tests/support/golden.hpp"
 
 namespace topolab::report {
 namespace {
@@ -38,16 +39,9 @@ class ContextStore : public FixtureStoreTest {
   }
 };
 
-// data/golden_context_tcg.<ext>; TOPOLAB_UPDATE_GOLDEN=1 rewrites the files instead.
+// data/golden_context_tcg.<ext> (tests/support/golden.hpp: scripts/update-goldens.sh).
 void expect_golden(const std::string& got, const std::string& ext) {
-  const fs::path path = kData / ("golden_context_tcg." + ext);
-  if (std::getenv("TOPOLAB_UPDATE_GOLDEN")) {
-    std::ofstream(path) << got;
-    return;
-  }
-  auto want = read_file(path);
-  ASSERT_TRUE(want.ok()) << want.error().message;
-  EXPECT_EQ(got, *want) << "differs from " << path;
+  ::topolab::testing::expect_golden_file(kData / ("golden_context_tcg." + ext), got);
 }
 
 TEST_F(ContextStore, TcgStoreMatchesGoldenInEveryFormat) {
@@ -84,6 +78,31 @@ TEST_F(ContextStore, ContextIsReadFromTheStore) {
   EXPECT_EQ(sockets.seen, "1 package, 1 die, 1 L3, 2 cores, 2 CPUs");
   EXPECT_EQ(sockets.mismatches, "packages: intended 2, seen 1");
   EXPECT_EQ(sockets.boot_retries, "0");
+}
+
+// A level verified against the CPU model's view (boot context.adjusted_levels, issue 33) is
+// marked on the cell's intended topology in every format; a hostile level name is not shown.
+TEST_F(ContextStore, ModelAdjustedLevelsAreMarkedOnTheIntendedTopology) {
+  build("context_store.sql",
+        R"(UPDATE boots SET context = json_set(context, '$.adjusted_levels',
+             json('[{"level":"l3_domains","why":"w"},{"level":"<b>x</b>","why":"w"}]'));)");
+  const auto d = load();
+  ASSERT_TRUE(d.context.has_value());
+  const auto& sockets = cell_context(*d.context, "expose=sockets");
+  EXPECT_EQ(sockets.intended, "2 packages, 2 dies, 2 L3, 2 cores, 2 CPUs [model view: l3_domains]");
+  for (const char* f : kFormats) {
+    const std::string out = render(d, f);
+    EXPECT_NE(out.find("[model view: l3_domains]"), std::string::npos) << f;
+    EXPECT_EQ(out.find("<b>x"), std::string::npos) << f;
+  }
+}
+
+TEST_F(ContextStore, StoresWithoutAdjustedLevelsAreUnmarked) {
+  build("context_store.sql");
+  const auto d = load();
+  for (const char* f : kFormats) {
+    EXPECT_EQ(render(d, f).find("[model view:"), std::string::npos) << f;
+  }
 }
 
 // Redteam wave 3: a store written before passwords in URIs were refused (or crafted) shows

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "tests/support/golden.hpp"
 
 namespace topolab::report {
 namespace {
@@ -55,17 +56,10 @@ std::string render(const std::string& format) {
   return out.str();
 }
 
-// Compares with data/golden.<ext>; TOPOLAB_UPDATE_GOLDEN=1 rewrites the files instead.
+// Compares with data/golden.<ext> (tests/support/golden.hpp: scripts/update-goldens.sh).
 void expect_golden(const std::string& format, const std::string& ext) {
-  std::string got = render(format);
-  std::string path = kData + "golden." + ext;
-  if (std::getenv("TOPOLAB_UPDATE_GOLDEN")) {
-    std::ofstream(path) << got;
-    return;
-  }
-  auto want = read_file(path);
-  ASSERT_TRUE(want.ok()) << want.error().message;
-  EXPECT_EQ(got, *want) << "format " << format << " differs from " << path;
+  SCOPED_TRACE("format " + format);
+  ::topolab::testing::expect_golden_file(kData + "golden." + ext, render(format));
 }
 
 TEST(Reporters, ConsoleMatchesGolden) { expect_golden("table", "txt"); }

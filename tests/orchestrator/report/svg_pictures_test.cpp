@@ -1,6 +1,6 @@
 // The HTML report's SVG pictures (orchestrator/report/svg_*): small golden files for each kind,
 // escaping of store strings, and size caps for stores that name 8192 CPUs or 10 000 cells.
-// TOPOLAB_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
+// scripts/update-goldens.sh rewrites the golden files (tests/support/golden.hpp).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -17,6 +17,7 @@
 #include "orchestrator/report/svg_sections.hpp"
 #include "orchestrator/report/svg_topology.hpp"
 #include "orchestrator/store/result_store.hpp"
+#include "tests/support/golden.hpp"
 #include "tests/support/store_fixture.hpp"
 
 namespace topolab::report::svg {
@@ -25,14 +26,7 @@ namespace {
 const std::string kGoldenDir = std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/report/data/svg/";
 
 void expect_golden(const std::string& name, const std::string& got) {
-  const std::string path = kGoldenDir + name;
-  if (std::getenv("TOPOLAB_UPDATE_GOLDEN")) {
-    std::ofstream(path) << got;
-    return;
-  }
-  auto want = read_file(path);
-  ASSERT_TRUE(want.ok()) << want.error().message;
-  EXPECT_EQ(got, *want) << "differs from " << path << " (TOPOLAB_UPDATE_GOLDEN=1 rewrites it)";
+  ::topolab::testing::expect_golden_file(kGoldenDir + name, got);
 }
 
 std::size_t count(const std::string& s, const std::string& what) {
