@@ -47,6 +47,8 @@ void check_line(const std::string& line) {
   touch(proto::parse_result(*msg));
   touch(proto::parse_error(*msg));
   touch(proto::parse_placement(*msg));
+  touch(proto::parse_configure(*msg));
+  touch(proto::parse_configured(*msg));
   touch(proto::require_id(*msg));
   (void)proto::is_host_request(msg->type);
   std::string encoded = proto::encode(msg->body);

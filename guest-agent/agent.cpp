@@ -57,7 +57,7 @@ std::string apply_cmdline_faults(std::string_view cmdline, AgentOptions& options
 }
 
 Agent::Agent(Platform& platform, AgentOptions options, std::ostream& log)
-    : platform_(platform), options_(options), log_(log) {}
+    : platform_(platform), options_(options), log_(log), settings_(log) {}
 
 std::string Agent::hello_line() {
   proto::Hello h;
@@ -74,6 +74,7 @@ std::string Agent::hello_line() {
     h.topology = nullptr;
     h.topology_error = topo.error().message;
   }
+  h.settings = settings_.list();
   auto line = proto::encode_line(proto::hello_message(h));
   if (line) return *line;
   // A guest too large to describe in one line still says hello, with the reason instead of the
@@ -108,6 +109,21 @@ json Agent::run(const proto::RunRequest& request) {
   }
   if (!placement_.is_null()) (*result)["environment"]["placement"] = placement_;
   return proto::result_message(request.id, *result);
+}
+
+json Agent::configure(const proto::ConfigureRequest& request) {
+  bool changed = false;
+  auto seen = settings_.configure(request.settings, changed);
+  // os.smt takes CPUs on- or offline: the benchmarks pin by the topology as it is now.
+  if (changed) {
+    auto topo = platform_.read_topology();
+    if (topo) {
+      topology_ = *topo;
+    } else {
+      topology_.reset();
+    }
+  }
+  return proto::configured_message(request.id, seen);
 }
 
 Agent::Output Agent::on_bytes(std::string_view bytes) {
@@ -169,9 +185,13 @@ Agent::Output Agent::on_line(std::string_view line) {
     } else {
       reply(out, proto::error_message(msg->id, vcpus.error().message));
     }
+  } else if (msg->type == proto::type::kConfigure) {
+    auto req = proto::parse_configure(*msg);
+    reply(out, req ? configure(*req) : proto::error_message(msg->id, req.error().message));
   } else if (msg->type == proto::type::kShutdown) {
     auto id = proto::require_id(*msg);
     if (id) {
+      settings_.restore_all();
       reply(out, proto::ack_message(*id, proto::type::kShutdown));
       out.shutdown = true;
     } else {
@@ -180,7 +200,7 @@ Agent::Output Agent::on_line(std::string_view line) {
   } else {
     reply(out, proto::error_message(msg->id, "unknown message type '" + msg->type +
                                                  "' (the agent accepts run, ping, placement, "
-                                                 "shutdown, sync)"));
+                                                 "configure, shutdown, sync)"));
   }
   return out;
 }
@@ -255,6 +275,8 @@ bool Agent::serve(Transport& transport) {
         return true;
       }
     }
+    // The host that asked for the settings is gone: the next one finds the guest as it was.
+    settings_.restore_all();
     transport.end_session();
   }
 }

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "guest-agent/platform.hpp"
+#include "guest-agent/settings.hpp"
 #include "guest-agent/transport.hpp"
 #include "protocol/protocol.hpp"
 
@@ -68,6 +69,7 @@ class Agent {
   // Whether the session should end: a partial line or silence outlived its bound (logged).
   bool session_timed_out(std::int64_t idle_ms, std::int64_t partial_ms);
   nlohmann::json run(const protocol::RunRequest& request);
+  nlohmann::json configure(const protocol::ConfigureRequest& request);
 
   Platform& platform_;
   AgentOptions options_;
@@ -76,6 +78,7 @@ class Agent {
   std::optional<HostTopology> topology_;
   nlohmann::json placement_;  // last placement's vcpus, null until one arrives
   int requests_ = 0;
+  GuestSettings settings_;  // what configure changed; put back when a session or the agent ends
 };
 
 }  // namespace topolab::agent

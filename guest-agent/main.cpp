@@ -23,6 +23,7 @@
 #include "guest-agent/benchmarks.hpp"
 #include "guest-agent/os.hpp"
 #include "guest-agent/platform.hpp"
+#include "guest-agent/settings.hpp"
 #include "guest-agent/transport.hpp"
 #include "host/topology_printer.hpp"
 #include "protocol/protocol.hpp"
@@ -41,6 +42,7 @@ const char* kUsage =
     "                     [--io-timeout MS] [--idle-timeout MS]   (client bounds; defaults\n"
     "                     10000 and, for --unix and --tcp, 600000)\n"
     "                     [--hang-after N] [--garbage]   (test-only faults)\n"
+    "                     [--settings-root DIR]   (test-only: os.* files under DIR, not /)\n"
     "       topolab-agent run BENCH [--param k=v ...] [--json]   (run --list: benchmarks)\n"
     "       topolab-agent topology [--json]\n"
     "       topolab-agent --version\n";
@@ -103,6 +105,9 @@ std::string parse_serve_args(int argc, char** argv, int first, ServeArgs& a) {
       a.poweroff = true;
     } else if (arg == "--garbage") {
       a.options.garbage = true;
+    } else if (arg == "--settings-root") {
+      if (!value(v) || v.empty()) return "--settings-root needs a folder";
+      os::set_settings_root(v);
     } else if (arg == "--hang-after") {
       if (!value(v)) return "--hang-after needs a number";
       auto n = parse_count(v, 1000000000);

@@ -202,6 +202,7 @@ json hello_message(const Hello& h) {
       {"uptime_ms", h.uptime_ms}, {"kernel", h.kernel},     {"cpu_model", h.cpu_model},
       {"topology", h.topology}};
   if (!h.topology_error.empty()) j["topology_error"] = h.topology_error;
+  j["settings"] = settings_to_json(h.settings);
   return j;
 }
 
@@ -233,6 +234,12 @@ json ack_message(std::uint64_t id, std::string_view request) {
   return {{"type", type::kAck}, {"id", id}, {"request", request}};
 }
 json sync_message(std::uint64_t id) { return {{"type", type::kSync}, {"id", id}}; }
+json configure_message(std::uint64_t id, const std::map<std::string, json>& settings) {
+  return {{"type", type::kConfigure}, {"id", id}, {"settings", settings}};
+}
+json configured_message(std::uint64_t id, const SettingStates& settings) {
+  return {{"type", type::kConfigured}, {"id", id}, {"settings", settings_to_json(settings)}};
+}
 
 std::string sync_request_bytes(std::uint64_t id) {
   return std::string(1, kSyncByte) + encode(sync_message(id));
@@ -280,6 +287,10 @@ Result<Hello> parse_hello(const Message& m) {
   h.topology = *topo;
   if (const json* err = find_field(m.body, "topology_error"); err && !err->is_null()) {
     TL_ASSIGN(h.topology_error, string_field(m, "topology_error", kMaxTextBytes));
+  }
+  // Absent: an agent that can change no setting on this guest (the same as {}).
+  if (const json* settings = find_field(m.body, "settings"); settings && !settings->is_null()) {
+    TL_ASSIGN(h.settings, parse_setting_states(*settings, "'hello' message"));
   }
   return h;
 }
@@ -330,9 +341,27 @@ Result<std::vector<VcpuMapping>> parse_placement(const Message& m) {
   return out;
 }
 
+Result<ConfigureRequest> parse_configure(const Message& m) {
+  ConfigureRequest r;
+  TL_ASSIGN(r.id, require_id(m));
+  const json* settings = find_field(m.body, "settings");
+  if (settings == nullptr) return field_error(m, "settings", "an object", settings);
+  TL_ASSIGN(r.settings, parse_setting_request(*settings, "'configure' message"));
+  return r;
+}
+
+Result<ConfigureReply> parse_configured(const Message& m) {
+  ConfigureReply r;
+  TL_ASSIGN(r.id, require_id(m));
+  const json* settings = find_field(m.body, "settings");
+  if (settings == nullptr) return field_error(m, "settings", "an object", settings);
+  TL_ASSIGN(r.settings, parse_setting_states(*settings, "'configured' message"));
+  return r;
+}
+
 bool is_host_request(std::string_view t) {
   return t == type::kRun || t == type::kPing || t == type::kPlacement || t == type::kShutdown ||
-         t == type::kSync;
+         t == type::kSync || t == type::kConfigure;
 }
 
 // ---- LineReader -----------------------------------------------------------------------------

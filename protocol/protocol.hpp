@@ -13,10 +13,12 @@
 #include "common/cpu_list.hpp"
 #include "common/result.hpp"
 #include "protocol/benchmark_result.hpp"
+#include "protocol/guest_settings.hpp"
 
 namespace topolab::protocol {
 
-inline constexpr int kProtocolVersion = 1;
+// 2: hello.settings and configure/configured (guest OS settings, issue 25).
+inline constexpr int kProtocolVersion = 2;
 inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;  // 1 MiB, both directions
 // Resync sentinel (as in qemu-guest-agent): never valid in UTF-8, so it cannot occur inside a
 // line. The host sends it before {"type":"sync","id":N}; the reader drops any partial line.
@@ -26,16 +28,18 @@ int protocol_version();
 
 // Message type names.
 namespace type {
-inline constexpr std::string_view kHello = "hello";          // agent -> host, first message
-inline constexpr std::string_view kRun = "run";              // host -> agent
-inline constexpr std::string_view kResult = "result";        // agent -> host
-inline constexpr std::string_view kError = "error";          // agent -> host
-inline constexpr std::string_view kPing = "ping";            // host -> agent
-inline constexpr std::string_view kPong = "pong";            // agent -> host
-inline constexpr std::string_view kPlacement = "placement";  // host -> agent, no reply
-inline constexpr std::string_view kShutdown = "shutdown";    // host -> agent
-inline constexpr std::string_view kAck = "ack";              // agent -> host (shutdown)
-inline constexpr std::string_view kSync = "sync";            // both ways, same id
+inline constexpr std::string_view kHello = "hello";            // agent -> host, first message
+inline constexpr std::string_view kRun = "run";                // host -> agent
+inline constexpr std::string_view kResult = "result";          // agent -> host
+inline constexpr std::string_view kError = "error";            // agent -> host
+inline constexpr std::string_view kPing = "ping";              // host -> agent
+inline constexpr std::string_view kPong = "pong";              // agent -> host
+inline constexpr std::string_view kPlacement = "placement";    // host -> agent, no reply
+inline constexpr std::string_view kShutdown = "shutdown";      // host -> agent
+inline constexpr std::string_view kAck = "ack";                // agent -> host (shutdown)
+inline constexpr std::string_view kSync = "sync";              // both ways, same id
+inline constexpr std::string_view kConfigure = "configure";    // host -> agent
+inline constexpr std::string_view kConfigured = "configured";  // agent -> host (configure)
 }  // namespace type
 
 // A decoded line: an object with a string "type" and, when present, a non-negative integer "id".
@@ -72,6 +76,17 @@ struct Hello {
   std::string cpu_model;
   nlohmann::json topology;     // topology_to_json of the guest's own sysfs (null if unreadable)
   std::string topology_error;  // why topology is null
+  SettingStates settings;      // the guest settings this agent can change here (guest_settings)
+};
+// configure: the values to apply, each checked against its row (guest_settings.hpp).
+struct ConfigureRequest {
+  std::uint64_t id = 0;
+  std::map<std::string, nlohmann::json> settings;
+};
+// configured: per requested name, the value read back after applying it, or its own error.
+struct ConfigureReply {
+  std::uint64_t id = 0;
+  SettingStates settings;
 };
 struct RunRequest {
   std::uint64_t id = 0;
@@ -96,6 +111,9 @@ nlohmann::json placement_message(const std::vector<VcpuMapping>& vcpus);
 nlohmann::json shutdown_message(std::uint64_t id);
 nlohmann::json ack_message(std::uint64_t id, std::string_view request);
 nlohmann::json sync_message(std::uint64_t id);
+nlohmann::json configure_message(std::uint64_t id,
+                                 const std::map<std::string, nlohmann::json>& settings);
+nlohmann::json configured_message(std::uint64_t id, const SettingStates& settings);
 // The bytes the host writes to resync: kSyncByte + encode(sync_message(id)).
 std::string sync_request_bytes(std::uint64_t id);
 
@@ -108,6 +126,8 @@ Result<RunRequest> parse_run(const Message&);
 Result<BenchmarkResult> parse_result(const Message&);
 Result<std::string> parse_error(const Message&);  // the "message" text
 Result<std::vector<VcpuMapping>> parse_placement(const Message&);
+Result<ConfigureRequest> parse_configure(const Message&);
+Result<ConfigureReply> parse_configured(const Message&);
 nlohmann::json placement_to_json(const std::vector<VcpuMapping>&);
 // Requires the message to carry an id (ping, pong, shutdown, ack, sync).
 Result<std::uint64_t> require_id(const Message&);

@@ -356,6 +356,23 @@ Result<void> AgentClient::ping(milliseconds timeout) {
   return {};
 }
 
+Result<proto::SettingStates> AgentClient::configure(const std::map<std::string, json>& settings,
+                                                    milliseconds timeout) {
+  const std::uint64_t id = next_id_++;
+  TL_TRY(send_message(proto::configure_message(id, settings)));
+  TL_ASSIGN_CTX(auto reply, wait_reply(id, proto::type::kConfigured, timeout), "configure");
+  TL_ASSIGN(auto parsed, proto::parse_configured(reply));
+  for (const auto& [name, state] : parsed.settings) {
+    if (!settings.count(name))
+      return make_error("configure: the agent answered for '" + name + "', which was not asked");
+  }
+  for (const auto& [name, value] : settings) {
+    if (!parsed.settings.count(name))
+      return make_error("configure: the agent did not answer for '" + name + "'");
+  }
+  return parsed.settings;
+}
+
 Result<void> AgentClient::shutdown() {
   const std::uint64_t id = next_id_++;
   TL_TRY(send_message(proto::shutdown_message(id)));

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -58,6 +59,11 @@ class AgentClient {
   // later results carry it in environment.placement. No reply.
   Result<void> send_placement(const std::vector<protocol::VcpuMapping>& vcpus);
   Result<void> ping(std::chrono::milliseconds timeout);
+  // Applies guest OS settings (protocol/guest_settings.hpp); the reply, validated, has each
+  // name's read-back value or its own error. A reply naming a setting that was not asked for,
+  // or leaving one out, is an error of the whole request.
+  Result<protocol::SettingStates> configure(const std::map<std::string, nlohmann::json>& settings,
+                                            std::chrono::milliseconds timeout);
   // Asks the agent to stop (as PID 1 it powers the guest off) and waits for its ack (bounded).
   Result<void> shutdown();
   // Why the connection closed, added to "agent closed the connection ..." (a bridge's reason

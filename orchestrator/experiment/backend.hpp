@@ -2,6 +2,7 @@
 // Where an experiment's benchmarks run: a booted guest per configuration (GuestBackend) or the
 // agent on the bare host (HostBackend). The runner only sees this interface.
 #include <chrono>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -9,6 +10,7 @@
 #include "common/result.hpp"
 #include "orchestrator/experiment/matrix.hpp"
 #include "protocol/benchmark_result.hpp"
+#include "protocol/guest_settings.hpp"
 
 namespace topolab::experiment {
 
@@ -21,6 +23,11 @@ class Target {
   virtual Result<protocol::BenchmarkResult> run(const std::string& benchmark,
                                                 const nlohmann::json& params,
                                                 std::chrono::milliseconds timeout) = 0;
+  // Applies guest OS settings before a run (protocol/guest_settings.hpp): per name the value
+  // read back or the agent's reason. An error: the request itself failed (connection, reply).
+  virtual Result<protocol::SettingStates> configure(const std::map<std::string, nlohmann::json>&) {
+    return make_error("this target cannot apply guest settings");
+  }
   virtual Result<void> ping() = 0;              // is it still answering?
   virtual Result<void> shutdown() = 0;          // orderly stop; the destructor cleans up regardless
   virtual nlohmann::json intended() const = 0;  // intended topology (null: none)

@@ -13,6 +13,7 @@
 #include "orchestrator/experiment/hosts.hpp"
 #include "orchestrator/experiment/matrix.hpp"
 #include "orchestrator/layout/layout_fields.hpp"
+#include "protocol/guest_settings.hpp"
 
 namespace topolab::experiment {
 using namespace detail;  // Ctx and the [factors] readers (experiment_factors.cpp)
@@ -127,6 +128,74 @@ Result<void> check_params_factors(const Ctx& c, const Experiment& e) {
   return {};
 }
 
+// [os]: settings held for the whole experiment, written without the "os." prefix.
+Result<void> parse_os_table(const Ctx& c, const toml::node& n, Experiment& e) {
+  auto t = n.as_table();
+  if (!t) return c.at(n, "'os': expected a table of guest settings (smt = \"off\", ...)");
+  for (const auto& [k, v] : *t) {
+    const std::string name = "os." + std::string(k.str());
+    auto value = scalar_to_json(c, v, "[os] '" + std::string(k.str()) + "'");
+    if (!value) return value.error();
+    if (e.factor(name))
+      return c.at(v, "[os] '" + std::string(k.str()) + "': " + name +
+                         " is also a factor; give it in one place");
+    e.os_constants.push_back({name, *value, line_of(v)});
+  }
+  return {};
+}
+
+// Which OS the experiment's os.* settings are for; nullopt when the file cannot tell (a
+// template domain: the agent's hello decides, per cell).
+std::optional<protocol::SettingOs> settings_os(const Experiment& e) {
+  if (e.backend == BackendKind::kHost || e.guest.builtin()) return protocol::SettingOs::kLinux;
+  if (e.guest.kind == guestsource::GuestKind::kDisk)
+    return e.guest.os == "windows" ? protocol::SettingOs::kWindows : protocol::SettingOs::kLinux;
+  return std::nullopt;
+}
+
+std::string guest_description(const Experiment& e) {
+  if (e.backend == BackendKind::kHost) return "backend \"host\" runs on this Linux host";
+  if (e.guest.builtin()) return "the built-in guest runs Linux";
+  return "this experiment's guest runs " + e.guest.os;
+}
+
+// One os.* name and value: a known row, of the guest's OS, a value of the row's domain.
+Result<void> check_os_value(const Ctx& c, int line, const Experiment& e, const std::string& what,
+                            const std::string& name, const nlohmann::json* value) {
+  const auto os = settings_os(e);
+  const protocol::SettingRow* row = protocol::find_setting(name);
+  if (!row) {
+    const std::string known =
+        os ? "known for " + std::string(protocol::to_string(*os)) + ": " +
+                 protocol::setting_names(*os)
+           : "known: " + protocol::setting_names(protocol::SettingOs::kLinux) + ", " +
+                 protocol::setting_names(protocol::SettingOs::kWindows);
+    return c.at_line(line, what + " '" + name + "': not a guest setting (" + known + ")");
+  }
+  if (os && row->os != *os)
+    return c.at_line(line, what + " '" + name + "': a " +
+                               std::string(protocol::to_string(row->os)) + " setting, but " +
+                               guest_description(e) +
+                               " (its settings: " + protocol::setting_names(*os) + ")");
+  if (value) {
+    auto ok = protocol::check_setting_value(*row, *value);
+    if (!ok) return c.at_line(line, what + " '" + name + "': " + ok.error().message);
+  }
+  return {};
+}
+
+Result<void> check_os_settings(const Ctx& c, const Experiment& e) {
+  for (const auto& f : e.factors) {
+    if (f.kind != FactorKind::kOs) continue;
+    TL_TRY(check_os_value(c, f.line, e, "factor", f.key, nullptr));
+    for (const auto& level : f.levels)
+      TL_TRY(check_os_value(c, f.line, e, "factor", f.key, &level));
+  }
+  for (const auto& k : e.os_constants)
+    TL_TRY(check_os_value(c, k.line, e, "[os]", k.name, &k.value));
+  return {};
+}
+
 std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
   if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a)
     return std::numeric_limits<std::uint64_t>::max();
@@ -193,6 +262,7 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
   const toml::node* exclude_node = nullptr;
   const toml::node* baseline_node = nullptr;
   const toml::node* hosts_node = nullptr;  // read after 'backend', which it depends on
+  const toml::node* os_node = nullptr;     // [os]: read once the guest's OS is known
   int factors_line = 1;
   for (const auto& [k, v] : root) {
     std::string key(k.str());
@@ -252,11 +322,13 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
       e.boot = *b;
     } else if (key == "hosts") {
       hosts_node = &v;
+    } else if (key == "os") {
+      os_node = &v;
     } else {
       return c.at(v, "unknown key '" + key +
                          "': expected name, description, layout, repetitions, seed, backend, "
                          "timeout_s, factors, benchmark, exclude, baseline, adaptive, guest, "
-                         "boot or hosts");
+                         "boot, hosts or os");
     }
   }
   if (e.name.empty()) return c.at_line(1, "missing 'name': expected a non-empty string");
@@ -264,6 +336,8 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
     return c.at_line(1, "missing 'layout': expected a layout file path");
   if (e.benchmarks.empty()) return c.at_line(1, "missing [[benchmark]]: expected at least one");
   TL_TRY(check_params_factors(c, e));
+  if (os_node) TL_TRY(parse_os_table(c, *os_node, e));
+  TL_TRY(check_os_settings(c, e));
   if (hosts_node) TL_TRY(parse_hosts(c, *hosts_node, e));
   // [[exclude]] and [baseline] refer to factors, so they are read after [factors].
   if (exclude_node) {
@@ -324,7 +398,8 @@ std::uint64_t full_factorial_cells(const Experiment& e) {
 }
 
 std::string canonical_factor_key(const std::string& key) {
-  if (key.rfind("cmdline.", 0) == 0 || key.rfind("param.", 0) == 0) return key;
+  if (key.rfind("cmdline.", 0) == 0 || key.rfind("param.", 0) == 0 || key.rfind("os.", 0) == 0)
+    return key;
   return layout_field_key(key).value_or(key);
 }
 
@@ -380,6 +455,7 @@ nlohmann::json experiment_to_json(const Experiment& e) {
                       {"timeout_s", e.timeout_s}};
   if (!e.guest.builtin()) j["guest"] = guest_source_to_json(e.guest);
   if (!e.hosts.empty()) j["hosts"] = e.hosts;
+  for (const auto& k : e.os_constants) j["os"][k.name] = k.value;
   if (e.boot.retries) j["boot"]["retries"] = *e.boot.retries;
   if (e.boot.watchdog_ms) j["boot"]["watchdog_ms"] = *e.boot.watchdog_ms;
   if (e.adaptive) {

@@ -22,10 +22,18 @@ enum class BackendKind { kGuest, kHost };
 std::string to_string(BackendKind);
 
 // What a factor changes. Guest-configuration factors (layout fields, kernel command line)
-// need a boot per level; benchmark parameters vary inside one booted guest.
+// need a boot per level; benchmark parameters and guest OS settings (os.*: the agent applies
+// them before each run, protocol/guest_settings.hpp) vary inside one booted guest.
 // kReplicate: the factor named `replicate` changes nothing, so its cells are the same experiment
 // run again (A/A calibration of the verdicts, issue 27).
-enum class FactorKind { kLayout, kCmdline, kParam, kReplicate };
+enum class FactorKind { kLayout, kCmdline, kParam, kReplicate, kOs };
+
+// One setting of the [os] table: held at this value for every run of the experiment.
+struct OsConstant {
+  std::string name;  // "os.smt"
+  nlohmann::json value;
+  int line = 0;
+};
 
 struct Factor {
   std::string key;    // as written: "expose", "guest.l3_groups", "cmdline.nohz", "param.sqrt.n"
@@ -65,6 +73,7 @@ struct Experiment {
   std::vector<BenchmarkSpec> benchmarks;
   std::vector<ExcludeRule> excludes;
   std::map<std::string, nlohmann::json> baseline;  // factor key -> baseline level
+  std::vector<OsConstant> os_constants;            // [os]
   std::uint64_t seed = 1;
   std::optional<AdaptiveSpec> adaptive;
   BackendKind backend = BackendKind::kGuest;

@@ -21,6 +21,10 @@ Result<FactorKind> classify_factor(const Ctx& c, const toml::node& n, const std:
     if (key.size() == 8) return c.at(n, "factor '" + key + "': expected cmdline.<option>");
     return FactorKind::kCmdline;
   }
+  if (key.rfind("os.", 0) == 0) {
+    if (key.size() == 3) return c.at(n, "factor '" + key + "': expected os.<setting>");
+    return FactorKind::kOs;  // the name and levels are checked against the guest's OS later
+  }
   if (key.rfind("param.", 0) == 0) {
     auto dot = key.find('.', 6);
     if (key.size() == 6 || dot == 6 || (dot != std::string::npos && dot + 1 == key.size()))
@@ -31,7 +35,7 @@ Result<FactorKind> classify_factor(const Ctx& c, const toml::node& n, const std:
     std::string known;
     for (const auto& k : layout_field_keys()) known += (known.empty() ? "" : ", ") + k;
     return c.at(n, "factor '" + key + "': not a layout field (expected one of " + known +
-                       ", cmdline.<option>, param.<name> or replicate)");
+                       ", cmdline.<option>, param.<name>, replicate or os.<setting>)");
   }
   return FactorKind::kLayout;
 }

@@ -31,6 +31,11 @@ class GuestTarget : public Target {
                                         std::chrono::milliseconds timeout) override {
     return session_->agent().run(benchmark, params, timeout);
   }
+  // SMT changes hotplug CPUs: seconds under TCG.
+  Result<protocol::SettingStates> configure(
+      const std::map<std::string, nlohmann::json>& settings) override {
+    return session_->agent().configure(settings, 60s);
+  }
   Result<void> ping() override { return session_->agent().ping(10s); }
   Result<void> shutdown() override { return session_->shutdown(); }
   nlohmann::json intended() const override { return topology_to_json(verdict_.intended); }

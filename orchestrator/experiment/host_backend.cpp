@@ -61,6 +61,10 @@ class HostTarget : public Target {
                                         std::chrono::milliseconds timeout) override {
     return client_->run(benchmark, params, timeout);
   }
+  Result<protocol::SettingStates> configure(
+      const std::map<std::string, nlohmann::json>& settings) override {
+    return client_->configure(settings, 60s);
+  }
   Result<void> ping() override { return client_->ping(5s); }
   Result<void> shutdown() override {
     auto r = client_->shutdown();
@@ -88,12 +92,25 @@ class HostTarget : public Target {
 
 }  // namespace
 
-HostBackend::HostBackend(std::filesystem::path agent_binary)
-    : agent_(agent_binary.empty() ? install_paths().agent : agent_binary) {}
+HostBackend::HostBackend(std::filesystem::path agent_binary, bool allow_host_settings)
+    : agent_(agent_binary.empty() ? install_paths().agent : agent_binary),
+      allow_host_settings_(allow_host_settings) {}
 
 Result<void> HostBackend::prepare(const Experiment& e, const std::vector<Configuration>&) {
+  // os.* would change this machine itself, not a guest (issue 25 item 4).
   for (const auto& f : e.factors)
-    if (f.kind != FactorKind::kParam && f.kind != FactorKind::kReplicate)
+    if (f.kind == FactorKind::kOs && !allow_host_settings_)
+      return make_error(e.source_file.string() + ":" + std::to_string(f.line) + ": factor '" +
+                        f.key + "' would change this host's own settings; backend \"host\" " +
+                        "refuses os.* (an --allow-host-settings option that restores them on " +
+                        "every exit is not built yet)");
+  if (!e.os_constants.empty() && !allow_host_settings_)
+    return make_error(e.source_file.string() + ":" + std::to_string(e.os_constants[0].line) +
+                      ": [os] would change this host's own settings; backend \"host\" refuses "
+                      "os.* (an --allow-host-settings option is not built yet)");
+  for (const auto& f : e.factors)
+    if (f.kind != FactorKind::kParam && f.kind != FactorKind::kReplicate &&
+        f.kind != FactorKind::kOs)
       return make_error(e.source_file.string() + ":" + std::to_string(f.line) + ": factor '" +
                         f.key + "' changes the guest; backend \"host\" accepts only " +
                         "param.<benchmark>.<name> and replicate factors");

@@ -12,7 +12,11 @@ namespace topolab::experiment {
 class HostBackend : public Backend {
  public:
   // agent_binary empty: install_paths().agent (the built or installed agent).
-  explicit HostBackend(std::filesystem::path agent_binary = {});
+  // allow_host_settings: accept os.* factors and [os] (they change this machine). Not reachable
+  // from the command line yet: --allow-host-settings needs every value restored on SIGINT and
+  // SIGTERM too, and a killed run's agent dies by SIGKILL (PDEATHSIG) without restoring. Tests
+  // use it with agents that change nothing real (a hostile agent, --settings-root).
+  explicit HostBackend(std::filesystem::path agent_binary = {}, bool allow_host_settings = false);
   std::string name() const override { return "host"; }
   Result<void> prepare(const Experiment&, const std::vector<Configuration>&) override;
   Result<std::unique_ptr<Target>> start(const Experiment&, const Configuration&) override;
@@ -23,6 +27,7 @@ class HostBackend : public Backend {
 
  private:
   std::filesystem::path agent_;
+  bool allow_host_settings_ = false;
   nlohmann::json host_topology_;
   nlohmann::json agent_versions_ = nlohmann::json::object();
 };

@@ -1,5 +1,6 @@
 #include "orchestrator/experiment/host_run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -174,10 +175,13 @@ Result<void> HostRun::run_configuration(const Configuration& config) {
   return {};
 }
 
-Result<void> HostRun::finish_cells(const Configuration& config, const nlohmann::json& mismatches,
-                                   std::int64_t boot_id) {
-  const bool mismatch = mismatches.is_array() && !mismatches.empty();
+Result<void> HostRun::finish_cells(const Configuration& config,
+                                   const nlohmann::json& boot_mismatches, std::int64_t boot_id) {
   for (int c : config.cells) {
+    nlohmann::json mismatches =
+        boot_mismatches.is_array() ? boot_mismatches : nlohmann::json::array();
+    for (const auto& m : state_[c].condition_mismatches) mismatches.push_back(m);
+    const bool mismatch = !mismatches.empty();
     bool complete = missing_runs(c) == 0;
     std::string status = complete ? "done" : "failed";
     std::string error = complete ? "" : state_[c].error;
@@ -191,10 +195,38 @@ Result<void> HostRun::finish_cells(const Configuration& config, const nlohmann::
     else
       ++summary_.cells_failed;
     if (mismatch) ++summary_.cells_mismatch;
-    lane_.cell_done(d_.cells[c].label(), status + (mismatch ? " (topology mismatch)" : "") +
-                                             (error.empty() ? "" : ": " + error));
+    const bool conditions = !state_[c].condition_mismatches.empty();
+    lane_.cell_done(
+        d_.cells[c].label(),
+        status + (mismatch ? conditions ? " (os setting mismatch)" : " (topology mismatch)" : "") +
+            (error.empty() ? "" : ": " + error));
   }
   return {};
+}
+
+Result<nlohmann::json> HostRun::apply_conditions(Target& t, int cell) {
+  const auto wanted = os_settings(d_.e, d_.cells[cell]);
+  if (wanted.empty()) return nlohmann::json();
+  TL_ASSIGN_CTX(auto seen, t.configure(wanted), "configure");
+  nlohmann::json out = nlohmann::json::object();
+  std::string refused;
+  for (const auto& [name, requested] : wanted) {
+    const auto& state = seen.at(name);  // AgentClient::configure checked every name is answered
+    if (!state.value) {
+      refused += (refused.empty() ? "" : "; ") + name + ": " + state.error;
+      continue;
+    }
+    out[name] = {{"requested", requested}, {"seen", *state.value}};
+    const protocol::SettingRow* row = protocol::find_setting(name);
+    if (row && protocol::setting_matches(*row, requested, *state.value)) continue;
+    nlohmann::json m = {{"level", name}, {"intended", requested}, {"seen", *state.value}};
+    auto& list = state_[cell].condition_mismatches;
+    if (std::find(list.begin(), list.end(), m) == list.end()) list.push_back(m);
+    lane_.message(d_.cells[cell].label() + ": " + name + " requested " + level_text(requested) +
+                  ", the guest reads " + level_text(*state.value) + ": measured, flagged");
+  }
+  if (!refused.empty()) return make_error("the agent refused " + refused);
+  return out;
 }
 
 // One benchmark run; a failure is recorded and, if the target stopped answering, every
@@ -208,10 +240,17 @@ Result<void> HostRun::execute(Target& t, const RunSpec& r, std::int64_t boot_id,
       make_error("target stopped answering earlier in this boot");
   auto t0 = Clock::now();
   double ms = 0;
+  nlohmann::json conditions;
   if (alive) {
-    result = t.run(bench.name, benchmark_params(d_.e, cell, r.benchmark),
-                   std::chrono::seconds(d_.e.timeout_s));
-    ms = ms_since(t0);
+    auto applied = apply_conditions(t, r.cell);
+    if (applied) {
+      conditions = *applied;
+      result = t.run(bench.name, benchmark_params(d_.e, cell, r.benchmark),
+                     std::chrono::seconds(d_.e.timeout_s));
+      ms = ms_since(t0);
+    } else {
+      result = applied.error();
+    }
   }
   if (!result) {
     ++summary_.runs_failed;
@@ -226,14 +265,13 @@ Result<void> HostRun::execute(Target& t, const RunSpec& r, std::int64_t boot_id,
     if (alive && !t.ping()) alive = false;
     return {};
   }
-  store::RunRecord rec{st.id,
-                       boot_id,
-                       r.benchmark,
-                       bench.name,
-                       r.repetition,
-                       benchmark_params(d_.e, cell, r.benchmark),
-                       protocol::result_to_json(*result),
-                       ms};
+  nlohmann::json result_json = protocol::result_to_json(*result);
+  // The settings this run was measured under, as requested and as read back (issue 25).
+  if (!conditions.is_null()) result_json["environment"]["conditions"] = conditions;
+  store::RunRecord rec{st.id,        boot_id,
+                       r.benchmark,  bench.name,
+                       r.repetition, benchmark_params(d_.e, cell, r.benchmark),
+                       result_json,  ms};
   TL_TRY(store_.with([&](store::ResultStore& s) { return s.add_run(rec); }));
   st.done.insert({r.benchmark, r.repetition});
   ++summary_.runs_executed;

@@ -70,6 +70,9 @@ class HostRun {
     std::set<std::pair<int, int>> done;  // (benchmark, repetition) already stored
     std::string error;
     int failed_runs = 0;
+    // os.* values read back unlike the request: {"level","intended","seen"} like a topology
+    // mismatch, each distinct one once.
+    nlohmann::json condition_mismatches = nlohmann::json::array();
   };
 
   std::vector<RunSpec> pending_runs(const Configuration& config, std::uint64_t seed);
@@ -79,6 +82,9 @@ class HostRun {
   Result<void> finish_cells(const Configuration& config, const nlohmann::json& mismatches,
                             std::int64_t boot_id);
   Result<void> execute(Target& t, const RunSpec& r, std::int64_t boot_id, bool& alive);
+  // Configures the agent to the cell's os.* settings: {NAME: {"requested", "seen"}} for the
+  // run's record (null without settings), or why the run cannot go on (a refused setting).
+  Result<nlohmann::json> apply_conditions(Target& t, int cell);
   std::vector<double> values(int cell, int bench);
   int next_rep(int cell, int bench) const;
   bool wants_more(int cell, int bench);

@@ -109,6 +109,16 @@ nlohmann::json benchmark_params(const Experiment& e, const Cell& cell, int bench
   return params;
 }
 
+std::map<std::string, nlohmann::json> os_settings(const Experiment& e, const Cell& cell) {
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& k : e.os_constants) out[k.name] = k.value;
+  for (const auto& [k, v] : cell.levels) {
+    const Factor* f = e.factor(k);
+    if (f && f->kind == FactorKind::kOs) out[k] = v;
+  }
+  return out;
+}
+
 std::string cmdline_extra(const Configuration& config) {
   std::string out;
   for (const auto& [k, v] : config.levels) {

@@ -2,6 +2,7 @@
 // Full factorial expansion of an experiment into cells, exclusion, grouping of cells by guest
 // configuration (one boot per configuration) and the seeded order of runs inside a boot.
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -43,6 +44,8 @@ std::vector<Configuration> group_by_configuration(const Experiment&, const std::
 // The benchmark's params with the cell's param.<name> (every benchmark) and
 // param.<bench>.<name> levels applied.
 nlohmann::json benchmark_params(const Experiment&, const Cell&, int benchmark);
+// The guest OS settings of one cell's runs: the [os] table and the cell's os.* levels.
+std::map<std::string, nlohmann::json> os_settings(const Experiment&, const Cell&);
 // Kernel command-line additions of a configuration: cmdline.nohz="off" -> "nohz=off",
 // true -> "nohz", false -> nothing.
 std::string cmdline_extra(const Configuration&);

@@ -201,6 +201,45 @@ std::vector<std::pair<std::string, std::string>> cell_fields(const CellContext& 
           {"boot_retries", c.boot_retries}};
 }
 
+namespace {
+
+// Whether the design has guest OS settings: only then are the cells' runs read for them.
+bool has_conditions(const store::StoredExperiment& exp) {
+  if (!exp.spec.is_object()) return false;
+  if (exp.spec.contains("os")) return true;
+  if (!exp.spec.contains("factors") || !exp.spec["factors"].is_array()) return false;
+  for (const auto& f : exp.spec["factors"])
+    if (f.is_object() && f.value("key", "").rfind("os.", 0) == 0) return true;
+  return false;
+}
+
+// {NAME: {"requested": V, "seen": [distinct V ...]}} over the cell's runs.
+nlohmann::json cell_conditions(store::ResultStore& store, std::int64_t cell_id) {
+  nlohmann::json out = nlohmann::json::object();
+  auto runs = store.runs(cell_id);
+  if (!runs) return out;
+  for (const auto& r : *runs) {
+    if (!r.result.is_object() || !r.result.contains("environment")) continue;
+    const auto& env = r.result["environment"];
+    if (!env.is_object() || !env.contains("conditions") || !env["conditions"].is_object()) continue;
+    for (const auto& [name, c] : env["conditions"].items()) {
+      if (!c.is_object() || out.size() >= kMaxDistinct * 8) continue;
+      auto& entry = out[name];
+      if (!entry.contains("requested")) {
+        entry["requested"] = c.value("requested", nlohmann::json());
+        entry["seen"] = nlohmann::json::array();
+      }
+      const auto seen = c.value("seen", nlohmann::json());
+      auto& list = entry["seen"];
+      if (list.size() < kMaxDistinct && std::find(list.begin(), list.end(), seen) == list.end())
+        list.push_back(seen);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 const CellContext& cell_context(const ReportContext& ctx, const std::string& cell) {
   static const CellContext kNone;
   auto it = ctx.cells.find(cell);
@@ -215,9 +254,11 @@ ReportContext load_context(store::ResultStore& store, const store::StoredExperim
   if (!hosts.empty()) multi_host_context(exp, hosts, ctx.experiment);
   Distinct accel, model, agent, kernel;
   std::map<std::int64_t, std::optional<store::StoredBoot>> boots;  // each boot read once
+  const bool conditions = has_conditions(exp);
   for (const auto& c : cells) {
     CellContext cc;
     cc.mismatches = mismatch_text(c.mismatches);
+    if (conditions) cc.conditions = cell_conditions(store, c.id);
     if (c.boot_id) {
       if (!boots.count(c.boot_id)) {
         auto b = store.boot(c.boot_id);  // a missing or unreadable boot leaves it "unknown"

@@ -40,6 +40,10 @@ struct CellContext {
   std::string seen = kUnknown;          // topology summary the guest reported
   std::string mismatches;               // "packages: intended 2, seen 1; ..." ("" when none)
   std::string boot_retries = kUnknown;  // "0", "1" ... ("unknown" for stores before issue 17)
+  // Guest OS settings (issue 25): {NAME: {"requested": V, "seen": [distinct V ...]}} from the
+  // cell's runs (environment.conditions); empty without os.* settings. JSON reports only: the
+  // requested values are factors in every format and a differing seen value is a mismatch.
+  nlohmann::json conditions = nlohmann::json::object();
 };
 
 struct ReportContext {

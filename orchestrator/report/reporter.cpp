@@ -94,8 +94,9 @@ nlohmann::json context_to_json(const ReportContext& ctx) {
 
 nlohmann::json cell_context_json(const ReportContext& ctx, const std::string& cell) {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& [name, value] : cell_fields(cell_context(ctx, cell)))
-    j[name] = json_value(name, value);
+  const CellContext& c = cell_context(ctx, cell);
+  for (const auto& [name, value] : cell_fields(c)) j[name] = json_value(name, value);
+  if (!c.conditions.empty()) j["conditions"] = c.conditions;  // issue 25
   return j;
 }
 

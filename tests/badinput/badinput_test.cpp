@@ -316,6 +316,8 @@ std::string protocol_error(const std::string& parser, const std::string& input) 
   if (parser == "result") return err(proto::parse_result(*msg));
   if (parser == "error") return err(proto::parse_error(*msg));
   if (parser == "placement") return err(proto::parse_placement(*msg));
+  if (parser == "configure") return err(proto::parse_configure(*msg));
+  if (parser == "configured") return err(proto::parse_configured(*msg));
   if (parser == "id") return err(proto::require_id(*msg));
   return "unknown parser '" + parser + "' in the index";
 }

@@ -68,12 +68,21 @@ TEST(Protocol, HelloRoundTripsAndChecksVersion) {
   future["protocol"] = kProtocolVersion + 1;
   auto rejected = parse_hello(decode_ok(future.dump()));
   ASSERT_FALSE(rejected.ok());
-  EXPECT_NE(rejected.error().message.find("unsupported protocol version 2"), std::string::npos)
+  EXPECT_NE(rejected.error().message.find("unsupported protocol version " +
+                                          std::to_string(kProtocolVersion + 1)),
+            std::string::npos)
       << rejected.error().message;
 
   json old = hello_message(h);
   old["protocol"] = 0;
   EXPECT_FALSE(parse_hello(decode_ok(old.dump())).ok());
+  // Version 1 (before guest settings, issue 25) is refused by name.
+  old["protocol"] = 1;
+  auto v1 = parse_hello(decode_ok(old.dump()));
+  ASSERT_FALSE(v1.ok());
+  EXPECT_NE(v1.error().message.find("unsupported protocol version 1 (this side speaks 2)"),
+            std::string::npos)
+      << v1.error().message;
 }
 
 TEST(Protocol, UnknownFieldsAreIgnored) {

@@ -3,14 +3,29 @@
 # `--unix PATH` like topolab-agent, but answers `run` with a result whose "unit" is a number
 # when params.threads == 1, and with a control-character unit otherwise. Only the standard
 # library; exits when the host goes away or asks it to shut down.
+# Guest settings (issue 25): it lies about os.sched_autogroup (always reads back 1) and refuses
+# os.timer_migration = 1 with its own message; os.timer_migration = 0 is echoed.
 import json
 import os
 import socket
 import sys
 
-HELLO = {"type": "hello", "protocol": 1, "agent_version": "hostile\x1b[31m", "uptime_ms": 1,
+HELLO = {"type": "hello", "protocol": 2, "agent_version": "hostile\x1b[31m", "uptime_ms": 1,
          "kernel": "Linux hostile", "cpu_model": "none", "topology": None,
-         "topology_error": "not reading sysfs"}
+         "topology_error": "not reading sysfs",
+         "settings": {"os.sched_autogroup": {"value": 1}, "os.timer_migration": {"value": 0}}}
+
+
+def configured(settings):
+    out = {}
+    for name, value in settings.items():
+        if name == "os.sched_autogroup":
+            out[name] = {"value": 1}
+        elif name == "os.timer_migration" and value == 1:
+            out[name] = {"error": "EPERM: timer_migration is locked on this hostile guest"}
+        else:
+            out[name] = {"value": value}
+    return out
 
 
 def result(params):
@@ -45,6 +60,9 @@ def serve(conn):
                 send(conn, HELLO)
             elif kind == "run":
                 send(conn, {"type": "result", "id": mid, "result": result(msg.get("params", {}))})
+            elif kind == "configure":
+                send(conn, {"type": "configured", "id": mid,
+                            "settings": configured(msg.get("settings", {}))})
             elif kind == "ping":
                 send(conn, {"type": "pong", "id": mid})
             elif kind == "shutdown":

@@ -1,0 +1,111 @@
+// Issue 25: a hostile agent (data/hostile_agent.py, over the real protocol and the real runner)
+// that reads back another value than the one requested yields a reported mismatch, never a
+// silent pass; a setting it refuses fails that cell with the agent's message while the other
+// cell completes. The host backend is built with allow_host_settings: the hostile agent changes
+// nothing on this machine.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "orchestrator/experiment/host_backend.hpp"
+#include "orchestrator/experiment/runner.hpp"
+#include "orchestrator/report/reporter.hpp"
+#include "tests/orchestrator/experiment/store_run.hpp"
+
+namespace topolab::experiment {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kHostileAgent =
+    fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/experiment/data/hostile_agent.py";
+
+class HostileSettings : public StoreRunTest {};
+
+const char* kDesign = R"(
+name = "hostile-settings"
+backend = "host"
+repetitions = 1
+[factors]
+"os.timer_migration" = [0, 1]
+[os]
+sched_autogroup = 0
+[[benchmark]]
+name = "sqrt"
+)";
+
+TEST_F(HostileSettings, ALyingReadBackIsAMismatchAndARefusalFailsOnlyItsCell) {
+  const Experiment e = parse(kDesign, "hostile.toml");
+  std::string log;
+  {
+    HostBackend backend(kHostileAgent, /*allow_host_settings=*/true);
+    auto s = run_with(e, backend, &log);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(s->cells_done, 1);
+    EXPECT_EQ(s->cells_failed, 1);
+    EXPECT_EQ(s->cells_mismatch, 2) << "both cells read sched_autogroup back as 1";
+    EXPECT_EQ(s->runs_executed, 1);
+  }
+  EXPECT_NE(log.find("os.sched_autogroup requested 0, the guest reads 1: measured, flagged"),
+            std::string::npos)
+      << log;
+  auto store = store::ResultStore::open_read_only(store_path());
+  ASSERT_TRUE(store.ok());
+  auto cells = (*store)->cells((*(*store)->experiments())[0].id);
+  ASSERT_EQ(cells->size(), 2u);
+  for (const auto& c : *cells) {
+    ASSERT_TRUE(c.mismatches.is_array()) << c.mismatches.dump();
+    ASSERT_EQ(c.mismatches.size(), 1u) << c.mismatches.dump();
+    EXPECT_EQ(c.mismatches[0],
+              (nlohmann::json{{"level", "os.sched_autogroup"}, {"intended", 0}, {"seen", 1}}));
+    if (c.cell.factors["os.timer_migration"] == 1) {
+      EXPECT_EQ(c.status, "failed");
+      EXPECT_NE(c.error.find("the agent refused os.timer_migration: EPERM: timer_migration is "
+                             "locked on this hostile guest"),
+                std::string::npos)
+          << c.error;
+      EXPECT_TRUE((*store)->runs(c.id)->empty());
+    } else {
+      EXPECT_EQ(c.status, "done");
+      auto runs = (*store)->runs(c.id);
+      ASSERT_EQ(runs->size(), 1u);
+      const auto& cond = (*runs)[0].result["environment"]["conditions"];
+      EXPECT_EQ(cond["os.timer_migration"], (nlohmann::json{{"requested", 0}, {"seen", 0}}));
+      EXPECT_EQ(cond["os.sched_autogroup"], (nlohmann::json{{"requested", 0}, {"seen", 1}}));
+    }
+  }
+  // The JSON report: requested and seen per cell, the lie among the mismatches.
+  auto data = report::load_report(**store, "");
+  ASSERT_TRUE(data.ok()) << data.error().message;
+  std::ostringstream out;
+  report::JsonReporter(out).report(*data);
+  auto j = nlohmann::json::parse(out.str());
+  int with_runs = 0;
+  for (const auto& row : j["rows"]) {
+    const auto& ctx = row["cell_context"];
+    EXPECT_NE(ctx["mismatches"].get<std::string>().find("os.sched_autogroup: intended 0, seen 1"),
+              std::string::npos)
+        << ctx.dump();
+    if (!ctx.contains("conditions")) continue;
+    ++with_runs;
+    EXPECT_EQ(ctx["conditions"]["os.sched_autogroup"],
+              (nlohmann::json{{"requested", 0}, {"seen", {1}}}));
+  }
+  EXPECT_GE(with_runs, 1) << j["rows"].dump();
+}
+
+TEST_F(HostileSettings, TheHostBackendRefusesOsSettingsUnlessAllowed) {
+  const Experiment e = parse(kDesign, "hostile.toml");
+  HostBackend backend(kHostileAgent);
+  auto s = run_with(e, backend, nullptr);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("hostile.toml:6: factor 'os.timer_migration' would change this "
+                                   "host's own settings"),
+            std::string::npos)
+      << s.error().message;
+  EXPECT_NE(s.error().message.find("--allow-host-settings"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace topolab::experiment
