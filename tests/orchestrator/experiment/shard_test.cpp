@@ -20,7 +20,9 @@ TEST(Shard, ParsesKOverNAndRefusesEverythingElse) {
                           "1 /3", "1/3/3", "1/10001", "99999999999/3", "1/3x"}) {
     auto r = parse_shard(bad);
     EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) EXPECT_NE(r.error().message.find("expected K/N"), std::string::npos) << bad;
+    if (!r.ok()) {
+      EXPECT_NE(r.error().message.find("expected K/N"), std::string::npos) << bad;
+    }
   }
   EXPECT_FALSE(parse_shard_count("0").ok());
   EXPECT_EQ(*parse_shard_count("10000"), 10000);
