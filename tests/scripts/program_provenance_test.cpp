@@ -36,6 +36,8 @@ TEST(ShellCommandWords, CommandsAtEveryCommandPosition) {
             (V{"grep", "sed", "awk"}));
   EXPECT_EQ(names(shell_command_words("while read l; do wc -l; done <in\n")), (V{"wc"}));
   EXPECT_EQ(names(shell_command_words("X=1 Y=\"$z\" make all\n")), (V{"make"}));
+  EXPECT_EQ(names(shell_command_words("A=(x \"y)\" z)\nB+=(w)\nsort\n")), (V{"sort"}));
+  EXPECT_EQ(names(shell_command_words("f a\ng\n", {"f"})), (V{"g"}));
 }
 
 TEST(ShellCommandWords, SubstitutionsInsideQuotesRunCommands) {
@@ -160,6 +162,12 @@ std::vector<Use> collect_uses() {
     for (auto& w : words)
       uses.push_back({w.name, fs::relative(file, kSource).string() + ":" + std::to_string(w.line)});
   };
+  // Functions of one script may be called from another that sources it (ci-accounting.sh).
+  std::set<std::string> functions;
+  for (auto dir : {"scripts", "tests"})
+    for (auto& e : fs::recursive_directory_iterator(kSource / dir))
+      if (e.is_regular_file() && e.path().extension() == ".sh")
+        for (auto& f : shell_function_names(read_text(e.path()))) functions.insert(f);
   auto walk = [&](const fs::path& dir) {
     for (auto& e : fs::recursive_directory_iterator(dir)) {
       if (!e.is_regular_file()) continue;
@@ -172,13 +180,13 @@ std::vector<Use> collect_uses() {
         auto first = read_text(p).substr(0, 64);
         if (first.rfind("#!/usr/bin/env python3", 0) == 0) uses.push_back({"python3", p.string()});
       } else if (is_shell_script(p)) {
-        add(shell_command_words(read_text(p)), p);
+        add(shell_command_words(read_text(p), functions), p);
       }
     }
   };
   for (auto dir : {"scripts", "tests", "common", "host", "orchestrator", "cmake"})
     walk(kSource / dir);
-  add(shell_command_words(read_text(kSource / ".ci/run")), kSource / ".ci/run");
+  add(shell_command_words(read_text(kSource / ".ci/run"), functions), kSource / ".ci/run");
   // Programs that other programs run (not visible in our text), with who runs them.
   std::istringstream in(read_text(kSource / "scripts/provenance/indirect.txt"));
   for (std::string line; std::getline(in, line);) {

@@ -223,6 +223,26 @@ class Scanner {
     }
   }
 
+  // ( ... ) of an array assignment: to the matching parenthesis, quotes followed.
+  void skip_array() {
+    int depth = 0;
+    while (i_ < s_.size()) {
+      char ch = s_[i_];
+      if (ch == '\'') {
+        single_quoted();
+        continue;
+      }
+      if (ch == '"') {
+        double_quoted();
+        continue;
+      }
+      if (ch == '\n') ++line_;
+      ++i_;
+      if (ch == '(') ++depth;
+      if (ch == ')' && --depth == 0) return;
+    }
+  }
+
   void single_quoted() {
     ++i_;
     while (i_ < s_.size() && s_[i_] != '\'') {
@@ -410,6 +430,12 @@ class Scanner {
             ++i_;
             break;
           }
+          if (!c.word.empty() && c.word.back() == '=') {  // NAME=(a b c): an array is data
+            c.word.clear();
+            c.word_literal = true;
+            skip_array();
+            break;
+          }
           end_word(c);
           ++i_;
           code(')');
@@ -478,8 +504,15 @@ std::set<std::string> function_names(std::string_view script) {
 
 }  // namespace
 
-std::vector<CommandWord> shell_command_words(std::string_view script) {
-  return Scanner(script, function_names(script)).run();
+std::vector<CommandWord> shell_command_words(std::string_view script,
+                                             const std::set<std::string>& other_functions) {
+  auto functions = function_names(script);
+  functions.insert(other_functions.begin(), other_functions.end());
+  return Scanner(script, std::move(functions)).run();
+}
+
+std::set<std::string> shell_function_names(std::string_view script) {
+  return function_names(script);
 }
 
 std::vector<CommandWord> cxx_program_literals(std::string_view source) {
@@ -495,6 +528,7 @@ std::vector<CommandWord> cxx_program_literals(std::string_view source) {
     return 1 + static_cast<int>(std::count(text.begin(), text.begin() + pos, '\n'));
   };
   auto add = [&](const std::string& name, std::ptrdiff_t pos) {
+    if (name == "topolab" || name == "topolab-agent") return;  // our own, not a dependency
     if (name.find('/') == std::string::npos && is_name(name)) found.push_back({name, line_at(pos)});
   };
   for (auto it = std::sregex_iterator(text.begin(), text.end(), kSystemPath);

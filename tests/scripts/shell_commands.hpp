@@ -6,6 +6,7 @@
 // a line or pipeline part, after the keywords that start one, past assignments and the wrappers
 // that run their argument: exec, env, timeout N, setsid, ...). A word made of expansions
 // ("$CMD") cannot be named and is not reported; functions of the script are not programs.
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,7 +18,12 @@ struct CommandWord {
   int line = 0;      // 1-based
 };
 
-std::vector<CommandWord> shell_command_words(std::string_view script);
+// `other_functions`: functions defined in files the script sources (they are no programs).
+std::vector<CommandWord> shell_command_words(std::string_view script,
+                                             const std::set<std::string>& other_functions = {});
+
+// The functions a script defines.
+std::set<std::string> shell_function_names(std::string_view script);
 
 // argv[0] of the processes a C++ source starts with a literal name: ProcessSpec({"x", ...}),
 // run_process({"x", ...}), in_path({"x", ...}) and the like.

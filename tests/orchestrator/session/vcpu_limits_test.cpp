@@ -31,7 +31,7 @@ HostTopology worst_case_topology(int n) {
     t.packages.push_back({kBig, CpuList{i}});
     t.dies.push_back({kBig, kBig, kBig, CpuList{i}});
     t.l3_domains.push_back({kBig, CpuList{i}, kHuge});
-    NumaNode node{kBig, CpuList{i}, kHuge, {}};
+    NumaNode node{kBig, CpuList{i}, kHuge, {}, false, {}};
     for (int p = 0; p < 3; ++p) node.hugepages.push_back({kHuge, kHuge, kHuge});
     t.numa_nodes.push_back(node);
     if (i % 2 == 0) t.isolated.insert(i);
