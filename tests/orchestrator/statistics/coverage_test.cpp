@@ -118,8 +118,9 @@ TEST(Coverage, PercentileBootstrapUndercoversAtTwoRuns) {
 TEST(Coverage, SameDistributionGivesNotSignificantAfterHolm) {
   SplitMix64 r{7};
   int not_significant = 0, total = 0;
+  const auto all = shapes();  // an element of the temporary shapes() would dangle
   for (int report = 0; report < 50; ++report) {
-    const auto& s = shapes()[static_cast<std::size_t>(report % 3)];
+    const auto& s = all[static_cast<std::size_t>(report % 3)];
     const auto base = sample(s, r, 10, 1.0);
     std::vector<Difference> ds;
     for (int cell = 0; cell < 20; ++cell)
