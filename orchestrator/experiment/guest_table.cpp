@@ -20,11 +20,13 @@ Result<guestsource::GuestSource> parse_guest_table(const toml::node& node,
     std::string key(k.str());
     auto s = v.as_string();
     if (key != "disk" && key != "os" && key != "domain")
-      return guest_at(origin, v, "unknown key '" + key.substr(0, 40) + "': expected disk, os or domain");
+      return guest_at(origin, v,
+                      "unknown key '" + key.substr(0, 40) + "': expected disk, os or domain");
     if (!s || s->get().empty() || s->get().size() > 4096)
       return guest_at(origin, v, "'" + key + "': expected a non-empty string (at most 4096 bytes)");
     if (key == "disk") {
-      if (s->get().find('\0') != std::string::npos) return guest_at(origin, v, "'disk': NUL in the path");
+      if (s->get().find('\0') != std::string::npos)
+        return guest_at(origin, v, "'disk': NUL in the path");
       g.kind = guestsource::GuestKind::kDisk;
       g.disk = (base_dir / s->get()).lexically_normal();
     } else if (key == "domain") {
@@ -41,8 +43,8 @@ Result<guestsource::GuestSource> parse_guest_table(const toml::node& node,
     return guest_at(origin, node, "'disk' and 'domain' both given: expected one guest");
   if (g.builtin())
     return guest_at(origin, node,
-              "missing 'disk' or 'domain': expected the disk image's path or a "
-              "template domain's name");
+                    "missing 'disk' or 'domain': expected the disk image's path or a "
+                    "template domain's name");
   if (g.kind == guestsource::GuestKind::kDomain) g.os = "";
   return g;
 }
