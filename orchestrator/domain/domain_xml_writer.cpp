@@ -1,5 +1,6 @@
 #include "orchestrator/domain/domain_xml_writer.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -93,15 +94,41 @@ void write_hyperv(pugi::xml_node domain) {
   }
 }
 
-// A PCI address "dddd:bb:ss.f" as libvirt's <address> attributes.
-void write_hostdevs(pugi::xml_node devices, const Layout& l) {
+// "0000:0a:00.0" of a <hostdev><source><address domain bus slot function>.
+std::string hostdev_address(pugi::xml_node h) {
+  auto a = h.child("source").child("address");
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04lx:%02lx:%02lx.%lx",
+                std::strtoul(a.attribute("domain").as_string(), nullptr, 16),
+                std::strtoul(a.attribute("bus").as_string(), nullptr, 16),
+                std::strtoul(a.attribute("slot").as_string(), nullptr, 16),
+                std::strtoul(a.attribute("function").as_string(), nullptr, 16));
+  return buf;
+}
+
+// The one rule for PCI host devices (issue 32): a layout without [[hostdev]] keeps the base's
+// unchanged (a --domain template's GPU is the user's); a layout with [[hostdev]] entries
+// replaces the base's PCI hostdevs by its own (a shipped template's placeholder). Other
+// hostdev types (USB, SCSI, mdev) are always kept. What was kept or replaced goes to `notes`.
+void write_hostdevs(pugi::xml_node devices, const Layout& l, std::vector<std::string>* notes) {
   std::vector<pugi::xml_node> old;
+  std::string names;
   for (auto h : devices.children("hostdev")) {
-    if (std::string(h.attribute("type").as_string()) == "pci") old.push_back(h);
+    if (std::string(h.attribute("type").as_string()) != "pci") continue;
+    old.push_back(h);
+    names += (names.empty() ? "" : ", ") + hostdev_address(h);
+  }
+  if (l.hostdevs.empty()) {
+    if (notes && !old.empty())
+      notes->push_back("kept the base's " + std::to_string(old.size()) +
+                       " PCI host device(s) unchanged: " + names);
+    return;
   }
   for (auto h : old) devices.remove_child(h);
+  std::string added;
   for (const auto& dev : l.hostdevs) {
     const std::string& a = dev.pci_address;
+    added += (added.empty() ? "" : ", ") + a;
     auto h = devices.append_child("hostdev");
     set_attr(h, "mode", "subsystem");
     set_attr(h, "type", "pci");
@@ -112,6 +139,9 @@ void write_hostdevs(pugi::xml_node devices, const Layout& l) {
     set_attr(addr, "slot", "0x" + a.substr(8, 2));
     set_attr(addr, "function", "0x" + a.substr(11, 1));
   }
+  if (notes)
+    notes->push_back("PCI host devices from the layout's [[hostdev]]: " + added +
+                     (old.empty() ? "" : " (replacing the base's " + names + ")"));
 }
 
 void write_serial_log(pugi::xml_node devices, const std::filesystem::path& log) {
@@ -266,7 +296,7 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
   if (announced.memoryless_cells()) write_machine(domain, announced.machine);
   if (spec.layout->hyperv) write_hyperv(domain);
   auto devices = ensure_child(domain, "devices");
-  write_hostdevs(devices, *spec.layout);
+  write_hostdevs(devices, *spec.layout, spec.notes);
   if (spec.console_stream) {
     write_serial_pty(devices);
   } else if (!spec.serial_log.empty()) {

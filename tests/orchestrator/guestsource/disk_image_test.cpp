@@ -118,6 +118,9 @@ TEST(CheckImageInfo, RefusesMalformedOrDangerousInfo) {
       {R"({"format":"qcow2"})", "no virtual size"},
       {R"({"format":"qcow2","virtual-size":-1})", "no virtual size"},
       {R"({"format":"raw","virtual-size":0})", "virtual size 0"},
+      // Issue 32: a 100-byte file was overlaid and booted into "no bootable device".
+      {R"({"format":"raw","virtual-size":100})", "smaller than one 512-byte sector"},
+      {R"({"format":"qcow2","virtual-size":511})", "not a disk"},
       {R"({"format":"qcow2","virtual-size":1,"backing-filename":7})", "backing file '?'"},
       {R"({"format":"qcow2","virtual-size":1,"encrypted":true})", "encrypted"},
       {R"({"format":"qcow2","virtual-size":1,"format-specific":{"data":{"corrupt":true}}})",
