@@ -357,17 +357,20 @@ TEST(SysfsAmbiguity, ALeadingZeroCpuDirectoryIsRefused) {
 // A topology/ symlink to itself (ELOOP) or to its CPU directory was read as "no topology/":
 // package 0, no siblings, silently.
 TEST(SysfsAmbiguity, ALoopingTopologyLinkIsRefused) {
-  for (const char* target : {"topology", "."}) {
-    TempDir tmp;
-    make_tree(tmp.path());
-    const fs::path topo = tmp.path() / "sys/devices/system/cpu/cpu3/topology";
-    fs::remove_all(topo);
-    fs::create_directory_symlink(target, topo);
-    auto t = read_sysfs_topology(tmp.path());
-    ASSERT_FALSE(t.ok()) << target;
-    EXPECT_NE(t.error().message.find(topo.string() + ": a symlink"), std::string::npos)
-        << t.error().message;
-  }
+  // cpu3 is online; cpu4 (not in cpu/online) is offline: a loop is refused either way.
+  for (const char* cpu : {"cpu3", "cpu4"})
+    for (const char* target : {"topology", "."}) {
+      TempDir tmp;
+      make_tree(tmp.path());
+      const fs::path topo = tmp.path() / "sys/devices/system/cpu" / cpu / "topology";
+      fs::remove_all(topo);
+      fs::create_directories(topo.parent_path());
+      fs::create_directory_symlink(target, topo);
+      auto t = read_sysfs_topology(tmp.path());
+      ASSERT_FALSE(t.ok()) << target;
+      EXPECT_NE(t.error().message.find(topo.string() + ": a symlink"), std::string::npos)
+          << t.error().message;
+    }
 }
 
 // Issue 32 class 3: sizes past the bounds are refused, never shown (a MemTotal of INT64_MAX kB,

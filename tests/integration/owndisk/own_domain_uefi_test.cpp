@@ -56,7 +56,9 @@ class OwnDomainState : public ::testing::Test {
         << "<domain type='qemu'><name>" << name_
         << "</name><memory unit='MiB'>256</memory><vcpu>1</vcpu><os><type arch='x86_64' "
            "machine='q35'>hvm</type>"
-        << os_extra << "</os><devices><disk type='file' device='disk'><driver name='qemu' "
+        << os_extra
+        << "</os><features><acpi/></features><devices><disk type='file' device='disk'><driver "
+           "name='qemu' "
         << "type='qcow2'/><source file='" << (dir_ / "disk.qcow2").string()
         << "'/><target dev='vda' bus='virtio'/></disk>" << devices
         << "<memballoon model='none'/></devices></domain>";
@@ -133,9 +135,12 @@ TEST_F(OwnDomainState, APciHostdevReachesTheCopyAndNothingIsLeftWhenItCannotStar
   EXPECT_NE(r.err.find("kept the base's 1 PCI host device(s) unchanged: 0000:7e:1f.7"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("0000:7e:1f.7"), r.err.rfind("0000:7e:1f.7"))
-      << "libvirt's start error does not name the device:\n"
-      << r.err;
+  // libvirt refuses to start it: on a host without VFIO "host doesn't support passthrough of
+  // host PCI devices", on one with VFIO an error naming the missing device. A copy without the
+  // hostdev (the old behaviour) met neither.
+  const bool refused_for_it = r.err.find("passthrough of host PCI devices") != std::string::npos ||
+                              r.err.find("0000:7e:1f.7") != r.err.rfind("0000:7e:1f.7");
+  EXPECT_TRUE(refused_for_it) << r.err;
   EXPECT_EQ(overlays_with(marker_), std::vector<std::string>{});
 }
 

@@ -132,6 +132,15 @@ TEST(CheckImageInfo, RefusesMalformedOrDangerousInfo) {
     ASSERT_FALSE(r) << text;
     EXPECT_NE(r.error().message.find(want), std::string::npos) << r.error().message;
   }
+  // QEMU rounds a 100-byte raw file up to a 512-byte virtual size: the file's size counts.
+  DiskImage tiny;
+  tiny.size_bytes = 100;
+  auto small =
+      check_image_info(nlohmann::json::parse(R"({"format":"raw","virtual-size":512})"), "t", tiny);
+  ASSERT_FALSE(small);
+  EXPECT_NE(small.error().message.find("t: 100 bytes, smaller than one 512-byte sector"),
+            std::string::npos)
+      << small.error().message;
   DiskImage d;
   EXPECT_TRUE(check_image_info(nlohmann::json::parse(R"({"format":"raw","virtual-size":512})"),
                                "disk x", d));
