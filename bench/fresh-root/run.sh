@@ -33,6 +33,7 @@ mirror=${TOPOLAB_DEBIAN_MIRROR:-$(awk '/^URIs:/ && $2 !~ /security/ {print $2; e
 [[ -n $mirror ]] || { echo "fresh-root: no Debian archive in /etc/apt sources; set TOPOLAB_DEBIAN_MIRROR" >&2; exit 1; }
 
 root=$(mktemp -d /var/tmp/topolab-fresh-XXXXXX)
+chmod 755 "$root" # it is a machine's /: _apt and libvirt-qemu must reach into it
 log=$root.log
 cleanup() {
   # The namespace is gone when unshare returns; only files remain.
