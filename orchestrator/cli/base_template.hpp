@@ -25,14 +25,16 @@ inline Result<std::filesystem::path> find_base_template(const std::string& name)
   std::error_code ec;
   const std::filesystem::path p(name);
   if (std::filesystem::exists(p, ec)) return p;
+  // A path with a folder in it is a path: the reader names what is wrong with it.
+  if (p.filename() != p) return p;
   const auto in_templates = templates_dir() / "domains" / p.filename();
-  if (p.filename() == p && std::filesystem::exists(in_templates, ec)) return in_templates;
+  if (std::filesystem::exists(in_templates, ec)) return in_templates;
   std::string names;
   for (const auto& e : std::filesystem::directory_iterator(templates_dir() / "domains", ec)) {
     if (e.path().extension() == ".xml")
       names += (names.empty() ? "" : ", ") + e.path().filename().string();
   }
-  return make_error(ErrorKind::input, "--base " + name + ": no such file, and not a template in " +
+  return make_error(ErrorKind::input, "--base " + name + ": No such file, and not a template in " +
                                           (templates_dir() / "domains").string() + " (" + names +
                                           ")");
 }

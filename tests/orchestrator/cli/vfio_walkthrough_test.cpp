@@ -134,7 +134,7 @@ TEST_F(VfioWalkthrough, ApplyDryRunApplyAndUndoOnARealDomain) {
   const std::string name = "topolab-test-vfio-walk-" + std::to_string(getpid());
   const auto def = dir_.path() / "domain.xml";
   std::ofstream(def) << "<domain type='qemu'><name>" << name
-                     << "</name><memory unit='KiB'>262144</memory><vcpu>1</vcpu>"
+                     << "</name><memory unit='KiB'>1048576</memory><vcpu>1</vcpu>"
                         "<os><type arch='x86_64' machine='q35'>hvm</type></os>"
                         "<devices><memballoon model='none'/></devices></domain>";
   ASSERT_EQ(virsh({"define", def.string()}).exit_code, 0);
@@ -148,7 +148,7 @@ TEST_F(VfioWalkthrough, ApplyDryRunApplyAndUndoOnARealDomain) {
   const auto backups = dir_.path() / "backups";
   std::vector<std::string> fit = {
       "--set",        "guest.cores_per_group=1", "--set", "guest.threads_per_core=1",
-      "--set",        "guest.memory_mib=256",    "--set", "policy=unpinned",
+      "--set",        "guest.memory_mib=1024",   "--set", "policy=unpinned",
       "--backup-dir", backups.string()};
   const std::string before = virsh({"dumpxml", "--inactive", name}).out;
   auto args = std::vector<std::string>{"apply", name, layout_.string(), "--dry-run", "--json"};

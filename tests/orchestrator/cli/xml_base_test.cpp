@@ -82,7 +82,7 @@ TEST(XmlBase, UnknownBaseNamesTheTemplatesFolder) {
   const auto root = testing::write_zen_sysfs(dir.path() / "root", testing::ryzen_5950x());
   auto r = run_cli({"xml", "ryzen-5950x-ccd", "--sysfs", root.string(), "--base", "nope.xml"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("--base nope.xml: no such file, and not a template in"), std::string::npos)
+  EXPECT_NE(r.err.find("--base nope.xml: No such file, and not a template in"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("windows-vfio.xml"), std::string::npos) << r.err;
 }
