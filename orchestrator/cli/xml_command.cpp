@@ -57,8 +57,8 @@ class XmlCommand : public Command {
     const Accelerator accel = choose_accel(base);
     if (layout.cpu_model.empty() && !base.cpu_model.empty()) {
       layout.cpu_model = base.cpu_model;
-      logging::info("CPU {} kept from the base's {} (--set cpu.model=X overrides)", base.cpu_model,
-                    base.cpu_text);
+      kept_.push_back("CPU " + base.cpu_model + " kept from the base's " + base.cpu_text +
+                      " (--set cpu.model=X overrides)");
     }
     auto announced = announce_topology(layout, plan, accel, host.vendor);
     if (!announced) return fail("xml", announced.error());
@@ -84,6 +84,8 @@ class XmlCommand : public Command {
                           {"warnings", plan.warnings}};
       text = json_document(j);
     }
+    // Said once the XML exists: a base the writer refuses has kept nothing.
+    for (const auto& k : kept_) logging::info("{}", k);
     for (const auto& w : plan.warnings) logging::warn("{}", w);
     if (output_.empty()) {
       std::cout << text;
@@ -96,17 +98,19 @@ class XmlCommand : public Command {
   }
 
  private:
-  // --accel, else the base's <domain type>, else tcg; says which when the base decided.
-  Accelerator choose_accel(const BaseTemplate& base) const {
+  // --accel, else the base's <domain type>, else tcg; says so when the base chose other than
+  // the default.
+  Accelerator choose_accel(const BaseTemplate& base) {
     if (!accel_.empty()) return parse_accelerator(accel_).value_or(Accelerator::kTcg);
-    if (base.accel) {
-      logging::info("accelerator {} kept from the base's {} (--accel overrides)",
-                    to_string(*base.accel), base.accel_text);
-      return *base.accel;
+    if (!base.accel) return Accelerator::kTcg;
+    if (*base.accel != Accelerator::kTcg) {
+      kept_.push_back("accelerator " + to_string(*base.accel) + " kept from the base's " +
+                      base.accel_text + " (--accel overrides)");
     }
-    return Accelerator::kTcg;
+    return *base.accel;
   }
 
+  std::vector<std::string> kept_;  // what the base decided, printed with the result
   LayoutArgs args_;
   TopologySource source_;
   std::string accel_, base_, name_, kernel_, initrd_, cmdline_, serial_log_, channel_, output_;
