@@ -84,7 +84,8 @@ TEST_F(ApplyUndo, UndoRestoresTheDefinitionByteForByte) {
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
   auto j = nlohmann::json::parse(dry.out);
   EXPECT_EQ(j["changed"], true);
-  EXPECT_NE(j["diff"].get<std::string>().find("-      <cell id='0'"), std::string::npos) << j["diff"];
+  EXPECT_NE(j["diff"].get<std::string>().find("-      <cell id='0'"), std::string::npos)
+      << j["diff"];
   EXPECT_EQ(fs::path(j["backup"].get<std::string>()).parent_path(), backups_);
   EXPECT_EQ(virsh_inactive_xml(name_), after) << "a dry-run undo defines nothing";
 
