@@ -147,7 +147,10 @@ TEST(OsSettingsRun, ThreadripperScalingSweepOneBootEveryCellRuns) {
   ASSERT_EQ(cells->size(), 8u);
   for (const auto& c : *cells) {
     expect_seen_as_requested(**store, c);
-    for (const auto& r : *(*store)->runs(c.id))
+    auto runs = (*store)->runs(c.id);  // kept: the loop reads into it
+    ASSERT_TRUE(runs.ok());
+    ASSERT_EQ(runs->size(), 2u) << c.cell.label;
+    for (const auto& r : *runs)
       EXPECT_EQ(r.result["environment"]["threads"], c.cell.factors["param.threads"])
           << c.cell.label << " " << r.benchmark << ": " << r.result.dump().substr(0, 400);
   }
