@@ -62,6 +62,9 @@ class Agent {
   // transport (the error is logged).
   bool serve(Transport& transport);
 
+  // Puts back every setting configure changed (thread-safe: the termination hook calls it).
+  void restore_settings() { settings_.restore_all(); }
+
   static constexpr const char* kGarbageLine = "\x01garbage \xc3\x28 {not json\n";
 
  private:

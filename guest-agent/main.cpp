@@ -151,7 +151,11 @@ int serve(const ServeArgs& a, Platform& platform, bool as_init) {
   std::cerr << "topolab-agent " << agent_version() << ": serving on " << (*transport)->describe()
             << "\n";
   Agent agent(platform, a.options, std::cerr);
+  // A stopped agent (SIGTERM from the host backend's runner, ^C) first puts back what it
+  // changed. Never as PID 1: the kernel does not deliver those signals to init by default.
+  if (!as_init) os::set_termination_hook([&agent] { agent.restore_settings(); });
   const bool clean = agent.serve(**transport);
+  if (!as_init) os::set_termination_hook(nullptr);
   if (clean && (as_init || a.poweroff)) platform.power_off(as_init);
   return clean ? 0 : 1;
 }

@@ -19,6 +19,14 @@ namespace topolab::agent::os {
 // Once at start-up: Linux ignores SIGPIPE; Windows starts Winsock.
 void process_setup();
 
+// Runs `before_exit` when SIGTERM, SIGINT or SIGHUP arrives, then ends the process by that
+// signal: what configure changed is put back on every exit but SIGKILL (on the host backend,
+// with --allow-host-settings, those are the host's own settings). Linux: the first call blocks
+// the signals in the calling thread (call it before starting threads) and starts one thread that
+// sigwait()s; a later call replaces the hook, nullptr removes it (waiting for a running one).
+// Windows: nothing (a service is stopped through the SCM and restores on its stop request).
+void set_termination_hook(std::function<void()> before_exit);
+
 // The topology this OS reports: sysfs on Linux, GetLogicalProcessorInformationEx on Windows.
 Result<HostTopology> read_local_topology();
 

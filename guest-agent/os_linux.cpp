@@ -2,12 +2,15 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "common/file_io.hpp"
 #include "guest-agent/os.hpp"
@@ -16,6 +19,60 @@
 namespace topolab::agent::os {
 
 void process_setup() { ::signal(SIGPIPE, SIG_IGN); }
+
+namespace {
+
+std::mutex g_hook_mu;
+std::function<void()> g_hook;  // guarded by g_hook_mu
+
+sigset_t termination_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+[[noreturn]] void wait_for_termination() {
+  const sigset_t set = termination_signals();
+  int sig = 0;
+  while (sigwait(&set, &sig) != 0) {
+  }
+  {
+    std::lock_guard lock(g_hook_mu);
+    if (g_hook) g_hook();
+  }
+  // Ends by the signal itself, so whoever waits for the agent sees how it was stopped.
+  ::signal(sig, SIG_DFL);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+  ::raise(sig);
+  ::_exit(128 + sig);
+}
+
+}  // namespace
+
+void set_termination_hook(std::function<void()> before_exit) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const sigset_t set = termination_signals();
+    ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    std::thread(wait_for_termination).detach();
+    // A parent that made us die with it (the runner's die_with_parent: SIGKILL) gets SIGTERM
+    // instead, so that even a SIGKILLed runner leaves its host's settings put back.
+    int death_signal = 0;
+    if (::prctl(PR_GET_PDEATHSIG, &death_signal) == 0 && death_signal == SIGKILL) {
+      const pid_t parent = ::getppid();
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (::getppid() != parent) ::kill(::getpid(), SIGTERM);  // it died meanwhile
+    }
+  });
+  std::lock_guard lock(g_hook_mu);
+  g_hook = std::move(before_exit);
+}
 
 Result<HostTopology> read_local_topology() { return read_sysfs_topology("/"); }
 

@@ -3,6 +3,7 @@
 #include <winsock2.h>
 
 #include <algorithm>
+#include <mutex>
 #include <vector>
 
 #include "guest-agent/os.hpp"
@@ -77,6 +78,17 @@ void process_setup() {
   SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX);
   WSADATA data;
   WSAStartup(MAKEWORD(2, 2), &data);
+}
+
+namespace {
+std::mutex g_hook_mu;
+std::function<void()> g_hook;  // guarded by g_hook_mu
+}  // namespace
+
+// No signals to catch: the service's stop control runs it (win::run_termination_hook).
+void set_termination_hook(std::function<void()> before_exit) {
+  std::lock_guard lock(g_hook_mu);
+  g_hook = std::move(before_exit);
 }
 
 Result<void*> map_memory(std::size_t bytes) {
@@ -171,3 +183,12 @@ Result<std::string> self_executable() {
 std::optional<std::string> read_proc_stat() { return std::nullopt; }
 
 }  // namespace topolab::agent::os
+
+namespace topolab::agent::win {
+
+void run_termination_hook() {
+  std::lock_guard lock(os::g_hook_mu);
+  if (os::g_hook) os::g_hook();
+}
+
+}  // namespace topolab::agent::win

@@ -47,9 +47,10 @@ void report(DWORD state, DWORD exit_code) {
 
 DWORD WINAPI on_control(DWORD control, DWORD, void*, void*) {
   if (control == SERVICE_CONTROL_STOP || control == SERVICE_CONTROL_SHUTDOWN) {
-    // The serve loop blocks in a read with no timeout and holds nothing that needs flushing
-    // beyond the log: report stopped and leave.
+    // The serve loop blocks in a read with no timeout: put the settings back, report stopped
+    // and leave.
     std::cerr << "topolab-agent: stopped by the service control manager\n";
+    win::run_termination_hook();  // the power plan and CPMINCORES as they were
     std::cerr.flush();
     report(SERVICE_STOPPED, 0);
     ExitProcess(0);

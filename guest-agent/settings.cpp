@@ -23,6 +23,7 @@ proto::SettingStates GuestSettings::list() const {
 
 proto::SettingStates GuestSettings::configure(const std::map<std::string, json>& request,
                                               bool& changed) {
+  std::lock_guard lock(mu_);
   proto::SettingStates out;
   for (const auto& [name, value] : request) {
     const proto::SettingRow* row = proto::find_setting(name);
@@ -58,6 +59,7 @@ proto::SettingStates GuestSettings::configure(const std::map<std::string, json>&
 }
 
 void GuestSettings::restore_all() {
+  std::lock_guard lock(mu_);
   for (const auto& [name, original] : originals_) {
     const proto::SettingRow* row = proto::find_setting(name);
     if (!row) continue;

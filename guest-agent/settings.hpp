@@ -3,6 +3,7 @@
 // settings_linux.cpp / settings_windows.cpp read and write them on this OS (CMake compiles one),
 // and GuestSettings (settings.cpp) keeps what the agent changed so that it can put it back.
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -46,6 +47,9 @@ class GuestSettings {
 
  private:
   std::ostream& log_;
+  // configure and restore_all may run on two threads: the request loop and the agent's
+  // termination hook (os::set_termination_hook), which restores on SIGTERM/SIGINT/SIGHUP.
+  std::mutex mu_;
   std::map<std::string, nlohmann::json> originals_;
 };
 

@@ -19,6 +19,10 @@ std::string cpuid_brand();   // e.g. "Intel(R) Xeon(R) ...", trimmed; "" when no
 // "Windows 10.0.19045" from RtlGetVersion (GetVersionEx lies to unmanifested programs).
 std::string windows_version();
 
+// The hook serve() set with os::set_termination_hook (puts back what configure changed): the
+// service's stop and shutdown controls run it before the process exits.
+void run_termination_hook();
+
 // One GetLogicalProcessorInformationEx(RelationAll) buffer turned into raw topology facts.
 // CPU ids are global: group * 64 + bit. Exposed for tests of hand-made buffers.
 Result<RawTopology> parse_processor_information(const unsigned char* buffer, std::size_t bytes);

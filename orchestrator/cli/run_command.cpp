@@ -1,5 +1,6 @@
 // `topolab run EXPERIMENT [--store FILE] [--connect URI]... [--accel auto|kvm|tcg]
-//                         [--repetitions N] [--seed N] [--shard K/N] [--json] [-q]`
+//                         [--repetitions N] [--seed N] [--shard K/N] [--allow-host-settings]
+//                         [--json] [-q]`
 // `topolab run EXPERIMENT --list-shards N [--json]`: which configurations and cells each of N
 // shards holds (docs/scale-out.md); nothing is run or opened.
 // --connect may be given several times (issue 16): the hosts of the run, replacing the file's
@@ -55,6 +56,9 @@ class RunCommand : public Command {
                                      std::to_string(std::numeric_limits<long long>::max());
         });
     cmd->add_option("--agent", options_.agent_binary, "Agent binary for backend \"host\"");
+    cmd->add_flag("--allow-host-settings", options_.allow_host_settings,
+                  "backend \"host\": let os.* change this host's own settings (each changed "
+                  "value is put back on every exit, SIGINT and SIGTERM included)");
     cmd->add_option("--pool", options_.pool.name,
                     "remote hosts: libvirt storage pool the kernel and initramfs are uploaded "
                     "into (default topolab)")

@@ -7,7 +7,8 @@ namespace topolab::experiment {
 
 Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, const BackendOptions& options) {
   if (kind == BackendKind::kHost)
-    return std::unique_ptr<Backend>(new HostBackend(options.agent_binary));
+    return std::unique_ptr<Backend>(
+        new HostBackend(options.agent_binary, options.allow_host_settings));
   return std::unique_ptr<Backend>(new GuestBackend(options));
 }
 

@@ -17,6 +17,7 @@ struct BackendOptions {
   std::string host;
   std::string accel = "auto";          // guest backend: auto | kvm | tcg
   std::filesystem::path agent_binary;  // empty: the agent built with topolab
+  bool allow_host_settings = false;    // host backend: os.* may change this host (restored)
   int hello_timeout_ms = 180000;  // guest backend: TCG boots on a loaded 2-core host take ~60 s
   int boot_retries =
       virt::kDefaultBootRetries;  // guest backend: boots of a hung guest retried (boot watchdog)

@@ -13,6 +13,7 @@
 #include "host/topology_json.hpp"
 #include "orchestrator/agent/agent_client.hpp"
 #include "orchestrator/install/install_paths.hpp"
+#include "orchestrator/virt/domain_registry.hpp"
 
 namespace topolab::experiment {
 namespace {
@@ -22,7 +23,13 @@ using namespace std::chrono_literals;
 // One `topolab-agent --unix` process; killed and reaped on every path.
 class HostTarget : public Target {
  public:
-  static Result<std::unique_ptr<HostTarget>> spawn(const std::filesystem::path& agent) {
+  // holds_settings: --allow-host-settings. The agent may change this host's settings, and
+  // puts them back when its session ends, on its shutdown request and on SIGTERM: so it is
+  // stopped by SIGTERM with time to restore (never SIGKILL first), the signal watcher stops it
+  // the same way on SIGINT/SIGTERM/SIGHUP of the runner, and it dies with the runner by SIGTERM
+  // (the agent's own termination hook, guest-agent/os.hpp).
+  static Result<std::unique_ptr<HostTarget>> spawn(const std::filesystem::path& agent,
+                                                   bool holds_settings) {
     char tmpl[] = "/tmp/topolab-host-XXXXXX";
     if (!mkdtemp(tmpl)) return make_error(std::string("mkdtemp: ") + std::strerror(errno));
     auto t = std::unique_ptr<HostTarget>(new HostTarget());
@@ -37,7 +44,16 @@ class HostTarget : public Target {
     spec.out = Sink::null();
     spec.err = log ? Sink::to_fd(log.get()) : Sink::null();
     spec.die_with_parent = true;  // the agent must not outlive a killed runner
+    if (holds_settings) {
+      virt::DomainRegistry::install_signal_handlers();
+      spec.kill_grace = std::chrono::milliseconds(virt::DomainRegistry::kProcessStopBoundMs);
+    }
     TL_ASSIGN(t->agent_, Process::spawn(spec));
+    if (holds_settings) {
+      if (auto held = virt::DomainRegistry::instance().add_process(t->agent_->pid()); !held)
+        return held.error().context("host agent");
+      t->registered_ = t->agent_->pid();
+    }
     auto client = AgentClient::connect_unix(sock, 10s);
     if (!client) return client.error().context("host agent " + bin);
     t->client_ = std::move(*client);
@@ -52,7 +68,8 @@ class HostTarget : public Target {
 
   ~HostTarget() override {
     client_.reset();
-    agent_.reset();  // stops the agent's process group and reaps it
+    agent_.reset();  // SIGTERM to the agent's group, its grace, SIGKILL; reaped
+    if (registered_) virt::DomainRegistry::instance().forget_process(*registered_);
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
@@ -85,6 +102,7 @@ class HostTarget : public Target {
   HostTarget() = default;
   std::filesystem::path dir_;
   std::optional<Process> agent_;
+  std::optional<pid_t> registered_;  // in the domain registry's processes (holds_settings)
   std::unique_ptr<AgentClient> client_;
   protocol::Hello hello_;
   nlohmann::json timings_;
@@ -98,16 +116,16 @@ HostBackend::HostBackend(std::filesystem::path agent_binary, bool allow_host_set
 
 Result<void> HostBackend::prepare(const Experiment& e, const std::vector<Configuration>&) {
   // os.* would change this machine itself, not a guest (issue 25 item 4).
+  const char* kHowToAllow =
+      "; backend \"host\" refuses os.* unless run with --allow-host-settings (every value it "
+      "changes is then put back on every exit, SIGINT and SIGTERM included)";
   for (const auto& f : e.factors)
     if (f.kind == FactorKind::kOs && !allow_host_settings_)
       return make_error(e.source_file.string() + ":" + std::to_string(f.line) + ": factor '" +
-                        f.key + "' would change this host's own settings; backend \"host\" " +
-                        "refuses os.* (an --allow-host-settings option that restores them on " +
-                        "every exit is not built yet)");
+                        f.key + "' would change this host's own settings" + kHowToAllow);
   if (!e.os_constants.empty() && !allow_host_settings_)
     return make_error(e.source_file.string() + ":" + std::to_string(e.os_constants[0].line) +
-                      ": [os] would change this host's own settings; backend \"host\" refuses "
-                      "os.* (an --allow-host-settings option is not built yet)");
+                      ": [os] would change this host's own settings" + kHowToAllow);
   for (const auto& f : e.factors)
     if (f.kind != FactorKind::kParam && f.kind != FactorKind::kReplicate &&
         f.kind != FactorKind::kOs)
@@ -122,7 +140,7 @@ Result<void> HostBackend::prepare(const Experiment& e, const std::vector<Configu
 }
 
 Result<std::unique_ptr<Target>> HostBackend::start(const Experiment&, const Configuration&) {
-  auto t = HostTarget::spawn(agent_);
+  auto t = HostTarget::spawn(agent_, allow_host_settings_);
   if (!t) return t.error();
   host_topology_ = (*t)->seen();
   agent_versions_ = (*t)->versions();

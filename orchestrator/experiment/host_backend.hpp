@@ -12,10 +12,11 @@ namespace topolab::experiment {
 class HostBackend : public Backend {
  public:
   // agent_binary empty: install_paths().agent (the built or installed agent).
-  // allow_host_settings: accept os.* factors and [os] (they change this machine). Not reachable
-  // from the command line yet: --allow-host-settings needs every value restored on SIGINT and
-  // SIGTERM too, and a killed run's agent dies by SIGKILL (PDEATHSIG) without restoring. Tests
-  // use it with agents that change nothing real (a hostile agent, --settings-root).
+  // allow_host_settings (`topolab run --allow-host-settings`): accept os.* factors and [os];
+  // they change this machine, through the agent's own settings code (one implementation with
+  // the guests'), and the agent puts every changed value back on every exit but its own
+  // SIGKILL: session end, shutdown, SIGTERM from the runner's teardown or signal watcher, and
+  // the runner's death (host_backend.cpp, HostTarget::spawn).
   explicit HostBackend(std::filesystem::path agent_binary = {}, bool allow_host_settings = false);
   std::string name() const override { return "host"; }
   Result<void> prepare(const Experiment&, const std::vector<Configuration>&) override;

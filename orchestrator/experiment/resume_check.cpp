@@ -1,5 +1,6 @@
 #include "orchestrator/experiment/resume_check.hpp"
 
+#include <optional>
 #include <unordered_map>
 
 namespace topolab::experiment {
@@ -21,6 +22,54 @@ std::string layout_difference(const nlohmann::json& was, const nlohmann::json& n
     out += (out.empty() ? "" : ", ") + k + " " + old.dump() + " -> " + v.dump();
   }
   return out.empty() ? "fields no longer recorded" : out;
+}
+
+// What a stored run asked the guest for ({NAME: requested}), from its environment.conditions;
+// nullopt when that record is unreadable. Runs from before issue 25 have none: {}.
+std::optional<std::map<std::string, nlohmann::json>> stored_requests(const nlohmann::json& c) {
+  std::map<std::string, nlohmann::json> out;
+  if (c.is_null()) return out;
+  if (!c.is_object()) return std::nullopt;
+  for (const auto& [name, entry] : c.items()) {
+    if (!entry.is_object() || !entry.contains("requested")) return std::nullopt;
+    out[name] = entry["requested"];
+  }
+  return out;
+}
+
+// "os.timer_migration 1 -> 0, os.smt unset -> off" (at most 4 settings).
+std::string settings_difference(const std::map<std::string, nlohmann::json>& was,
+                                const std::map<std::string, nlohmann::json>& now) {
+  std::map<std::string, std::pair<std::string, std::string>> diff;
+  auto text = [](const std::map<std::string, nlohmann::json>& m, const std::string& k) {
+    auto it = m.find(k);
+    return it == m.end() ? std::string("unset") : level_text(it->second);
+  };
+  for (const auto& m : {was, now})
+    for (const auto& [k, v] : m)
+      if (text(was, k) != text(now, k)) diff[k] = {text(was, k), text(now, k)};
+  std::string out;
+  int n = 0;
+  for (const auto& [k, d] : diff) {
+    if (n++ == 4) return out + ", ...";
+    out += (out.empty() ? "" : ", ") + k + " " + d.first + " -> " + d.second;
+  }
+  return out;
+}
+
+// A run measured under other guest OS settings ([os] or an os.* level) than the cell now asks
+// for is refused like another layout; the values read back (seen) may differ from the request
+// and never block (they are measurements, shown as mismatches).
+Result<void> check_settings(const Experiment& e, const Cell& cell,
+                            const store::StoredRunIdentity& s, const std::string& who) {
+  const auto now = os_settings(e, cell);
+  const auto was = stored_requests(s.conditions);
+  if (!was)
+    return make_error(who + " has a run of cell '" + s.cell_label +
+                      "' whose guest OS settings record is unreadable" + kAdvice);
+  if (*was == now) return {};
+  return make_error(who + " ran cell '" + s.cell_label + "' with other guest OS settings (" +
+                    settings_difference(*was, now) + ")" + kAdvice);
 }
 
 }  // namespace
@@ -58,6 +107,7 @@ Result<void> check_resume(const Experiment& e, const std::vector<Cell>& cells,
     if (s.layout && *s.layout != now)
       return make_error(who + " ran cell '" + s.cell_label + "' with another layout (" +
                         layout_difference(*s.layout, now) + ")" + kAdvice);
+    TL_TRY(check_settings(e, cell, s, who));
     const auto index = static_cast<std::size_t>(s.benchmark_index);
     if (s.benchmark_index < 0 || index >= e.benchmarks.size())
       return make_error(who + " has results of benchmark #" +

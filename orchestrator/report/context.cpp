@@ -257,6 +257,30 @@ nlohmann::json cell_conditions(store::ResultStore& store, std::int64_t cell_id) 
 
 }  // namespace
 
+namespace {
+
+std::string condition_value(const nlohmann::json& v) {
+  return v.is_string() ? bounded(v.get<std::string>()) : v.is_null() ? "none" : bounded(v.dump());
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> condition_fields(const ExperimentContext& x,
+                                                                  const CellContext& c) {
+  if (!x.has_conditions) return {};
+  std::string text;
+  for (const auto& [name, entry] : c.conditions.items()) {
+    if (!entry.is_object()) continue;
+    std::string seen;
+    const auto list = entry.value("seen", nlohmann::json::array());
+    for (const auto& v : list) seen += (seen.empty() ? "" : " | ") + condition_value(v);
+    text += (text.empty() ? "" : "; ") + bounded(name) + ": requested " +
+            condition_value(entry.value("requested", nlohmann::json())) + ", seen " +
+            (seen.empty() ? "none" : seen);
+  }
+  return {{"conditions", text}};
+}
+
 const CellContext& cell_context(const ReportContext& ctx, const std::string& cell) {
   static const CellContext kNone;
   auto it = ctx.cells.find(cell);
@@ -272,6 +296,7 @@ ReportContext load_context(store::ResultStore& store, const store::StoredExperim
   Distinct accel, model, agent, kernel;
   std::map<std::int64_t, std::optional<store::StoredBoot>> boots;  // each boot read once
   const bool conditions = has_conditions(exp);
+  ctx.experiment.has_conditions = conditions;
   for (const auto& c : cells) {
     CellContext cc;
     cc.mismatches = mismatch_text(c.mismatches);

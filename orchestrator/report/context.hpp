@@ -33,6 +33,7 @@ struct ExperimentContext {
   std::string topolab_version = kUnknown, agent_version = kUnknown, kernel = kUnknown;
   std::string date = kUnknown;  // "created .. updated" (UTC)
   bool emulated = false;        // some boot ran under TCG: kTcgWarning applies
+  bool has_conditions = false;  // the design has os.* settings: a "conditions" column (issue 25)
 };
 
 struct CellContext {
@@ -44,8 +45,8 @@ struct CellContext {
   // says per cell where it ran); "unknown" for stores before it.
   std::string ran_on = kUnknown;
   // Guest OS settings (issue 25): {NAME: {"requested": V, "seen": [distinct V ...]}} from the
-  // cell's runs (environment.conditions); empty without os.* settings. JSON reports only: the
-  // requested values are factors in every format and a differing seen value is a mismatch.
+  // cell's runs (environment.conditions); empty without os.* settings. JSON carries it as is;
+  // the table, CSV and HTML print it as text through condition_fields().
   nlohmann::json conditions = nlohmann::json::object();
 };
 
@@ -57,6 +58,12 @@ struct ReportContext {
 // (name, value) in print order; the names are the CSV column and JSON key names.
 std::vector<std::pair<std::string, std::string>> experiment_fields(const ExperimentContext&);
 std::vector<std::pair<std::string, std::string>> cell_fields(const CellContext&);
+// The table's, CSV's and HTML's "conditions" column (issue 25), after cell_fields(): none when
+// the experiment has no os.* settings (reports without them are unchanged), else one field
+// "os.smt: requested off, seen off; os.sched_autogroup: requested 1, seen 0 | 1" (every
+// distinct value the cell's runs read back).
+std::vector<std::pair<std::string, std::string>> condition_fields(const ExperimentContext&,
+                                                                  const CellContext&);
 // The context of a cell by its row_ref (label, "label @ host" in a store of several hosts);
 // all "unknown" for one without.
 const CellContext& cell_context(const ReportContext&, const std::string& cell);

@@ -187,7 +187,10 @@ void html_context(std::ostream& o, const ReportContext& ctx) {
 
 void html_cell_context(std::ostream& o, const ReportData& data) {
   o << "<h2>Topology per cell</h2>\n<table><tr><th class=\"t\">cell</th>";
+  const auto& x = data.context->experiment;
   for (const auto& [name, value] : cell_fields(CellContext{}))
+    o << "<th class=\"t\">" << esc(name) << "</th>";
+  for (const auto& [name, value] : condition_fields(x, CellContext{}))
     o << "<th class=\"t\">" << esc(name) << "</th>";
   o << "</tr>\n";
   std::vector<std::string> seen;
@@ -198,6 +201,8 @@ void html_cell_context(std::ostream& o, const ReportData& data) {
     o << "<tr" << (c.mismatches.empty() ? "" : " class=\"mism\"") << "><td class=\"t\">"
       << esc(row_ref(r)) << "</td>";
     for (const auto& [name, value] : cell_fields(c))
+      o << "<td class=\"t\">" << (value.empty() ? "-" : esc(value)) << "</td>";
+    for (const auto& [name, value] : condition_fields(x, c))
       o << "<td class=\"t\">" << (value.empty() ? "-" : esc(value)) << "</td>";
     o << "</tr>\n";
   }

@@ -40,14 +40,19 @@ void console_cell_context(std::ostream& out, const ReportData& data) {
   const bool hosts = !data.hosts.empty();
   std::vector<std::vector<std::string>> table = {{"cell"}};
   if (hosts) table[0].insert(table[0].begin(), "host");
+  const auto& x = data.context->experiment;
   for (const auto& [name, value] : cell_fields(CellContext{})) table[0].push_back(name);
+  for (const auto& [name, value] : condition_fields(x, CellContext{})) table[0].push_back(name);
   std::vector<std::string> seen;
   for (const auto& r : data.rows) {
     if (std::find(seen.begin(), seen.end(), row_ref(r)) != seen.end()) continue;
     seen.push_back(row_ref(r));
     std::vector<std::string> line = {tt(r.cell)};
     if (hosts) line.insert(line.begin(), tt(r.host));
-    for (const auto& [name, value] : cell_fields(cell_context(*data.context, row_ref(r))))
+    const auto& c = cell_context(*data.context, row_ref(r));
+    for (const auto& [name, value] : cell_fields(c))
+      line.push_back(value.empty() ? "-" : tt(value));
+    for (const auto& [name, value] : condition_fields(x, c))
       line.push_back(value.empty() ? "-" : tt(value));
     table.push_back(std::move(line));
   }
@@ -62,6 +67,8 @@ std::string csv_context_header(const ReportData& data) {
   for (const auto& [name, value] : experiment_fields(data.context->experiment)) out += "," + name;
   out += ",emulated,context_warning";
   for (const auto& [name, value] : cell_fields(CellContext{})) out += "," + name;
+  for (const auto& [name, value] : condition_fields(data.context->experiment, CellContext{}))
+    out += "," + name;
   return out;
 }
 
@@ -71,8 +78,9 @@ std::string csv_context_values(const ReportData& data, const std::string& cell) 
   std::string out;
   for (const auto& [name, value] : experiment_fields(x)) out += "," + csv_field(value);
   out += std::string(x.emulated ? ",1," : ",0,") + (x.emulated ? csv_field(kTcgWarning) : "");
-  for (const auto& [name, value] : cell_fields(cell_context(*data.context, cell)))
-    out += "," + csv_field(value);
+  const auto& c = cell_context(*data.context, cell);
+  for (const auto& [name, value] : cell_fields(c)) out += "," + csv_field(value);
+  for (const auto& [name, value] : condition_fields(x, c)) out += "," + csv_field(value);
   return out;
 }
 

@@ -477,7 +477,9 @@ Result<std::vector<StoredRunIdentity>> ResultStore::run_identities(
     const std::string& experiment_name) {
   Stmt q(db_,
          "SELECT DISTINCT c.cell_key, c.label, c.layout, r.benchmark_index, r.benchmark, "
-         "r.params, c.host FROM runs r JOIN cells c ON r.cell_id = c.id JOIN experiments e ON "
+         "r.params, c.host, CASE WHEN json_valid(r.result) THEN "
+         "json_extract(r.result, '$.environment.conditions') END "
+         "FROM runs r JOIN cells c ON r.cell_id = c.id JOIN experiments e ON "
          "c.experiment_id = e.id WHERE e.name = ?1 ORDER BY c.position, r.benchmark_index");
   if (!q.prepared()) return db_error("read stored runs");
   q.bind(1, experiment_name);
@@ -491,6 +493,7 @@ Result<std::vector<StoredRunIdentity>> ResultStore::run_identities(
     id.benchmark = q.text(4);
     id.params = q.json(5);
     id.host = q.host_text(6);
+    if (!q.is_null(7)) id.conditions = q.json(7);
     out.push_back(std::move(id));
   }
   if (q.failed()) return db_error("read stored runs");

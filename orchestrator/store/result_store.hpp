@@ -40,6 +40,8 @@ struct StoredRunIdentity {
   std::string benchmark;
   nlohmann::json params;  // the parameters the benchmark ran with (factor levels applied)
   std::string host;       // the cell's host (schema 4)
+  // The run's environment.conditions ({NAME: {"requested", "seen"}}, issue 25); null without.
+  nlohmann::json conditions;
 };
 
 struct BootRecord {

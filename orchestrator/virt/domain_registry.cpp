@@ -1,7 +1,9 @@
 #include "orchestrator/virt/domain_registry.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,6 +49,7 @@ void watch_signals() {
     auto& reg = DomainRegistry::instance();
     auto names = reg.names();
     auto files = reg.files();
+    const std::size_t processes = reg.process_count();
     auto failures = reg.interrupt_cleanup(sig);
     // Failures name their domain or file first ("NAME: why").
     auto failed = [&](const std::string& what) {
@@ -59,6 +62,12 @@ void watch_signals() {
     std::string removed_files;
     if (!files.empty())
       removed_files = " and " + std::to_string(files_removed) + " overlay file(s)";
+    const auto stuck = std::count_if(failures.begin(), failures.end(), [](const std::string& f) {
+      return f.rfind("process ", 0) == 0;  // stop_processes_locked's "process PID: ..."
+    });
+    if (processes)
+      removed_files += ", stopped " + std::to_string(processes - stuck) + " of " +
+                       std::to_string(processes) + " agent(s) holding host settings";
     logging::info("interrupted by {}: removed {} domain(s){}{}", signal_name(sig), domains_removed,
                   removed_files, failures.empty() ? "" : ", failures:");
     for (const auto& f : failures) logging::warn("cleanup failed: {}", f);
@@ -150,7 +159,51 @@ std::vector<std::string> DomainRegistry::interrupt_cleanup(int signal_number) {
     }
   }
   files_.clear();
+  stop_processes_locked(failures);
   return failures;
+}
+
+Result<void> DomainRegistry::add_process(pid_t pid) {
+  std::lock_guard lock(mu_);
+  if (interrupt_signal_ != 0)
+    return make_error("not starting process " + std::to_string(pid) + ": interrupted by signal " +
+                      std::to_string(interrupt_signal_));
+  OwnedFd fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  if (!fd) return make_error("pidfd_open(" + std::to_string(pid) + "): " + std::strerror(errno));
+  processes_.push_back(Holder{pid, std::move(fd)});
+  return {};
+}
+
+void DomainRegistry::forget_process(pid_t pid) {
+  std::lock_guard lock(mu_);
+  std::erase_if(processes_, [&](const Holder& h) { return h.pid == pid; });
+}
+
+std::size_t DomainRegistry::process_count() const {
+  std::lock_guard lock(mu_);
+  return processes_.size();
+}
+
+// The pidfd is ours: the child may already be reaped by its owner's thread, and its pid reused,
+// without this signalling or waiting for another process.
+void DomainRegistry::stop_processes_locked(std::vector<std::string>& failures) {
+  for (auto& h : processes_) {
+    const std::string who = "process " + std::to_string(h.pid);
+    if (::syscall(SYS_pidfd_send_signal, h.pidfd.get(), SIGTERM, nullptr, 0) != 0 &&
+        errno != ESRCH) {
+      failures.push_back(who + ": SIGTERM: " + std::strerror(errno));
+      continue;
+    }
+    pollfd p{h.pidfd.get(), POLLIN, 0};
+    int r = 0;
+    do {
+      r = ::poll(&p, 1, kProcessStopBoundMs);
+    } while (r < 0 && errno == EINTR);
+    if (r <= 0)
+      failures.push_back(who + ": still running " + std::to_string(kProcessStopBoundMs / 1000) +
+                         " s after SIGTERM (what it changed may not be restored)");
+  }
+  processes_.clear();
 }
 
 Result<void> DomainRegistry::add_file(const std::filesystem::path& path) {

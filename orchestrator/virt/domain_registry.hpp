@@ -8,11 +8,14 @@
 // domains that use them are gone.
 // A SIGKILLed run cannot clean up: stale_domains.hpp (and guestsource/overlay.hpp for the
 // files) removes its leftovers later.
+#include <sys/types.h>
+
 #include <filesystem>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "common/owned_fd.hpp"
 #include "common/result.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 
@@ -43,6 +46,16 @@ class DomainRegistry {
   Result<void> add_file(const std::filesystem::path& path);
   void forget_file(const std::filesystem::path& path);
 
+  // Records a child that holds host state only it can put back (the host backend's agent
+  // with --allow-host-settings): an interrupt sends it SIGTERM after the files and waits up to
+  // kProcessStopBound for it to end (it restores, then dies by the signal). Refused after an
+  // interrupt, or when the kernel has no pidfd (no way to wait for a child another thread
+  // may reap).
+  Result<void> add_process(pid_t pid);
+  void forget_process(pid_t pid);
+  std::size_t process_count() const;
+  static constexpr int kProcessStopBoundMs = 15000;
+
   std::vector<std::string> names() const;
   std::vector<std::filesystem::path> files() const;
   bool interrupted() const;
@@ -66,6 +79,12 @@ class DomainRegistry {
   mutable std::mutex mu_;
   std::vector<Entry> entries_;
   std::vector<std::filesystem::path> files_;
+  struct Holder {
+    pid_t pid;
+    OwnedFd pidfd;
+  };
+  std::vector<Holder> processes_;
+  void stop_processes_locked(std::vector<std::string>& failures);
   int interrupt_signal_ = 0;
 };
 

@@ -129,5 +129,61 @@ TEST(OsSettingsRun, OpteronLinuxStudyOneBootSchedulerRowsApplied) {
   fs::remove_all(dir);
 }
 
+// The Threadripper sweep at test size: 8 cells (threads x pin x autogroup) in one boot, every
+// run of both benchmarks with the thread count it asked for and the settings read back.
+TEST(OsSettingsRun, ThreadripperScalingSweepOneBootEveryCellRuns) {
+  char tmpl[] = "/tmp/topolab-it-os-XXXXXX";
+  const fs::path dir = mkdtemp(tmpl);
+  const fs::path db = dir / "tr.db";
+  StudyRun run = run_study("threadripper-scaling.toml", dir, db);
+  ASSERT_EQ(run.rc, 0) << run.err;
+  EXPECT_EQ(run.summary["boots"], 1) << run.summary.dump();
+  EXPECT_EQ(run.summary["cells_done"], 8);
+  EXPECT_EQ(run.summary["runs_executed"], 16);
+  auto store = store::ResultStore::open_read_only(db);
+  ASSERT_TRUE(store.ok());
+  auto cells = (*store)->cells((*(*store)->experiments())[0].id);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 8u);
+  for (const auto& c : *cells) {
+    expect_seen_as_requested(**store, c);
+    auto runs = (*store)->runs(c.id);  // kept: the loop reads into it
+    ASSERT_TRUE(runs.ok());
+    ASSERT_EQ(runs->size(), 2u) << c.cell.label;
+    for (const auto& r : *runs)
+      EXPECT_EQ(r.result["environment"]["threads"], c.cell.factors["param.threads"])
+          << c.cell.label << " " << r.benchmark << ": " << r.result.dump().substr(0, 400);
+  }
+  fs::remove_all(dir);
+}
+
+// SMT on/off x cpuset in one boot: the cpuset "0" keeps both threads on CPU 0, the default
+// uses every online CPU (2 with SMT on, 1 with it off).
+TEST(OsSettingsRun, SmtCpusetStudyOneBootCpusFollowTheCpusetAndSmt) {
+  char tmpl[] = "/tmp/topolab-it-os-XXXXXX";
+  const fs::path dir = mkdtemp(tmpl);
+  const fs::path db = dir / "cpuset.db";
+  StudyRun run = run_study("smt-cpuset.toml", dir, db);
+  ASSERT_EQ(run.rc, 0) << run.err;
+  EXPECT_EQ(run.summary["boots"], 1) << run.summary.dump();
+  EXPECT_EQ(run.summary["cells_done"], 4);
+  auto store = store::ResultStore::open_read_only(db);
+  ASSERT_TRUE(store.ok());
+  auto cells = (*store)->cells((*(*store)->experiments())[0].id);
+  ASSERT_TRUE(cells.ok());
+  ASSERT_EQ(cells->size(), 4u);
+  for (const auto& c : *cells) {
+    expect_seen_as_requested(**store, c);
+    auto runs = (*store)->runs(c.id);
+    ASSERT_EQ(runs->size(), 1u);
+    const std::string want = c.cell.factors["param.sqrt.cpus"] == "0" ? "0"
+                             : c.cell.factors["os.smt"] == "on"       ? "0-1"
+                                                                      : "0";
+    EXPECT_EQ((*runs)[0].result["environment"]["cpus"], want)
+        << c.cell.label << ": " << (*runs)[0].result["environment"].dump();
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace topolab

@@ -93,6 +93,45 @@ TEST_F(HostileSettings, ALyingReadBackIsAMismatchAndARefusalFailsOnlyItsCell) {
               (nlohmann::json{{"requested", 0}, {"seen", {1}}}));
   }
   EXPECT_GE(with_runs, 1) << j["rows"].dump();
+  // Table, CSV and HTML: the same requested and seen values as text, one column per format.
+  const std::string done_cell =
+      "os.sched_autogroup: requested 0, seen 1; "
+      "os.timer_migration: requested 0, seen 0";
+  std::ostringstream table, csv, html;
+  report::ConsoleReporter(table).report(*data);
+  report::CsvReporter(csv).report(*data);
+  report::HtmlReporter(html).report(*data);
+  EXPECT_NE(table.str().find(done_cell), std::string::npos) << table.str();
+  EXPECT_NE(csv.str().find(",conditions"), std::string::npos) << csv.str();
+  EXPECT_NE(csv.str().find(done_cell), std::string::npos) << csv.str();
+  EXPECT_NE(html.str().find("<th class=\"t\">conditions</th>"), std::string::npos);
+  EXPECT_NE(html.str().find("<td class=\"t\">" + done_cell + "</td>"), std::string::npos)
+      << html.str();
+}
+
+// Resume (docs/experiments.md "Guest OS settings"): the same file resumes even though the
+// agent read a value back unlike the request (a measurement, not a change of design), and
+// with [os] written in another form of the same values; a changed [os] value is refused with
+// what changed, before any host is contacted.
+TEST_F(HostileSettings, ResumeRefusesChangedOsSettingsButNotAMismatch) {
+  HostBackend backend(kHostileAgent, /*allow_host_settings=*/true);
+  ASSERT_TRUE(run_with(parse(kDesign, "hostile.toml"), backend).ok());
+  auto again = run_with(parse(kDesign, "hostile.toml"), backend);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->runs_executed, 0);
+  EXPECT_EQ(again->runs_skipped, 1);
+  std::string same = kDesign;
+  same.replace(same.find("[os]\nsched_autogroup = 0"), 24, "[os]\n\"sched_autogroup\" = 0 ");
+  ASSERT_TRUE(run_with(parse(same, "hostile.toml"), backend).ok());
+  std::string changed = kDesign;
+  changed.replace(changed.find("sched_autogroup = 0"), 19, "sched_autogroup = 1");
+  auto refused = run_with(parse(changed, "hostile.toml"), backend);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("ran cell 'os.timer_migration=0' with other guest OS "
+                                         "settings (os.sched_autogroup 0 -> 1): use a new "
+                                         "--store or rename the experiment"),
+            std::string::npos)
+      << refused.error().message;
 }
 
 TEST_F(HostileSettings, TheHostBackendRefusesOsSettingsUnlessAllowed) {

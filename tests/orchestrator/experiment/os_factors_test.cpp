@@ -120,7 +120,7 @@ TEST(OsFactors, EveryStudyExampleParses) {
     auto e = load_experiment_file(f.path());
     EXPECT_TRUE(e.ok()) << f.path() << ": " << e.error().message;
   }
-  EXPECT_GE(n, 3);
+  EXPECT_GE(n, 5);
 }
 
 }  // namespace

@@ -132,7 +132,8 @@ TEST(ResumeCheck, AChangedLayoutNamesTheFieldsAndALegacyCellIsRefused) {
                                   0,
                                   "sqrt",
                                   benchmark_params(*e, cells[0], 0),
-                                  ""};
+                                  "",
+                                  nullptr};
   auto r = check_resume(*e, cells, layouts, {stored}, "S.db");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,

@@ -4,9 +4,11 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
+#include "common/process.hpp"
 #include "orchestrator/virt/domain_lifecycle.hpp"
 #include "tests/orchestrator/virt/test_domain.hpp"
 
@@ -119,6 +121,25 @@ TEST_F(Registry, InterruptRemovesRecordedFilesAndRefusesNewOnes) {
   ASSERT_FALSE(late.ok());
   EXPECT_NE(late.error().message.find("interrupted by signal 15"), std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+// Children holding host settings (the host backend's agent): the interrupt sends each recorded
+// one SIGTERM and returns only once it has ended; a forgotten one is its owner's.
+TEST_F(Registry, InterruptStopsRecordedProcessesAndWaitsForThem) {
+  ProcessSpec spec({"/bin/sleep", "60"});
+  auto held = Process::spawn(spec), forgotten = Process::spawn(spec);
+  ASSERT_TRUE(held.ok() && forgotten.ok());
+  ASSERT_TRUE(registry_.add_process(held->pid()).ok());
+  ASSERT_TRUE(registry_.add_process(forgotten->pid()).ok());
+  registry_.forget_process(forgotten->pid());
+  EXPECT_EQ(registry_.process_count(), 1u);
+  EXPECT_TRUE(registry_.interrupt_cleanup(SIGINT).empty());
+  auto ended = held->wait_for(std::chrono::milliseconds(0));  // ended already: no wait
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->signal, SIGTERM);
+  EXPECT_FALSE(forgotten->wait_for(std::chrono::milliseconds(200)).has_value());
+  EXPECT_EQ(registry_.process_count(), 0u);
+  EXPECT_FALSE(registry_.add_process(forgotten->pid()).ok()) << "refused after the interrupt";
 }
 
 TEST_F(Registry, MovedOwnerCleansUpOnce) {
