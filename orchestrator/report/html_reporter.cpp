@@ -11,6 +11,7 @@
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/report/svg_sections.hpp"
 #include "orchestrator/report/svg_util.hpp"
+#include "orchestrator/report/telemetry_table.hpp"
 
 namespace topolab::report {
 namespace {
@@ -250,6 +251,7 @@ void HtmlReporter::report(const ReportData& data) {
       << "</td></tr>\n";
   }
   o << "</table>\n";
+  html_telemetry(o, data);
   if (data.context) html_cell_context(o, data);
   if (!data.invalid_runs.empty()) {
     o << "<h2>Invalid stored runs (left out)</h2>\n<ul>\n";

@@ -385,6 +385,7 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
           row.values.push_back(v);
           add_steal(row.noise_input, valid->environment, r.duration_ms);
         }
+        if (valid->telemetry) row.telemetry.push_back(*valid->telemetry);
         if (auto m = latency_matrix_from_result(protocol::result_to_json(*valid)))
           matrices.push_back(*m);
       }
