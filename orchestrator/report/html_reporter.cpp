@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "orchestrator/report/c2c_class_table.hpp"
 #include "orchestrator/report/compare_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/report/svg_sections.hpp"
@@ -266,6 +267,7 @@ void HtmlReporter::report(const ReportData& data) {
       << "</h2>\n<p>Guest CPU ids; dashed blue lines: L3 boundaries, solid black: sockets "
          "(from the guest-seen topology).</p>\n";
     svg::write_c2c_with_classes(o, m, heat_map);
+    html_c2c_classes(o, m);
   }
   o << "</body></html>\n";
 }

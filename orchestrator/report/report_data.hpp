@@ -60,6 +60,8 @@ struct LatencyMatrix {
   std::vector<int> cpus;
   std::vector<std::vector<double>> ns;  // ns[i][j], NaN where not measured
   nlohmann::json topology;              // guest-seen topology (topology_to_json shape)
+  nlohmann::json placement;             // a run's environment.placement: the vCPUs' host CPUs
+  nlohmann::json host_topology;         // the experiment's host (one-host stores; null otherwise)
 };
 
 // A stored run whose result fails validation (a store written by an older or hostile build):

@@ -7,6 +7,7 @@
 
 #include "common/json_text.hpp"
 #include "common/terminal_text.hpp"
+#include "orchestrator/report/c2c_class_table.hpp"
 #include "orchestrator/report/report_text.hpp"
 #include "orchestrator/report/telemetry_table.hpp"
 #include "orchestrator/statistics/descriptive.hpp"
@@ -232,6 +233,7 @@ void ConsoleReporter::report(const ReportData& data) {
   // Text columns (host, cell, benchmark, unit) and the status left-aligned, numbers right.
   print_aligned(out_, table, hosts ? 4 : 3);
   console_telemetry(out_, data);
+  console_c2c_classes(out_, data);
   if (data.context) console_cell_context(out_, data);
   for (const auto& r : data.rows) {
     if (r.error.empty()) continue;
@@ -319,7 +321,10 @@ nlohmann::json report_to_json(const ReportData& data) {
       for (double v : row) r.push_back(number_or_null(v));
       ns.push_back(r);
     }
-    matrices.push_back({{"cell", m.cell}, {"cpus", m.cpus}, {"ns", ns}});
+    matrices.push_back({{"cell", m.cell},
+                        {"cpus", m.cpus},
+                        {"ns", ns},
+                        {"c2c_classes", c2c_views_json(c2c_views(m))}});
   }
   nlohmann::json invalid = nlohmann::json::array();
   for (const auto& i : data.invalid_runs)

@@ -136,8 +136,21 @@ TEST_F(ExperimentRun, TwoBootsThenResumeDoesNothing) {
       EXPECT_NE(row["noise"].dump().find("tcg"), std::string::npos) << row.dump();
     }
   }
+  // Issue 26: every run carries the guest's telemetry; a CPU-bound sqrt on 2 threads and 2
+  // vCPUs uses about wall x threads of CPU (each run: 2 repeats, values[] = their median).
+  for (const auto& row : report["rows"]) {
+    const auto& t = row["telemetry"];
+    ASSERT_TRUE(t.is_object()) << row.dump();
+    EXPECT_EQ(t["runs"], 3) << t.dump();
+    EXPECT_TRUE(t["migrations"].is_number()) << t.dump();
+    EXPECT_TRUE(t["cpu_sys_s"].is_number()) << t.dump();
+    ASSERT_TRUE(t["cpu_user_s"].is_number()) << t.dump();
+    const double wall_cpu = row["median"].get<double>() * 2 /*repeats*/ * 2 /*threads*/;
+    EXPECT_NEAR(t["cpu_user_s"].get<double>(), wall_cpu, 0.25 * wall_cpu) << t.dump();
+  }
   Child table = spawn({"report", db.string()}, dir_, "table");
   ASSERT_EQ(wait_exit(table), 0);
+  EXPECT_NE(slurp(table.out).find("scheduling telemetry"), std::string::npos) << slurp(table.out);
   EXPECT_NE(slurp(table.out).find("baseline"), std::string::npos) << slurp(table.out);
   EXPECT_TRUE(topolab_domains().empty());
 }
