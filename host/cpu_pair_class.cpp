@@ -36,8 +36,11 @@ CpuPairClass classify_cpu_pair(const HostTopology& topo, int a, int b) {
   if (ca->l3 >= 0 && ca->l3 == cb->l3) return CpuPairClass::kSameL3;
   if (ca->package != cb->package) return CpuPairClass::kOtherPackage;
   // Die indices are machine-wide; a topology without dies (-1) has one die per package.
-  if (ca->die == cb->die) return CpuPairClass::kSameDie;
-  return CpuPairClass::kSamePackage;
+  if (ca->die != cb->die) return CpuPairClass::kSamePackage;
+  // Zen 1 (1950X, 2990WX) and Magny-Cours kernels report die_id 0 for every CPU: their dies
+  // are the NUMA nodes, so a node boundary inside one reported die is a die boundary.
+  if (ca->node >= 0 && cb->node >= 0 && ca->node != cb->node) return CpuPairClass::kSamePackage;
+  return CpuPairClass::kSameDie;
 }
 
 }  // namespace topolab

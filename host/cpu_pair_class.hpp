@@ -21,7 +21,9 @@ const std::array<CpuPairClass, kCpuPairClassCount>& all_pair_classes();
 
 // Two distinct CPUs of `topo`. The closest level they share decides: the same core (SMT
 // siblings), the same L3, the same die, the same package. A topology without L3 data never
-// says same_l3; one without dies treats each package as one die.
+// says same_l3; one without dies treats each package as one die; two NUMA nodes inside one
+// reported die count as two dies (Zen 1 and Magny-Cours report die_id 0; Intel sub-NUMA
+// clusters of one die then read same_package too).
 CpuPairClass classify_cpu_pair(const HostTopology& topo, int a, int b);
 
 }  // namespace topolab

@@ -7,7 +7,9 @@ calls and one perf counter); only the sampler is switched off.
 
 Prints per side the median wall time (the benchmark's own median sample) and the overhead
 median(with) / median(without) - 1 in %, with the rounds' spread (min..max of the paired
-ratios), so a noisy machine shows as a wide range instead of a confident figure.
+ratios), so a noisy machine shows as a wide range instead of a confident figure; then the
+process's CPU seconds per side (user + system: they include the sampler thread's own work and
+are less disturbed by other load than wall time).
 
 Usage:
   bench/telemetry/overhead.py --agent build/guest-agent/topolab-agent --rounds 10 \
@@ -27,7 +29,8 @@ def run_once(agent, threads, n, sampling):
         argv.append("--no-sampling")
     out = subprocess.run(argv, check=True, capture_output=True, text=True, timeout=600).stdout
     result = json.loads(out)
-    return result["summary"]["median"], result["telemetry"].get("samples", 0)
+    t = result["telemetry"]
+    return result["summary"]["median"], t.get("samples", 0), t["cpu_user_s"] + t["cpu_sys_s"]
 
 
 def main():
@@ -37,7 +40,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--n", type=int, default=20000000)
     args = ap.parse_args()
-    with_s, without_s, ratios, ticks = [], [], [], []
+    with_s, without_s, ratios, ticks, cpu_with, cpu_without = [], [], [], [], [], []
     for r in range(args.rounds):
         order = [True, False] if r % 2 == 0 else [False, True]
         got = {}
@@ -46,6 +49,8 @@ def main():
         with_s.append(got[True][0])
         without_s.append(got[False][0])
         ticks.append(got[True][1])
+        cpu_with.append(got[True][2])
+        cpu_without.append(got[False][2])
         ratios.append(got[True][0] / got[False][0] - 1)
     mw, mo = statistics.median(with_s), statistics.median(without_s)
     print(f"rounds {args.rounds}, sqrt n={args.n} threads={args.threads}")
@@ -53,6 +58,8 @@ def main():
     print(f"without sampling median {mo:.3f} s")
     print(f"overhead {100 * (mw / mo - 1):+.1f} % (paired rounds {100 * min(ratios):+.1f} .. "
           f"{100 * max(ratios):+.1f} %)")
+    cw, co = statistics.median(cpu_with), statistics.median(cpu_without)
+    print(f"process CPU seconds: with {cw:.3f}, without {co:.3f} ({100 * (cw / co - 1):+.1f} %)")
     return 0
 
 

@@ -21,7 +21,7 @@ using Expected = std::function<CpuPairClass(int, int)>;
 // Classifies every pair, compares each with `expected`, returns the counts per class.
 std::map<std::string, int> classify_all(const HostTopology& topo, const Expected& expected) {
   std::map<std::string, int> counts;
-  const auto ids = topo.online_cpus().to_vector();
+  const auto ids = topo.online_cpus().ids();
   for (std::size_t i = 0; i < ids.size(); ++i)
     for (std::size_t j = i + 1; j < ids.size(); ++j) {
       const CpuPairClass got = classify_cpu_pair(topo, ids[i], ids[j]);
@@ -32,7 +32,8 @@ std::map<std::string, int> classify_all(const HostTopology& topo, const Expected
   return counts;
 }
 
-// The 2990WX numbering: core = id % 32, CCX = core / 4, die = core / 8, one package.
+// The 2990WX numbering: core = id % 32, CCX = core / 4, die = NUMA node = core / 8, one
+// package (sysfs says die_id 0 everywhere, as the real chip's kernel does).
 CpuPairClass tr2990wx_class(int a, int b) {
   const int ca = a % 32, cb = b % 32;
   if (ca == cb) return CpuPairClass::kSmt;
@@ -95,12 +96,11 @@ TEST(CpuPairClass, Threadripper1950xEveryPair) {
                         {"smt", 16}, {"same_l3", 96}, {"same_die", 128}, {"same_package", 256}}));
 }
 
-// Four Opteron 6100 (Magny-Cours) from hwloc's captures: package = id / 12, L3 = id / 6, no SMT.
-// The kernel names no dies, so a package is one die and the other L3 of a package reads as
-// same_die (the Magny-Cours die is its L3 group; sysfs cannot tell).
+// Four Opteron 6100 (Magny-Cours) from hwloc's captures: package = id / 12, L3 = die = NUMA node
+// = id / 6, no SMT. The kernel names no dies; the NUMA nodes tell them apart.
 CpuPairClass magny_cours_class(int a, int b) {
   if (a / 6 == b / 6) return CpuPairClass::kSameL3;
-  if (a / 12 == b / 12) return CpuPairClass::kSameDie;
+  if (a / 12 == b / 12) return CpuPairClass::kSamePackage;
   return CpuPairClass::kOtherPackage;
 }
 
@@ -113,7 +113,7 @@ TEST(CpuPairClass, OpteronMagnyCoursEveryPair) {
   const auto counts = classify_all(*topo, magny_cours_class);
   // 1128 pairs: 8 L3 x 15, 4 packages x 36 across its two L3, the rest across packages.
   EXPECT_EQ(counts, (std::map<std::string, int>{
-                        {"same_l3", 120}, {"same_die", 144}, {"other_package", 864}}));
+                        {"same_l3", 120}, {"same_package", 144}, {"other_package", 864}}));
 }
 
 TEST(CpuPairClass, UnknownCpusAndNames) {
