@@ -256,6 +256,9 @@ Result<BenchmarkResult> validate_fields(const json& result) {
     TL_TRY(check_details(*d));
     r.details = *d;
   }
+  if (const json* t = member(result, "telemetry"); t != nullptr && !t->is_null()) {
+    TL_ASSIGN(r.telemetry, parse_telemetry(*t));
+  }
   return r;
 }
 
@@ -275,15 +278,17 @@ json result_to_json(const BenchmarkResult& r) {
       {"max", &r.summary.max},
       {"cv", &r.summary.cv}};
   for (const auto& [name, v] : stats) summary[name] = *v ? json(**v) : json();
-  return {{"benchmark", r.benchmark},
-          {"params", r.params},
-          {"metric", r.metric},
-          {"unit", r.unit},
-          {"lower_is_better", r.lower_is_better},
-          {"samples", r.samples},
-          {"summary", summary},
-          {"environment", r.environment},
-          {"details", r.details}};
+  json out = {{"benchmark", r.benchmark},
+              {"params", r.params},
+              {"metric", r.metric},
+              {"unit", r.unit},
+              {"lower_is_better", r.lower_is_better},
+              {"samples", r.samples},
+              {"summary", summary},
+              {"environment", r.environment},
+              {"details", r.details}};
+  if (r.telemetry) out["telemetry"] = telemetry_to_json(*r.telemetry);
+  return out;
 }
 
 double result_value(const BenchmarkResult& r) {

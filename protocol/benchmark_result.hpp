@@ -17,6 +17,7 @@
 
 #include "common/cpu_list.hpp"
 #include "common/result.hpp"
+#include "protocol/run_telemetry.hpp"
 
 namespace topolab::protocol {
 
@@ -50,6 +51,8 @@ struct BenchmarkResult {
   ResultSummary summary;
   nlohmann::json environment = nlohmann::json::object();
   nlohmann::json details;  // object or null; c2c pairs/matrices checked as described above
+  // How the run was scheduled (issue 26); absent from older agents and stores.
+  std::optional<RunTelemetry> telemetry;
 };
 
 // The single validator. Errors read "guest result: field 'unit': expected a string, got

@@ -7,6 +7,7 @@
 #include "guest-agent/bench/guest_topology.hpp"
 #include "guest-agent/bench/steal.hpp"
 #include "guest-agent/bench/summary.hpp"
+#include "guest-agent/bench/telemetry.hpp"
 #include "guest-agent/platform.hpp"
 
 namespace topolab::bench {
@@ -132,7 +133,10 @@ Result<nlohmann::json> run_benchmark(const std::string& name, const nlohmann::js
   HostTopology local;
   const HostTopology* topo = context_topology(ctx, local);
   auto steal_before = read_steal_ticks();
+  std::optional<TelemetryProbe> probe;
+  probe.emplace(topo, ctx.sample_telemetry);
   auto out = def->run(p, topo);
+  const protocol::RunTelemetry telemetry = probe->finish();
   auto steal_after = read_steal_ticks();
   if (!out) return out.error().context(name);
   nlohmann::json env{{"cpus", out->cpus.to_string()},
@@ -149,7 +153,8 @@ Result<nlohmann::json> run_benchmark(const std::string& name, const nlohmann::js
                         {"samples", out->samples},
                         {"summary", summary_to_json(summarize(out->samples))},
                         {"environment", env},
-                        {"details", out->details}};
+                        {"details", out->details},
+                        {"telemetry", protocol::telemetry_to_json(telemetry)}};
 }
 
 }  // namespace topolab::bench

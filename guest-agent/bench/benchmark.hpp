@@ -6,7 +6,8 @@
 // Result JSON (every benchmark):
 //   {"benchmark","params":{effective},"metric","unit","lower_is_better","samples":[...],
 //    "summary":{"n","min","median","mean","max","cv"},
-//    "environment":{"cpus","threads","steal_before","steal_after"},"details":{...}}
+//    "environment":{"cpus","threads","steal_before","steal_after"},"details":{...},
+//    "telemetry":{protocol/run_telemetry.hpp}}
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@ namespace topolab::bench {
 
 struct BenchContext {
   const HostTopology* topology = nullptr;  // guest-seen topology; null: benchmarks read sysfs
+  // Sample the threads' CPUs for the result's telemetry (off only to measure its cost).
+  bool sample_telemetry = true;
 };
 
 // Runs one benchmark. Unknown benchmark, unknown parameter, wrong type or out-of-bounds value

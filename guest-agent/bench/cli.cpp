@@ -11,7 +11,7 @@ namespace topolab::bench {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: topolab-agent run BENCH [--param k=v ...] [--json]\n"
+    "usage: topolab-agent run BENCH [--param k=v ...] [--json] [--no-sampling]\n"
     "       topolab-agent run --list\n";
 
 std::string scalar_text(const nlohmann::json& v) {
@@ -70,6 +70,7 @@ void print_human(std::ostream& out, const nlohmann::json& r) {
   }
   out << "\nenvironment: " << r["environment"].dump() << "\n";
   print_details(out, r["details"]);
+  out << "telemetry: " << r["telemetry"].dump() << "\n";
 }
 
 void print_list(std::ostream& out) {
@@ -89,11 +90,12 @@ void print_list(std::ostream& out) {
 int run_benchmark_cli(int argc, char** argv) {
   std::string name;
   bool json = false;
+  BenchContext ctx;  // --no-sampling: the overhead bench's baseline (bench/telemetry)
   nlohmann::json params = nlohmann::json::object();
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--json") {
-      json = true;
+    if (arg == "--json" || arg == "--no-sampling") {
+      (arg == "--json" ? json : ctx.sample_telemetry) = arg == "--json";
     } else if (arg == "--list") {
       print_list(std::cout);
       return 0;
@@ -132,7 +134,7 @@ int run_benchmark_cli(int argc, char** argv) {
     std::cerr << "topolab-agent run: no benchmark named\n" << kUsage;
     return 2;
   }
-  auto result = run_benchmark(name, params, BenchContext{});
+  auto result = run_benchmark(name, params, ctx);
   if (!result) {
     std::cerr << "topolab-agent run: " << result.error().message << "\n";
     return 1;

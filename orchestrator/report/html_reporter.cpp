@@ -7,10 +7,12 @@
 #include <map>
 #include <sstream>
 
+#include "orchestrator/report/c2c_class_table.hpp"
 #include "orchestrator/report/compare_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/report/svg_sections.hpp"
 #include "orchestrator/report/svg_util.hpp"
+#include "orchestrator/report/telemetry_table.hpp"
 
 namespace topolab::report {
 namespace {
@@ -255,6 +257,7 @@ void HtmlReporter::report(const ReportData& data) {
       << "</td></tr>\n";
   }
   o << "</table>\n";
+  html_telemetry(o, data);
   if (data.context) html_cell_context(o, data);
   if (!data.invalid_runs.empty()) {
     o << "<h2>Invalid stored runs (left out)</h2>\n<ul>\n";
@@ -269,6 +272,7 @@ void HtmlReporter::report(const ReportData& data) {
       << "</h2>\n<p>Guest CPU ids; dashed blue lines: L3 boundaries, solid black: sockets "
          "(from the guest-seen topology).</p>\n";
     svg::write_c2c_with_classes(o, m, heat_map);
+    html_c2c_classes(o, m);
   }
   o << "</body></html>\n";
 }

@@ -385,14 +385,19 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
           row.values.push_back(v);
           add_steal(row.noise_input, valid->environment, r.duration_ms);
         }
-        if (auto m = latency_matrix_from_result(protocol::result_to_json(*valid)))
+        if (valid->telemetry) row.telemetry.push_back(*valid->telemetry);
+        if (auto m = latency_matrix_from_result(protocol::result_to_json(*valid))) {
+          if (valid->environment.contains("placement"))
+            m->placement = valid->environment["placement"];
           matrices.push_back(*m);
+        }
       }
       data.rows.push_back(std::move(row));
     }
     if (!matrices.empty()) {
       LatencyMatrix m = combine(matrices);
       m.cell = row_ref(c.cell.label, data.hosts.empty() ? "" : c.cell.host);
+      if (data.hosts.empty()) m.host_topology = exp->host_topology;
       if (c.boot_id) {
         auto boot = store.boot(c.boot_id);
         if (boot) m.topology = boot->boot.seen;  // absent or unreadable: no topology shown

@@ -13,6 +13,7 @@
 #include "orchestrator/statistics/descriptive.hpp"
 #include "orchestrator/statistics/noise.hpp"
 #include "orchestrator/statistics/verdict.hpp"
+#include "protocol/run_telemetry.hpp"
 
 namespace topolab::store {
 class ResultStore;
@@ -44,6 +45,7 @@ struct ReportRow {
   statistics::NoiseInput noise_input;  // gathered from the runs by load_report
   std::vector<std::string> noise;      // statistics::noise_reasons; empty: not noisy
   bool stopped_at_cap = false;         // [adaptive] reached max_repetitions with its target unmet
+  std::vector<protocol::RunTelemetry> telemetry;  // of the runs that carry it (issue 26)
   statistics::Verdict verdict() const;
 };
 
@@ -58,6 +60,8 @@ struct LatencyMatrix {
   std::vector<int> cpus;
   std::vector<std::vector<double>> ns;  // ns[i][j], NaN where not measured
   nlohmann::json topology;              // guest-seen topology (topology_to_json shape)
+  nlohmann::json placement;             // a run's environment.placement: the vCPUs' host CPUs
+  nlohmann::json host_topology;         // the experiment's host (one-host stores; null otherwise)
 };
 
 // A stored run whose result fails validation (a store written by an older or hostile build):

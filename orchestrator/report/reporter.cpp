@@ -7,7 +7,9 @@
 
 #include "common/json_text.hpp"
 #include "common/terminal_text.hpp"
+#include "orchestrator/report/c2c_class_table.hpp"
 #include "orchestrator/report/report_text.hpp"
+#include "orchestrator/report/telemetry_table.hpp"
 #include "orchestrator/statistics/descriptive.hpp"
 
 namespace topolab::report {
@@ -238,6 +240,8 @@ void ConsoleReporter::report(const ReportData& data) {
   }
   // Text columns (host, cell, benchmark, unit) and the status left-aligned, numbers right.
   print_aligned(out_, table, hosts ? 4 : 3);
+  console_telemetry(out_, data);
+  console_c2c_classes(out_, data);
   if (data.context) console_cell_context(out_, data);
   for (const auto& r : data.rows) {
     if (r.error.empty()) continue;
@@ -264,7 +268,7 @@ void CsvReporter::report(const ReportData& data) {
   out_ << ",benchmark,unit,n,median,min,max,mean,cv,penalty_pct,ci_low,ci_high,range_low,"
           "range_high,p_value,p_adjusted,verdict,noise,stopped_at_cap,baseline,status,mismatch,"
           "error"
-       << csv_context_header(data) << "\n";
+       << csv_context_header(data) << csv_telemetry_header(data) << "\n";
   for (const auto& r : data.rows) {
     out_ << csv_field(data.experiment) << "," << csv_field(r.cell);
     for (const auto& k : keys) {
@@ -278,7 +282,7 @@ void CsvReporter::report(const ReportData& data) {
          << "," << (r.penalty ? format_number(*r.penalty) : "-") << csv_difference(r) << ","
          << (r.is_baseline ? "1" : "0") << "," << csv_field(r.status) << ","
          << (r.mismatch ? "1" : "0") << "," << csv_field(r.error)
-         << csv_context_values(data, row_ref(r)) << "\n";
+         << csv_context_values(data, row_ref(r)) << csv_telemetry_values(data, &r) << "\n";
   }
   // Invalid stored runs: one row each, the reason in the error column, no numbers.
   for (const auto& i : data.invalid_runs) {
@@ -286,7 +290,7 @@ void CsvReporter::report(const ReportData& data) {
     for (std::size_t k = 0; k < keys.size(); ++k) out_ << ",";
     out_ << "," << csv_field(i.benchmark) << ",,0,-,-,-,-,-,-,-,-,-,-,-,-,no_data,,0,0,invalid,0,"
          << csv_field("run " + std::to_string(i.run_id) + ": " + i.reason)
-         << csv_context_values(data, i.cell) << "\n";
+         << csv_context_values(data, i.cell) << csv_telemetry_values(data, nullptr) << "\n";
   }
 }
 
@@ -312,6 +316,7 @@ nlohmann::json report_to_json(const ReportData& data) {
                         {"mismatch", r.mismatch},
                         {"error", r.error}};
     add_difference_json(j, r);
+    if (!r.telemetry.empty()) j["telemetry"] = telemetry_json(r);
     if (!r.host.empty()) j["host"] = r.host;
     if (data.context) j["cell_context"] = cell_context_json(*data.context, row_ref(r));
     rows.push_back(std::move(j));
@@ -324,7 +329,10 @@ nlohmann::json report_to_json(const ReportData& data) {
       for (double v : row) r.push_back(number_or_null(v));
       ns.push_back(r);
     }
-    matrices.push_back({{"cell", m.cell}, {"cpus", m.cpus}, {"ns", ns}});
+    matrices.push_back({{"cell", m.cell},
+                        {"cpus", m.cpus},
+                        {"ns", ns},
+                        {"c2c_classes", c2c_views_json(c2c_views(m))}});
   }
   nlohmann::json invalid = nlohmann::json::array();
   for (const auto& i : data.invalid_runs)

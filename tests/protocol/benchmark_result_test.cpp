@@ -193,5 +193,59 @@ TEST(ParseHello, BoundsAndTypesEveryField) {
       << parse(bad).error().message;
 }
 
+// Hostile telemetry (issue 26): every bad value refuses the whole result, naming the field.
+TEST(ValidateResult, HostileTelemetryIsRefusedWithTheField) {
+  struct Case {
+    json telemetry;
+    const char* want;
+  } cases[] = {
+      {json::array(), "field 'telemetry': expected an object, got array"},
+      {{{"cpu_user_s", -1.0}}, "field 'telemetry.cpu_user_s': expected seconds 0..1e7"},
+      {{{"cpu_user_s", 1e300}}, "field 'telemetry.cpu_user_s': expected seconds"},
+      {{{"cpu_sys_s", "1.5"}},
+       "field 'telemetry.cpu_sys_s': expected seconds 0..1e7 (a finite "
+       "number), got string \"1.5\""},
+      {{{"migrations", -3}}, "field 'telemetry.migrations': expected an integer 0..1000000000000"},
+      {{{"migrations", 1.5}}, "field 'telemetry.migrations': expected an integer"},
+      {{{"kernel_migrations", 18446744073709551615ULL}}, "telemetry.kernel_migrations"},
+      {{{"samples", 1000000}}, "field 'telemetry.samples': expected an integer 0..100000"},
+      {{{"samples", 1}, {"migrations", 5}, {"migrations_cross_l3", 6}},
+       "cross-L3/cross-package migrations (6) exceed the migrations counted (5)"},
+      {{{"samples", 1}, {"migrations", 5000}}, "5000 changes in 1 samples is impossible"},
+      {{{"omitted", {{"cpu_user_s", 5}}}}, "field 'telemetry.omitted.cpu_user_s'"},
+      {{{"omitted", {{"rm -rf", "x"}}}}, "expected names of telemetry fields"},
+      {{{"trace", json::array()}}, "accepted"},  // unknown members are dropped
+  };
+  for (const auto& c : cases) {
+    json j = good();
+    j["telemetry"] = c.telemetry;
+    EXPECT_NE(error_of(j).find(c.want), std::string::npos) << c.telemetry << ": " << error_of(j);
+  }
+  // NaN cannot be written in JSON text, but a parsed document can hold one.
+  json nan = good();
+  nan["telemetry"] = {{"cpu_user_s", std::numeric_limits<double>::quiet_NaN()}};
+  EXPECT_NE(error_of(nan).find("telemetry.cpu_user_s"), std::string::npos) << error_of(nan);
+  json huge = good();
+  huge["telemetry"] = {{"samples", 1}, {"trace", json::array()}};
+  huge["telemetry"]["trace"].get_ref<json::array_t&>().resize(1000000, 1);
+  EXPECT_NE(error_of(huge).find("1000000 items, more than the limit"), std::string::npos)
+      << error_of(huge);
+}
+
+TEST(ValidateResult, TelemetryRoundTripsAndIsOptional) {
+  json j = good();
+  EXPECT_FALSE(validate_result(j)->telemetry);  // an older agent or stored row: not recorded
+  j["telemetry"] = {
+      {"cpu_user_s", 1.5},        {"cpu_sys_s", 0.25},
+      {"migrations", 4},          {"samples", 100},
+      {"migrations_cross_l3", 1}, {"omitted", {{"kernel_migrations", "perf_event_open: ENOSYS"}}}};
+  auto r = validate_result(j);
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_TRUE(r->telemetry);
+  EXPECT_EQ(r->telemetry->migrations, 4u);
+  EXPECT_EQ(r->telemetry->omitted.at("kernel_migrations"), "perf_event_open: ENOSYS");
+  EXPECT_EQ(result_to_json(*r)["telemetry"], j["telemetry"]);
+}
+
 }  // namespace
 }  // namespace topolab::protocol
