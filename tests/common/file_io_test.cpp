@@ -223,7 +223,9 @@ TEST(WriteFileAtomic, KeepingTheExistingFileKeepsItsModeAndOwner) {
                 fs::perms::others_read);
   ASSERT_EQ(::chmod(out.c_str(), 0600), 0);
   const bool root = ::geteuid() == 0;
-  if (root) ASSERT_EQ(::chown(out.c_str(), 4321, 4322), 0);
+  if (root) {
+    ASSERT_EQ(::chown(out.c_str(), 4321, 4322), 0);
+  }
   ASSERT_TRUE(write_file_atomic(out, "again\n", 0644, ExistingFile::kKeepModeAndOwner).ok());
   EXPECT_EQ(slurp(out), "again\n");
   struct stat st {};
