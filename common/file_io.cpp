@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/output_file.hpp"
+
 namespace topolab {
 namespace {
 
@@ -219,7 +221,17 @@ Result<void> check_output_is_not_input(const std::filesystem::path& output,
 
 Result<void> write_file_atomic(const std::filesystem::path& path, const std::string& content,
                                unsigned mode) {
+  return write_file_atomic(path, content, mode, ExistingFile::kReplace);
+}
+
+Result<void> write_file_atomic(const std::filesystem::path& path, const std::string& content,
+                               unsigned mode, ExistingFile existing) {
   TL_TRY(check_output_target(path));
+  // The replaced file's mode (and, as root, its owner) carry over: a 0600 report rewritten by
+  // root came back 0644 and root's, readable by everyone (issue 32 class 7).
+  struct stat old {};
+  const bool keep = existing == ExistingFile::kKeepModeAndOwner && ::lstat(path.c_str(), &old) == 0;
+  if (keep) mode = old.st_mode & 07777;
   // mkstemp: O_CREAT|O_EXCL with a random suffix, so a planted PATH.tmp.* (link or file) is
   // never opened; O_EXCL also refuses to follow a symlink at the final component.
   std::string tmpl = path.string() + ".tmp.XXXXXX";
@@ -230,6 +242,10 @@ Result<void> write_file_atomic(const std::filesystem::path& path, const std::str
     ::unlink(tmpl.c_str());
     return e;
   };
+  if (keep && ::geteuid() == 0 && ::fchown(fd.get(), old.st_uid, old.st_gid) != 0) {
+    return fail(errno_error(path, errno));
+  }
+  // After the chown: it clears set-id bits, which the kept mode may hold.
   if (::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0) {
     return fail(errno_error(path, errno));
   }

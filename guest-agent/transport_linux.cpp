@@ -28,9 +28,18 @@ namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
+// While a write waits for room, a listening socket's waiting clients are answered (a client that
+// writes requests and never reads held the agent in this wait for the whole write bound, and
+// every other client in the backlog with it): `listen_fd` < 0 when there is none.
+struct WaitingClients {
+  int listen_fd = -1;
+  void (*refuse)(int listen_fd) = nullptr;
+};
+
 // The fd is non-blocking: waits for room with poll so a peer that does not read costs at most
 // timeout_ms (-1: no limit), then gives up.
-Result<void> write_fd(int fd, std::string_view bytes, bool is_socket, int timeout_ms) {
+Result<void> write_fd(int fd, std::string_view bytes, bool is_socket, int timeout_ms,
+                      WaitingClients waiting = {}) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
   std::size_t done = 0;
@@ -52,9 +61,12 @@ Result<void> write_fd(int fd, std::string_view bytes, bool is_socket, int timeou
         }
         wait_ms = static_cast<int>(left);
       }
-      pollfd p{fd, POLLOUT, 0};
-      int rc = ::poll(&p, 1, wait_ms);
+      pollfd ps[2] = {{fd, POLLOUT, 0}, {waiting.listen_fd, POLLIN, 0}};
+      const pollfd& p = ps[0];
+      int rc = ::poll(ps, waiting.listen_fd >= 0 ? 2 : 1, wait_ms);
       if (rc < 0 && errno != EINTR) return make_error("poll: " + errno_text());
+      if (rc > 0 && waiting.listen_fd >= 0 && (ps[1].revents & POLLIN))
+        waiting.refuse(waiting.listen_fd);
       // A virtio port without a host reports HUP and never POLLOUT: give up now, not spin.
       if (rc > 0 && !(p.revents & POLLOUT) && (p.revents & (POLLHUP | POLLERR | POLLNVAL))) {
         return make_error("the host went away with " + std::to_string(bytes.size() - done) +
@@ -155,7 +167,7 @@ class ListeningSocketTransport : public Transport {
     if (!client_) return ReadStatus::kHangup;
     // The listening socket is watched too: a second client is refused at once, not left
     // waiting in the backlog for as long as the first one stays.
-    pollfd p[2] = {{client_.get(), POLLIN, 0}, {listen_fd_.get(), POLLIN, 0}};
+    pollfd p[2] = {{client_.get(), POLLIN | POLLRDHUP, 0}, {listen_fd_.get(), POLLIN, 0}};
     int rc = ::poll(p, 2, timeout_ms);
     if (rc < 0) {
       if (errno == EINTR) return ReadStatus::kTimeout;
@@ -163,11 +175,12 @@ class ListeningSocketTransport : public Transport {
     }
     if (rc == 0) return ReadStatus::kTimeout;
     // The current host first: when it has just closed and reconnected, the new connection is
-    // the next session, not a second client to refuse.
-    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-      if (p[1].revents & POLLIN) refuse_waiting_client();
-      return ReadStatus::kTimeout;
-    }
+    // the next session, not a second client to refuse. A host that is still there is no reason
+    // to leave the other waiting: one that keeps writing always has POLLIN, and starved the
+    // listener for as long as it wrote.
+    const bool host_left = p[0].revents & (POLLHUP | POLLRDHUP | POLLERR);
+    if ((p[1].revents & POLLIN) && !host_left) refuse_waiting_client(listen_fd_.get());
+    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) return ReadStatus::kTimeout;
     char buf[65536];
     ssize_t n = ::read(client_.get(), buf, sizeof(buf));
     if (n > 0) {
@@ -180,7 +193,8 @@ class ListeningSocketTransport : public Transport {
 
   Result<void> write_all(std::string_view bytes, int timeout_ms) override {
     if (!client_) return make_error("no host connected");
-    return write_fd(client_.get(), bytes, true, timeout_ms);
+    return write_fd(client_.get(), bytes, true, timeout_ms,
+                    WaitingClients{listen_fd_.get(), &refuse_waiting_client});
   }
 
   void end_session() override { client_.reset(); }
@@ -189,8 +203,8 @@ class ListeningSocketTransport : public Transport {
  private:
   // One error line, best effort (the socket buffer of a fresh connection always has room), then
   // close: the agent runs one benchmark at a time, so a second host could not be served anyway.
-  void refuse_waiting_client() {
-    OwnedFd fd(::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+  static void refuse_waiting_client(int listen_fd) {
+    OwnedFd fd(::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
     if (!fd) return;
     const std::string line = protocol::encode(protocol::error_message(
         std::nullopt, "busy: another client is connected to this agent; try again later"));

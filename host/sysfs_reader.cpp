@@ -361,8 +361,17 @@ Result<void> read_cpuinfo(const fs::path& path, RawTopology& raw) {
   return {};
 }
 
+// Why ROOT is not a directory we can read: a symlink loop or a permission problem is named as
+// such (errno text), not reported as "no such directory".
+std::string root_problem(const fs::path& root) {
+  std::error_code ec;
+  if (fs::is_directory(root, ec)) return {};
+  if (ec && ec != std::errc::no_such_file_or_directory) return root.string() + ": " + ec.message();
+  return root.string() + (fs::exists(root, ec) ? ": not a directory" : ": no such directory");
+}
+
 Result<HostTopology> read_sysfs_tree(const fs::path& root) {
-  if (!is_directory_path(root)) return make_error(root.string() + ": no such directory");
+  if (auto problem = root_problem(root); !problem.empty()) return make_error(problem);
   fs::path cpu_dir = root / "sys/devices/system/cpu";
   if (!is_directory_path(cpu_dir))
     return make_error(cpu_dir.string() + ": no such directory (no CPUs)");

@@ -5,6 +5,7 @@
 
 #include "common/json_text.hpp"
 #include "common/utf8.hpp"
+#include "protocol/json_error.hpp"
 
 namespace topolab::protocol {
 
@@ -148,7 +149,8 @@ Result<json> parse_json_text(std::string_view text, std::size_t max_bytes) {
   }
   if (auto problem = structural_problem(text)) return make_error("not valid JSON: " + *problem);
   json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) return make_error("not valid JSON: '" + excerpt(text) + "'");
+  if (value.is_discarded())
+    return make_error("not valid JSON " + json_syntax_error(text) + ": '" + excerpt(text) + "'");
   return value;
 }
 
@@ -166,7 +168,7 @@ Result<Message> decode(std::string_view line) {
   }
   json body = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) {
-    return make_error("not valid JSON: '" + excerpt(line) + "'");
+    return make_error("not valid JSON " + json_syntax_error(line) + ": '" + excerpt(line) + "'");
   }
   if (!body.is_object()) {
     return make_error("expected a JSON object, got " + type_name(body) + ": '" + excerpt(line) +

@@ -112,6 +112,12 @@ Result<void> check_memory(const std::string& what, double bytes) {
                     " less a " + size_text(static_cast<double>(margin)) + " safety margin)");
 }
 
+Result<void> need_two_cpus(const std::string& what, const CpuList& cpus) {
+  if (cpus.size() >= 2) return {};
+  return make_error(what + " needs at least two CPUs, got " + std::to_string(cpus.size()) +
+                    " (CPU list '" + cpus.to_string() + "')");
+}
+
 std::vector<std::string> benchmark_names() {
   std::vector<std::string> names;
   for (const auto& d : all_benchmarks()) names.push_back(d.name);
@@ -127,7 +133,7 @@ Result<nlohmann::json> run_benchmark(const std::string& name, const nlohmann::js
   if (!def) {
     std::string known;
     for (const auto& n : benchmark_names()) known += (known.empty() ? "" : ", ") + n;
-    return make_error("unknown benchmark '" + name + "' (known: " + known + ")");
+    return make_error("unknown benchmark " + shown_name(name) + " (known: " + known + ")");
   }
   TL_ASSIGN(auto p, validate_params(params, def->params, name));
   HostTopology local;

@@ -57,6 +57,9 @@ Result<void> check_work(const std::string& what, double units, double limit);
 Result<void> check_memory(const std::string& what, double bytes);
 // The margin kept free: max(32 MiB, 1/8 of MemAvailable).
 std::uint64_t memory_margin(std::uint64_t available);
+// Pair benchmarks: "NAME needs at least two CPUs, got 1 (CPU list '3')". The count and the list
+// are both named, so a one-CPU list '3' is not read as "have 3".
+Result<void> need_two_cpus(const std::string& what, const CpuList& cpus);
 // "1.1 GiB", "300 MiB", "12 KiB".
 std::string size_text(double bytes);
 

@@ -75,9 +75,7 @@ Result<std::vector<double>> measure_pair(int a, int b, bool cas, std::int64_t it
 
 Result<BenchOutput> run_c2c(const Params& p, const HostTopology* topo) {
   TL_ASSIGN(auto cpus, resolve_cpus(p.cpus("cpus")));
-  if (cpus.size() < 2) {
-    return make_error("c2c-latency needs at least two CPUs, have " + cpus.to_string());
-  }
+  TL_TRY(need_two_cpus("c2c-latency", cpus));
   // Counted before the list is built: 8192 CPUs would be 33 million pairs.
   const std::size_t n = cpus.size();
   const std::size_t planned = p.string("pairs") == "first" ? n - 1 : n * (n - 1) / 2;

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/terminal_text.hpp"
 #include "guest-agent/bench/benchmark.hpp"
 #include "guest-agent/bench/benchmark_def.hpp"
 
@@ -136,7 +137,7 @@ int run_benchmark_cli(int argc, char** argv) {
   }
   auto result = run_benchmark(name, params, ctx);
   if (!result) {
-    std::cerr << "topolab-agent run: " << result.error().message << "\n";
+    std::cerr << "topolab-agent run: " << terminal_safe(result.error().message) << "\n";
     return 1;
   }
   if (json) {

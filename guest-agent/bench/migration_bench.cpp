@@ -54,9 +54,7 @@ Result<PairSize> measure(int a, int b, std::size_t bytes, std::int64_t repeats) 
 
 Result<BenchOutput> run_migration(const Params& p, const HostTopology* topo) {
   TL_ASSIGN(auto cpus, resolve_cpus(p.cpus("cpus")));
-  if (cpus.size() < 2) {
-    return make_error("migration needs at least two CPUs, have " + cpus.to_string());
-  }
+  TL_TRY(need_two_cpus("migration", cpus));
   // Counted before the list is built: 8192 CPUs would be 67 million pairs.
   const std::size_t n = cpus.size();
   const std::size_t planned = p.string("pairs") == "first" ? n - 1 : n * (n - 1) / 2;

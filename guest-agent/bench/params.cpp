@@ -16,6 +16,19 @@ std::string excerpt(const nlohmann::json& v) {
   return text.size() > 120 ? text.substr(0, 120) + "..." : text;
 }
 
+}  // namespace
+
+std::string shown_name(const std::string& name) {
+  const bool cut = name.size() > kMaxShownName;
+  // JSON string escaping without its double quotes: control bytes \u-escaped, bytes that are
+  // not UTF-8 replaced (a cut inside a character is replaced the same way).
+  const std::string json = json_line(nlohmann::json(cut ? name.substr(0, kMaxShownName) : name));
+  return "'" + json.substr(1, json.size() - 2) + "'" +
+         (cut ? " (cut, " + std::to_string(name.size()) + " bytes)" : "");
+}
+
+namespace {
+
 std::string bounds_text(const ParamSpec& s) {
   return "[" + std::to_string(s.min) + ", " + std::to_string(s.max) + "]";
 }
@@ -162,7 +175,8 @@ Result<Params> validate_params(const nlohmann::json& given, const std::vector<Pa
       if (known) continue;
       std::string names;
       for (const auto& s : specs) names += (names.empty() ? "" : ", ") + s.name;
-      return make_error(where + ": unknown parameter '" + key + "' (known: " + names + ")");
+      return make_error(where + ": unknown parameter " + shown_name(key) + " (known: " + names +
+                        ")");
     }
   }
   nlohmann::json effective = nlohmann::json::object();

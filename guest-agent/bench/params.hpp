@@ -51,6 +51,12 @@ class Params {
   nlohmann::json values_ = nlohmann::json::object();
 };
 
+// A name the request gave (a parameter, a benchmark), as the agent echoes it in an error:
+// quoted, JSON-escaped, at most kMaxShownName bytes of it, so a 1 MB or escape-laden name comes
+// back short and inert whatever prints it.
+inline constexpr std::size_t kMaxShownName = 64;
+std::string shown_name(const std::string& name);
+
 // `where` names the benchmark in error messages.
 Result<Params> validate_params(const nlohmann::json& given, const std::vector<ParamSpec>& specs,
                                const std::string& where);

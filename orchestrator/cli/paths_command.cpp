@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_text.hpp"
+#include "common/terminal_text.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/install/install_paths.hpp"
 
@@ -38,7 +39,10 @@ class PathsCommand : public Command {
       std::cout << json_document(j);
       return 0;
     }
-    for (const auto& [k, v] : j.items()) std::cout << k << ": " << v.get<std::string>() << "\n";
+    // The paths come from the environment and the file system: an escape sequence in
+    // TOPOLAB_TEMPLATES_DIR must reach the terminal as text, like every outside string.
+    for (const auto& [k, v] : j.items())
+      std::cout << k << ": " << terminal_safe(v.get<std::string>()) << "\n";
     return 0;
   }
 

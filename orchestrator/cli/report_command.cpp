@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "common/output_file.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/report/compare_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
@@ -79,7 +80,7 @@ class ReportCommand : public Command {
       std::cout << text.str() << std::flush;
       return 0;
     }
-    auto written = write_file_atomic(output_, text.str());
+    auto written = write_file_atomic(output_, text.str(), 0644, ExistingFile::kKeepModeAndOwner);
     if (!written) return fail("report", written.error());
     return 0;
   }

@@ -8,6 +8,7 @@
 
 #include "common/file_io.hpp"
 #include "common/safe_name.hpp"
+#include "orchestrator/experiment/benchmark_check.hpp"
 #include "orchestrator/experiment/experiment_detail.hpp"
 #include "orchestrator/experiment/guest_table.hpp"
 #include "orchestrator/experiment/hosts.hpp"
@@ -49,7 +50,7 @@ Result<void> parse_benchmarks(const Ctx& c, const toml::node& n, Experiment& e) 
       } else if (k == "params") {
         auto p = v.as_table();
         if (!p) return c.at(v, "'benchmark.params': expected a table");
-        auto j = table_to_json(c, *p, "benchmark.params");
+        auto j = params_to_json(c, *p);
         if (!j) return j.error();
         b.params = *j;
       } else {
@@ -377,6 +378,7 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
                             std::to_string(e.adaptive->max_repetitions) +
                             ") must be >= repetitions (" + std::to_string(e.repetitions) + ")");
   TL_TRY(check_size_limits(c, factors_line, e, overrides.repetitions.has_value()));
+  TL_TRY(check_benchmark_params(c, e));  // after the size check: it walks every param level
   // After the size check, so the expansion is bounded. An experiment whose [[exclude]] rules
   // drop every cell ran nothing and exited 0 (redteam).
   if (!e.excludes.empty() && expand_cells(e).empty())

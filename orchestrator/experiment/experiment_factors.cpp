@@ -1,6 +1,7 @@
 // [factors], [baseline] and [[exclude]] of an experiment file.
 #include <cmath>
 #include <set>
+#include <string_view>
 
 #include "orchestrator/experiment/experiment_detail.hpp"
 #include "orchestrator/layout/layout_fields.hpp"
@@ -15,10 +16,37 @@ const char* level_kind(const nlohmann::json& j) {
   return "an integer";
 }
 
+// A cmdline.* factor becomes "option=value" on the guest's kernel command line, which the kernel
+// splits at blanks: a blank, quote or control byte would make one level several parameters (or
+// a quoted run of them), so only what one parameter can hold is accepted.
+bool kernel_param_text(std::string_view text, bool value) {
+  if (text.empty() || text.size() > 256) return false;
+  for (unsigned char ch : text) {
+    const bool word = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                      (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '.';
+    const bool value_char = ch > 0x20 && ch < 0x7f && ch != '"' && ch != '\\';
+    if (!(value ? value_char : word)) return false;
+  }
+  return true;
+}
+
+Result<void> check_cmdline_level(const Ctx& c, const toml::node& n, const std::string& key,
+                                 const nlohmann::json& level) {
+  if (level.is_boolean() || level.is_number()) return {};
+  if (kernel_param_text(level_text(level), true)) return {};
+  return c.at(n, "factor '" + key + "' level '" + level_text(level) +
+                     "': expected one kernel parameter value (1..256 printable ASCII bytes, no "
+                     "blank, quote or backslash)");
+}
+
 Result<FactorKind> classify_factor(const Ctx& c, const toml::node& n, const std::string& key) {
   if (key == "replicate") return FactorKind::kReplicate;
   if (key.rfind("cmdline.", 0) == 0) {
     if (key.size() == 8) return c.at(n, "factor '" + key + "': expected cmdline.<option>");
+    if (!kernel_param_text(std::string_view(key).substr(8), false))
+      return c.at(n, "factor '" + key +
+                         "': expected cmdline.<option>, the option of letters, digits, '_', '-' "
+                         "and '.' (one kernel parameter, at most 256 bytes)");
     return FactorKind::kCmdline;
   }
   if (key.rfind("os.", 0) == 0) {
@@ -162,6 +190,7 @@ Result<void> collect_factors(const Ctx& c, const toml::table& t, const std::stri
       if (!texts.insert(level_text(*j)).second)
         return c.at(lv, "factor '" + key + "': duplicate level '" + level_text(*j) + "'");
       if (*kind == FactorKind::kLayout) TL_TRY(check_layout_level(c, lv, key, canonical, *j));
+      if (*kind == FactorKind::kCmdline) TL_TRY(check_cmdline_level(c, lv, key, *j));
       f.levels.push_back(*j);
     }
     out.push_back(std::move(f));

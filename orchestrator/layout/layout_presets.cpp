@@ -22,6 +22,10 @@ Result<Layout> load_layout_or_preset(std::string_view name_or_path) {
   std::filesystem::path p(name_or_path);
   std::error_code ec;
   if (std::filesystem::exists(p, ec)) return load_layout_file(p);
+  // A symlink loop or an unreadable directory on the way is that, not "no such file".
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    return make_error(ErrorKind::input,
+                      "layout '" + std::string(name_or_path) + "': " + ec.message());
   const bool plain_name = p.filename() == p && p.extension().empty() && !p.empty();
   if (plain_name) {
     auto preset = presets_dir() / (p.string() + ".toml");

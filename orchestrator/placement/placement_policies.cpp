@@ -64,6 +64,14 @@ void fill_pinned(const Layout& l, const HostTopology& host,
   }
 }
 
+// "6 cores x 2 threads (threads_per_core=2)": an SMT-infeasible layout names the field to
+// change, not only a count that reads like the host's.
+std::string group_shape(int cores, int threads) {
+  return std::to_string(cores) + " cores x " + std::to_string(threads) +
+         (threads == 1 ? " thread" : " threads") + " (threads_per_core=" + std::to_string(threads) +
+         ")";
+}
+
 // Host cores that can carry one guest core (enough usable siblings).
 std::vector<const HostCore*> eligible_cores(const Layout& l, const UsableHost& u) {
   std::vector<const HostCore*> out;
@@ -126,11 +134,10 @@ Result<std::vector<int>> fitting_domains(const Layout& l, const UsableHost& u,
   }
   if (fitting.empty()) {
     int largest = *std::max_element(capacities.begin(), capacities.end());
-    return make_error("L3 group of " + std::to_string(c_count) + " cores x " +
-                      std::to_string(l.threads_per_core) +
-                      " threads is larger than any host L3 domain" + within(u) +
-                      ": the largest offers " + std::to_string(largest) + " whole core" +
-                      (largest == 1 ? "" : "s") + " (" + list_of(offered) + ")");
+    return make_error("L3 group of " + group_shape(c_count, l.threads_per_core) +
+                      " is larger than any host L3 domain" + within(u) + ": the largest offers " +
+                      std::to_string(largest) + " whole core" + (largest == 1 ? "" : "s") + " (" +
+                      list_of(offered) + ")");
   }
   if (static_cast<int>(fitting.size()) < g_count) {
     return make_error(std::to_string(g_count) + " L3 groups of " + std::to_string(c_count) +
@@ -256,8 +263,7 @@ Result<PlacementPlan> plan_compact_or_scatter(const Layout& l, const HostTopolog
   auto eligible = eligible_cores(l, u);
   const int needed = l.cores_total();
   if (static_cast<int>(eligible.size()) < needed) {
-    return make_error(std::to_string(needed) + " guest cores x " +
-                      std::to_string(l.threads_per_core) + " threads requested, host offers " +
+    return make_error(group_shape(needed, l.threads_per_core) + " requested, host offers " +
                       std::to_string(eligible.size()) + " whole core" +
                       (eligible.size() == 1 ? "" : "s") + " with " +
                       std::to_string(l.threads_per_core) + " usable thread(s)" + within(u));

@@ -17,10 +17,11 @@
 namespace topolab::report {
 namespace {
 
+// The pictures' escaping (invalid UTF-8, C1 and bidirectional controls included), uncut.
 std::string esc(const std::string& s) {
   std::string out;
   out.reserve(s.size());
-  for (char c : s) svg::append_markup_escaped(out, c);
+  svg::append_text_escaped(out, s, /*keep_whitespace=*/true);
   return out;
 }
 

@@ -14,6 +14,10 @@ inline constexpr std::size_t kMaxLabelBytes = 120;
 void append_markup_escaped(std::string& out, char c);
 // Escaped text, at most max_bytes of the input (cut on a UTF-8 boundary, "..." appended).
 std::string esc(std::string_view s, std::size_t max_bytes = kMaxLabelBytes);
+// Text (not one byte) escaped: append_markup_escaped per character, bytes that are not UTF-8 as
+// U+FFFD, C1 and bidirectional controls named ("[U+202E]") instead of applied; controls below
+// 0x20 become '?' unless keep_whitespace (then tab and line breaks stay, as HTML text allows).
+void append_text_escaped(std::string& out, std::string_view s, bool keep_whitespace);
 // Fixed-point number ("12.3"); "-" for NaN or infinity.
 std::string num(double v, int precision = 1);
 // Colour of guest group / chart series i (a colour-blind-safe ten-colour palette, repeating).

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "common/output_file.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace topolab {
@@ -207,6 +208,37 @@ TEST(WriteFileAtomic, WritesReplacesAndLeavesNoTemporary) {
   EXPECT_EQ(slurp(out), "two\n");
   EXPECT_EQ(fs::status(out).permissions() & fs::perms::all,
             fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  EXPECT_EQ(entries_in(dir.path()), 1u);
+}
+
+// Issue 32 class 7: `report -o` over a user's 0600 file came back 0644 (and root's when root
+// ran it): the replaced file's mode, and as root its owner, now carry over; a new file gets the
+// given mode.
+TEST(WriteFileAtomic, KeepingTheExistingFileKeepsItsModeAndOwner) {
+  testing::TempDir dir;
+  const fs::path out = dir.path() / "report.html";
+  ASSERT_TRUE(write_file_atomic(out, "new\n", 0644, ExistingFile::kKeepModeAndOwner).ok());
+  EXPECT_EQ(fs::status(out).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                fs::perms::others_read);
+  ASSERT_EQ(::chmod(out.c_str(), 0600), 0);
+  const bool root = ::geteuid() == 0;
+  if (root) {
+    ASSERT_EQ(::chown(out.c_str(), 4321, 4322), 0);
+  }
+  ASSERT_TRUE(write_file_atomic(out, "again\n", 0644, ExistingFile::kKeepModeAndOwner).ok());
+  EXPECT_EQ(slurp(out), "again\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u) << "the old behaviour wrote 0644";
+  if (root) {
+    EXPECT_EQ(st.st_uid, 4321u);
+    EXPECT_EQ(st.st_gid, 4322u);
+  }
+  // The default still replaces: other outputs (a hook script) get the mode they ask for.
+  ASSERT_TRUE(write_file_atomic(out, "x\n", 0644).ok());
+  ASSERT_EQ(::stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
   EXPECT_EQ(entries_in(dir.path()), 1u);
 }
 

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "protocol/protocol.hpp"
 #include "tests/guest-agent/agent_process.hpp"
@@ -223,6 +225,36 @@ TEST(AgentBounds, ANonReadingClientIsDroppedAfterTheWriteBound) {
       "[ measured ] next client served %lld ms after the non-reader's requests\n",
       static_cast<long long>(
           std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count()));
+}
+
+// Issue 32 class 8: a client that writes requests and never reads kept every other client in
+// the backlog for the whole write bound (10 s by default): the agent watched its listening
+// socket only while idle. Now a second client gets the busy reply while the agent waits to
+// write, or reads a client that keeps writing, with the default bounds.
+TEST(AgentBounds, AClientThatWritesAndNeverReadsDoesNotKeepASecondOneWaiting) {
+  AgentProcess agent;  // the default --io-timeout (10 s)
+  RawConnection deaf(agent.socket());
+  ASSERT_EQ(deaf.next()["type"], "hello");
+  deaf.send(placement_of_size(500 * 1024));  // replies larger than the socket buffers
+  for (int i = 0; i < 4; ++i) deaf.send(run_line(3 + i, "sqrt", {{"n", 10}, {"repeats", 1}}));
+  std::string pings;
+  for (int i = 0; i < 2000; ++i)
+    pings += protocol::encode(protocol::ping_message(static_cast<std::uint64_t>(100 + i)));
+  deaf.send(pings);
+  std::this_thread::sleep_for(300ms);  // the agent is now blocked writing to `deaf`
+  for (int round = 0; round < 3; ++round) {
+    const auto start = Clock::now();
+    RawConnection second(agent.socket());
+    auto busy = second.try_next(5s);
+    const auto answered = Clock::now() - start;
+    ASSERT_TRUE(busy) << "round " << round << ": no reply within 5 s";
+    EXPECT_NE(message_of(*busy).find("busy: another client is connected"), std::string::npos)
+        << "round " << round << ": " << message_of(*busy);
+    EXPECT_LT(answered, 2s) << "round " << round;
+    std::printf("[ measured ] round %d: busy reply after %lld ms\n", round,
+                static_cast<long long>(
+                    std::chrono::duration_cast<std::chrono::milliseconds>(answered).count()));
+  }
 }
 
 // Redteam: an empty transport value ("--unix ''", an unset variable) fell back to the virtio

@@ -82,6 +82,8 @@ TEST(C2cLatency, PlausibleBetweenTwoCpus) {
 TEST(C2cLatency, NeedsTwoCpus) {
   auto r = run_benchmark("c2c-latency", {{"cpus", allowed_cpus().first()}}, BenchContext{});
   expect_refused(r, "c2c-latency needs at least two CPUs");
+  // Issue 32 class 9: "have 0" read as a count when it was the one-CPU list '0'.
+  expect_refused(r, "got 1 (CPU list '" + std::to_string(allowed_cpus().first()) + "')");
 }
 
 TEST(MemLatency, RisesFromCacheToMemory) {

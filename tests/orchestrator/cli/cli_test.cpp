@@ -46,6 +46,18 @@ TEST(CliExitCodes, RefusedInputStillExits1WithOneLine) {
   EXPECT_NE(r.err.find("topolab plan: "), std::string::npos) << r.err;
 }
 
+// Issue 32 class 6: `topolab paths` printed TOPOLAB_TEMPLATES_DIR and TOPOLAB_AGENT_BINARY as
+// they were, so an escape sequence in the environment reached the terminal raw.
+TEST(CliPaths, PathsFromTheEnvironmentPassTheTerminalFilter) {
+  testing::ChildOptions o;
+  o.env = {"TOPOLAB_TEMPLATES_DIR=/tmp/t\x1b]0;pwned\x07", "TOPOLAB_AGENT_BINARY=/tmp/a\x1b[2Jb"};
+  auto r = run_cli({"paths"}, o);
+  EXPECT_EQ(r.status(), 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("templates: /tmp/t\\x1b]0;pwned\\x07"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("agent: /tmp/a\\x1b[2Jb"), std::string::npos) << r.out;
+}
+
 TEST(CliExitCodes, UsageErrorsKeepTheirCode2) {
   auto r = run_cli({"hook"});
   EXPECT_EQ(r.status(), 2) << r.err;

@@ -120,9 +120,10 @@ TEST(FiniteNumbers, NanAndInfAreRefusedWherever) {
 TEST(Overrides, RepetitionsAreAppliedBeforeTheRunLimit) {
   // 1000 cells x 10 benchmarks: 10 000 runs in the file, 10^7 with --repetitions 1000.
   std::string text = "name = \"o\"\nbackend = \"host\"\nrepetitions = 1\n[factors]\n";
-  for (int f = 0; f < 3; ++f)
-    text += "\"param.f" + std::to_string(f) + "\" = [0,1,2,3,4,5,6,7,8,9]\n";
-  for (int b = 0; b < 10; ++b) text += "[[benchmark]]\nname = \"b" + std::to_string(b) + "\"\n";
+  // Real parameters of a real benchmark: the file is checked against the agent's table.
+  for (const char* f : {"threads", "cpus", "n"})
+    text += "\"param.sqrt." + std::string(f) + "\" = [1,2,3,4,5,6,7,8,9,10]\n";
+  for (int b = 0; b < 10; ++b) text += "[[benchmark]]\nname = \"sqrt\"\n";
   auto file = parse(text);
   ASSERT_TRUE(file.ok()) << file.error().message;
   auto big = parse(text, Overrides{1000, std::nullopt, {}});
@@ -142,7 +143,7 @@ TEST(Overrides, RepetitionsAreAppliedBeforeTheRunLimit) {
 TEST(Overrides, RepetitionsRaiseTheAdaptiveMaximumBeforeItIsChecked) {
   std::string text =
       "name = \"o\"\nbackend = \"host\"\nrepetitions = 2\n[[benchmark]]\nname = "
-      "\"b\"\n[adaptive]\nmax_repetitions = 3\n";
+      "\"sqrt\"\n[adaptive]\nmax_repetitions = 3\n";
   auto e = parse(text, Overrides{5, std::nullopt, {}});
   ASSERT_TRUE(e.ok()) << e.error().message;
   EXPECT_EQ(e->adaptive->max_repetitions, 5);

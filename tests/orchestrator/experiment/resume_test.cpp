@@ -73,9 +73,11 @@ TEST_F(ResumeTest, AnUnchangedExperimentResumesAndAChangedParameterIsRefused) {
                         "--store or rename the experiment"));
   EXPECT_EQ(snapshot(), before) << "a refused run changes nothing in the store";
 
-  // A float where the integer was is another parameter too.
-  auto typed = run(parse(design("1000.0")));
+  // A float where the integer was is another parameter too: refused when the file is read
+  // now (issue 32 class 5), as the agent would refuse it.
+  auto typed = parse_experiment(design("1000.0"), "resume.toml", dir_.string());
   ASSERT_FALSE(typed.ok());
+  EXPECT_THAT(typed.error().message, HasSubstr("parameter 'n' must be an integer, got 1000.0"));
 }
 
 TEST_F(ResumeTest, MoreLevelsResumeButARemovedLevelOrRenamedBenchmarkIsRefused) {
@@ -92,8 +94,9 @@ TEST_F(ResumeTest, MoreLevelsResumeButARemovedLevelOrRenamedBenchmarkIsRefused) 
                         "defines"));
 
   std::string renamed = design("1000", "[1, 2, 3]");
-  renamed.replace(renamed.find("name = \"sqrt\""), 13, "name = \"topology\"");
+  renamed.replace(renamed.find("name = \"sqrt\""), 13, "name = \"syscall-rate\"");
   renamed.replace(renamed.find("param.sqrt.threads"), 18, "param.threads");
+  renamed.erase(renamed.find("params = {"));  // syscall-rate has no n
   auto other = run(parse(renamed));
   ASSERT_FALSE(other.ok());
   EXPECT_THAT(other.error().message, HasSubstr("which the file no longer defines"));
