@@ -451,7 +451,13 @@ TEST_F(MainJobStore, HtmlHasOnePlacementPerConfigurationAndOneSeenPerTopology) {
 // was rewritten afterwards (a resume on a changed host rewrites experiments.host_topology) still
 // shows each vCPU where its guest ran, although planning again on that topology would not.
 TEST_F(MainJobStore, ARewrittenHostTopologyStillDrawsTheStoredPlacement) {
-  const auto bigger = two_socket_host();
+  SyntheticHostSpec spec;  // 16 CPUs, SMT siblings adjacent: compact puts vCPU 1 on CPU 2
+  spec.packages = 2;
+  spec.l3_per_package = 2;
+  spec.cores_per_l3 = 2;
+  spec.threads = 2;
+  spec.adjacent_siblings = true;
+  const auto bigger = make_synthetic_host(spec);
   auto replanned = stored_plan(bigger, [] {
     Layout l = layout(2, 1, 1, PlacementPolicy::kCompact);
     l.memory_mib = 512;
