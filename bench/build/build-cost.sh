@@ -4,7 +4,7 @@
 # headers cost: each compiled alone with the project's flags, times the translation units that
 # include it (from ninja's dependency log). Prints the total, the slowest units, the cost per
 # folder and per header.
-# Usage: bash bench/build/build-cost.sh [SOURCE_DIR] [-j N] [TARGETS...]
+# Usage: [BUILD_TYPE=Release] bash bench/build/build-cost.sh [SOURCE_DIR] [-j N] [TARGETS...]
 #   (default: this tree, -j 2, topolab topolab-agent). Writes only under a temporary folder.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,14 +25,14 @@ export BUILD_COST_LOG=$tmp/cost.log
 : >"$BUILD_COST_LOG"
 export BUILD_COST_CXX=${CXX:-c++}
 start=$(date +%s)
-CCACHE_DISABLE=1 cmake -S "$src" -B "$tmp/b" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+CCACHE_DISABLE=1 cmake -S "$src" -B "$tmp/b" -G Ninja -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" \
   -DCMAKE_CXX_COMPILER="$here/cxx-timed.sh" >"$tmp/cmake.log"
 : >"$BUILD_COST_LOG" # the compiler checks of configuring are not the build
 CCACHE_DISABLE=1 ninja -C "$tmp/b" -j"$jobs" "${targets[@]}" >"$tmp/ninja.log"
 wall=$(($(date +%s) - start))
 steps=$(wc -l <"$BUILD_COST_LOG")
 total=$(awk '{s += $1 + $2} END {printf "%.0f", s}' "$BUILD_COST_LOG")
-echo "build-cost: $src, targets ${targets[*]}: $steps compile steps, $total CPU-seconds, $wall s wall at -j$jobs (load $(cut -d' ' -f1 /proc/loadavg))"
+echo "build-cost: $src (${BUILD_TYPE:-RelWithDebInfo}), targets ${targets[*]}: $steps compile steps, $total CPU-seconds, $wall s wall at -j$jobs (load $(cut -d' ' -f1 /proc/loadavg))"
 echo "--- slowest translation units (CPU s)"
 awk '{printf "%7.1f %s\n", $1 + $2, $3}' "$BUILD_COST_LOG" | sort -rn | head -15
 echo "--- per folder (CPU s)"

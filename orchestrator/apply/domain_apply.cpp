@@ -5,6 +5,7 @@
 
 #include "common/file_io.hpp"
 #include "common/utc_time.hpp"
+#include "orchestrator/apply/domain_state.hpp"
 #include "orchestrator/domain/domain_sections.hpp"
 #include "orchestrator/virt/define_preview.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
@@ -68,18 +69,18 @@ void pin_live(virDomainPtr dom, const PlacementPlan& plan, std::vector<std::stri
 
 }  // namespace
 
-namespace {
+std::filesystem::path apply_backup_dir(const ApplyOptions& opts) {
+  return opts.backup_dir.empty() ? std::filesystem::path("topolab-backups") : opts.backup_dir;
+}
 
-// The domain's persistent XML as libvirt formats it (secrets included: it is what we define).
-Result<std::string> persistent_xml(virDomainPtr dom, const std::string& name) {
+Result<std::string> persistent_domain_xml(virDomainPtr dom, const std::string& name) {
   virt::LibvirtString raw(
       virDomainGetXMLDesc(dom, VIR_DOMAIN_XML_INACTIVE | VIR_DOMAIN_XML_SECURE));
   if (!raw) return virt::capture_libvirt_error().context("reading the XML of '" + name + "'");
   return std::string(raw.get());
 }
 
-// Running state, refusing what apply does not rewrite (transient domains).
-Result<bool> check_running(virDomainPtr dom, const ApplyOptions& opts) {
+Result<bool> check_domain_redefinable(virDomainPtr dom, const ApplyOptions& opts) {
   const int persistent = virDomainIsPersistent(dom);
   if (auto e = virt::failed(persistent)) return e->context("domain '" + opts.domain + "'");
   if (persistent != 1) {
@@ -95,6 +96,8 @@ Result<bool> check_running(virDomainPtr dom, const ApplyOptions& opts) {
   }
   return active == 1;
 }
+
+namespace {
 
 void note_memory(const std::string& xml, const Layout& layout, std::vector<std::string>& notes) {
   pugi::xml_document doc;
@@ -115,20 +118,20 @@ Result<ApplyResult> apply_layout_to_domain(const ApplyOptions& opts, const Layou
   TL_ASSIGN(const auto conn, virt::open_connection(opts.connect_uri));
   virt::DomainPtr dom(virDomainLookupByName(conn.get(), opts.domain.c_str()));
   if (!dom) return virt::capture_libvirt_error().context("domain '" + opts.domain + "'");
-  TL_ASSIGN(const bool running, check_running(dom.get(), opts));
-  TL_ASSIGN(const std::string before, persistent_xml(dom.get(), opts.domain));
+  TL_ASSIGN(const bool running, check_domain_redefinable(dom.get(), opts));
+  TL_ASSIGN(const std::string before, persistent_domain_xml(dom.get(), opts.domain));
   DomainSpec spec;
   spec.name = opts.domain;
   spec.layout = &layout;
   spec.plan = &plan;
   spec.host_vendor = host_vendor;
-  TL_ASSIGN(const std::string after, patch_domain_xml(before, spec));
+  ApplyResult result;
+  TL_ASSIGN(const std::string after, patch_domain_xml(before, spec, result.notes));
   // The diff is against what libvirt would store, not our text: the dry-run shows every
   // change (libvirt's normalisation included) and fails where the real apply would.
   TL_ASSIGN_CTX(const std::string predicted,
                 domain::libvirt_normalised_definition(conn.get(), after),
                 "apply '" + opts.domain + "' (nothing changed)");
-  ApplyResult result;
   result.changed = predicted != before;
   result.diff =
       unified_diff(before, predicted, "a/" + opts.domain + ".xml", "b/" + opts.domain + ".xml");
@@ -141,9 +144,7 @@ Result<ApplyResult> apply_layout_to_domain(const ApplyOptions& opts, const Layou
     }
     return result;
   }
-  const auto dir =
-      opts.backup_dir.empty() ? std::filesystem::path("topolab-backups") : opts.backup_dir;
-  TL_ASSIGN(result.backup, write_backup(dir, opts.domain, before));
+  TL_ASSIGN(result.backup, write_backup(apply_backup_dir(opts), opts.domain, before));
   virt::DomainPtr defined(
       virDomainDefineXMLFlags(conn.get(), after.c_str(), VIR_DOMAIN_DEFINE_VALIDATE));
   if (!defined) {
@@ -152,7 +153,7 @@ Result<ApplyResult> apply_layout_to_domain(const ApplyOptions& opts, const Layou
                                                  result.backup.string() + ")");
   }
   // The preview is the promise; say so if libvirt stored anything else.
-  if (auto stored = persistent_xml(defined.get(), opts.domain); !stored) {
+  if (auto stored = persistent_domain_xml(defined.get(), opts.domain); !stored) {
     result.notes.push_back("could not read the stored definition back: " + stored.error().message);
   } else if (*stored != predicted) {
     result.notes.push_back(

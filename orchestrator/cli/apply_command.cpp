@@ -1,9 +1,10 @@
 // `topolab apply DOMAIN LAYOUT [--connect URI] [--dry-run] [--live] [--backup-dir DIR]`:
 // rewrites only the CPU sections of an existing persistent domain, keeps the rest, backs up
-// the previous XML and prints a diff.
+// the previous XML and prints a diff. `topolab apply DOMAIN --undo` defines that backup again.
 #include <iostream>
 
 #include "common/json_text.hpp"
+#include "orchestrator/apply/apply_undo.hpp"
 #include "orchestrator/apply/domain_apply.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
@@ -21,6 +22,10 @@ class ApplyCommand : public Command {
     cmd->add_option("domain", opts_.domain, "name of an existing persistent libvirt domain")
         ->required();
     add_layout_options(cmd, args_);
+    // --undo needs no layout: the positional is required only without it (checked in run).
+    cmd->get_option("layout")->required(false);
+    cmd->add_flag("--undo", undo_,
+                  "define again the XML the last apply of DOMAIN saved in --backup-dir");
     cmd->add_option("-c,--connect", opts_.connect_uri, "libvirt URI (default qemu:///system)");
     cmd->add_flag("--dry-run", opts_.dry_run, "print the diff; change nothing");
     cmd->add_flag("--live", opts_.live, "allow a running domain: redefine it and re-pin vCPUs now");
@@ -31,6 +36,9 @@ class ApplyCommand : public Command {
   }
 
   int run() override {
+    if (undo_) return run_undo();
+    if (args_.layout.empty())
+      return fail("apply", "expected DOMAIN LAYOUT (or DOMAIN --undo)", ExitCode::usage);
     TopologySource src;
     src.connect = opts_.connect_uri;
     auto placed = load_placed_layout(args_, src);
@@ -57,9 +65,33 @@ class ApplyCommand : public Command {
   }
 
  private:
+  int run_undo() {
+    if (!args_.layout.empty() || !args_.overrides.empty() || !args_.sets.empty()) {
+      return fail("apply", "--undo takes no layout or layout options", ExitCode::usage);
+    }
+    auto result = undo_last_apply(opts_);
+    if (!result) return fail("apply", result.error().context("--undo"));
+    if (json_) {
+      nlohmann::json j = {{"domain", opts_.domain},
+                          {"undo", true},
+                          {"changed", result->changed},
+                          {"dry_run", opts_.dry_run},
+                          {"backup", result->backup.string()},
+                          {"diff", result->diff},
+                          {"notes", result->notes}};
+      std::cout << json_document(j);
+      return 0;
+    }
+    std::cout << result->diff;
+    for (const auto& n : result->notes) logging::info("note: {}", n);
+    const char* verb = opts_.dry_run ? "would restore" : result->changed ? "restored" : "kept";
+    logging::info("{} '{}' from {}", verb, opts_.domain, result->backup.string());
+    return 0;
+  }
+
   ApplyOptions opts_;
   LayoutArgs args_;
-  bool json_ = false;
+  bool json_ = false, undo_ = false;
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_text.hpp"
+#include "orchestrator/cli/base_template.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
@@ -20,10 +21,14 @@ class XmlCommand : public Command {
     auto* cmd = app.add_subcommand("xml", "write the libvirt domain XML for a layout");
     add_layout_options(cmd, args_);
     add_topology_source_options(cmd, source_);
-    cmd->add_option("--accel", accel_, "kvm or tcg (default tcg: nested KVM hangs guests here)")
+    cmd->add_option("--accel", accel_,
+                    "kvm or tcg (default: the --base template's <domain type>, else tcg: "
+                    "nested KVM hangs guests here)")
         ->check(CLI::IsMember(
             std::vector<std::string>{to_string(Accelerator::kKvm), to_string(Accelerator::kTcg)}));
-    cmd->add_option("--base", base_, "base domain template (default linux-direct-boot.xml)");
+    cmd->add_option("--base", base_,
+                    "base domain template: a path or a name in templates/domains (default "
+                    "linux-direct-boot.xml); its domain type and CPU mode are kept");
     cmd->add_option("--name", name_, "domain name (default topolab-<layout>)");
     cmd->add_option("--kernel", kernel_, "direct-boot kernel");
     cmd->add_option("--initrd", initrd_, "direct-boot initrd");
@@ -41,9 +46,20 @@ class XmlCommand : public Command {
       return fail("xml", same.error());
     auto placed = load_placed_layout(args_, source_);
     if (!placed) return fail("xml", placed.error());
-    const auto& [layout, host, plan] = *placed;
-    // checked by IsMember
-    const Accelerator accel = parse_accelerator(accel_).value_or(Accelerator::kTcg);
+    const auto& [placed_layout, host, plan] = *placed;
+    Layout layout = placed_layout;
+    BaseTemplate base;
+    if (!base_.empty()) {
+      auto b = read_base_template(base_);
+      if (!b) return fail("xml", b.error());
+      base = *b;
+    }
+    const Accelerator accel = choose_accel(base);
+    if (layout.cpu_model.empty() && !base.cpu_model.empty()) {
+      layout.cpu_model = base.cpu_model;
+      kept_.push_back("CPU " + base.cpu_model + " kept from the base's " + base.cpu_text +
+                      " (--set cpu.model=X overrides)");
+    }
     auto announced = announce_topology(layout, plan, accel, host.vendor);
     if (!announced) return fail("xml", announced.error());
     const CpuModelChoice& choice = announced->cpu_model;
@@ -51,7 +67,7 @@ class XmlCommand : public Command {
     spec.name = name_.empty() ? "topolab-" + layout.name : name_;
     spec.layout = &layout;
     spec.announced = &*announced;
-    spec.base_template = base_;
+    spec.base_template = base.file;
     if (!kernel_.empty()) spec.boot = BootSpec{kernel_, initrd_, cmdline_};
     spec.serial_log = serial_log_;
     spec.agent_channel = ChannelSpec{};
@@ -61,12 +77,15 @@ class XmlCommand : public Command {
     std::string text = *xml;
     if (json_) {
       nlohmann::json j = {{"xml", *xml},
+                          {"accel", to_string(accel)},
                           {"cpu_mode", choice.mode},
                           {"cpu_model", choice.model},
                           {"reason", choice.reason},
                           {"warnings", plan.warnings}};
       text = json_document(j);
     }
+    // Said once the XML exists: a base the writer refuses has kept nothing.
+    for (const auto& k : kept_) logging::info("{}", k);
     for (const auto& w : plan.warnings) logging::warn("{}", w);
     if (output_.empty()) {
       std::cout << text;
@@ -79,10 +98,22 @@ class XmlCommand : public Command {
   }
 
  private:
+  // --accel, else the base's <domain type>, else tcg; says so when the base chose other than
+  // the default.
+  Accelerator choose_accel(const BaseTemplate& base) {
+    if (!accel_.empty()) return parse_accelerator(accel_).value_or(Accelerator::kTcg);
+    if (!base.accel) return Accelerator::kTcg;
+    if (*base.accel != Accelerator::kTcg) {
+      kept_.push_back("accelerator " + to_string(*base.accel) + " kept from the base's " +
+                      base.accel_text + " (--accel overrides)");
+    }
+    return *base.accel;
+  }
+
+  std::vector<std::string> kept_;  // what the base decided, printed with the result
   LayoutArgs args_;
   TopologySource source_;
-  std::string accel_ = to_string(Accelerator::kTcg), base_, name_, kernel_, initrd_, cmdline_,
-              serial_log_, channel_, output_;
+  std::string accel_, base_, name_, kernel_, initrd_, cmdline_, serial_log_, channel_, output_;
   bool json_ = false;
 };
 

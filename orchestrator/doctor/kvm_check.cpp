@@ -99,6 +99,22 @@ std::string probe_dev_kvm() {
   return "";
 }
 
+// The vendor module to load: AMD hosts (svm, or vendor_id AuthenticAMD/HygonGenuine) need
+// kvm_amd, Intel ones kvm_intel; the fix names the other only when the vendor is unknown.
+std::string modprobe_fix(const SysRoot& root) {
+  const std::string firmware = "; enable VT-x/AMD-V (SVM) in the firmware";
+  auto flags = cpu_flags(root);
+  auto text = read_file(root.at("/proc/cpuinfo"), 16u << 20);
+  const bool amd =
+      flags.count("svm") || (text && (text->find("AuthenticAMD") != std::string::npos ||
+                                      text->find("HygonGenuine") != std::string::npos));
+  const bool intel =
+      flags.count("vmx") || (text && text->find("GenuineIntel") != std::string::npos);
+  if (amd && !intel) return "modprobe kvm_amd  # enable AMD-V (SVM) in the firmware";
+  if (intel && !amd) return "modprobe kvm_intel  # enable VT-x in the firmware";
+  return "modprobe kvm_intel  # or kvm_amd on AMD" + firmware;
+}
+
 std::string kvm_backend(const SysRoot& root) {
   for (const char* m : {"kvm_intel", "kvm_amd", "kvm_pvm"}) {
     if (root.exists(std::string("/sys/module/") + m)) return m;
@@ -112,8 +128,7 @@ CheckResult check_kvm(const SysRoot& root) {
   const std::string name = "kvm";
   const std::string tcg_note = "topolab uses TCG (<domain type='qemu'>, 10-50x slower)";
   if (!root.exists("/dev/kvm")) {
-    return warn(name, "no /dev/kvm: " + tcg_note,
-                "modprobe kvm_intel  # or kvm_amd; enable VT-x/AMD-V (SVM) in the firmware");
+    return warn(name, "no /dev/kvm: " + tcg_note, modprobe_fix(root));
   }
   auto flags = cpu_flags(root);
   bool hw = flags.count("vmx") || flags.count("svm");

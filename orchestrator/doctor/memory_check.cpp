@@ -130,8 +130,12 @@ CheckResult hugepage_verdict(const std::vector<NodePool>& pools, const GuestRequ
           : "/sys/kernel/mm/hugepages/hugepages-" + std::to_string(kib) + "kB/nr_hugepages";
   std::uint64_t have_total = 0;
   for (const auto& p : pools) have_total += p.guest_node ? p.total : 0;
+  // `hugepages=N` alone reserves pages of the default size (2M on x86): other sizes need
+  // hugepagesz= before it.
+  const std::string boot_param =
+      (kib == 2048 ? "" : "hugepagesz=" + sz + " ") + "hugepages=" + std::to_string(needed);
   std::string fix = "echo " + std::to_string(have_total + needed - local_free) + " > " + pool_path +
-                    "  # persistent: hugepages=" + std::to_string(needed) +
+                    "  # persistent: " + boot_param +
                     " on the kernel cmdline (1G pages need it at boot)";
   if (local_free + other_free >= needed) {
     return warn("hugepages",

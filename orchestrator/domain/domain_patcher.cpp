@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/accelerator.hpp"
+#include "orchestrator/domain/domain_features.hpp"
 #include "orchestrator/domain/domain_sections.hpp"
 
 namespace topolab {
@@ -167,7 +168,49 @@ Result<std::string> splice_sections(const std::string& original, pugi::xml_node 
 
 }  // namespace
 
+namespace {
+
+bool a_disk_uses_an_iothread(pugi::xml_node domain) {
+  for (auto d : domain.child("devices").children("disk")) {
+    if (d.child("driver").attribute("iothread")) return true;
+  }
+  return false;
+}
+
+// The layout fields beyond the CPU sections: hyperv and [[hostdev]] written, each said in a
+// note; the names of the top-level sections they touched are added to `names`.
+void patch_features_and_hostdevs(pugi::xml_node domain, const Layout& l,
+                                 std::vector<std::string>& names, std::vector<std::string>& notes) {
+  if (l.hyperv) {
+    const bool own = domain.child("features").child("hyperv");
+    write_hyperv_features(domain);
+    names.insert(names.end(), {"features", "clock"});
+    notes.push_back(own ? "hyperv: the domain's own <hyperv> kept; HPET hidden and hypervclock "
+                          "on where they were not set"
+                        : "hyperv: Hyper-V enlightenments added (<features><hyperv>, HPET "
+                          "hidden, hypervclock)");
+  }
+  if (l.hostdevs.empty()) return;
+  auto devices = domain.child("devices") ? domain.child("devices") : domain.append_child("devices");
+  const auto added = add_missing_hostdevs(devices, l);
+  for (const auto& dev : l.hostdevs) {
+    const bool is_new = std::find(added.begin(), added.end(), dev.pci_address) != added.end();
+    notes.push_back("hostdev " + dev.pci_address +
+                    (is_new ? ": passed through (added <hostdev>)" : ": already passed through"));
+  }
+  if (!added.empty()) names.push_back("devices");
+}
+
+}  // namespace
+
 Result<std::string> patch_domain_xml(const std::string& original, const DomainSpec& spec) {
+  std::vector<std::string> notes;
+  return patch_domain_xml(original, spec, notes);
+}
+
+Result<std::string> patch_domain_xml(const std::string& original, const DomainSpec& given,
+                                     std::vector<std::string>& notes) {
+  DomainSpec spec = given;
   if (!spec.layout || (!spec.plan && !spec.announced)) {
     return make_error("apply: layout and plan are required");
   }
@@ -179,6 +222,15 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
   }
   auto domain = doc.child("domain");
   if (!domain) return make_error("domain XML: expected a <domain> root element");
+  // I/O threads no disk runs in would be pinned CPUs for nothing: not added, and said why.
+  Layout layout = *spec.layout;
+  if (layout.iothreads > 0 && !a_disk_uses_an_iothread(domain)) {
+    notes.push_back("iothreads: the layout asks for " + std::to_string(layout.iothreads) +
+                    ", but no disk of the domain names one (<driver iothread='1'>): not added; "
+                    "add iothread='1' to a disk's <driver> and apply again");
+    layout.iothreads = 0;
+    spec.layout = &layout;
+  }
   const Accelerator accel = accelerator_of_domain_type(domain.attribute("type").as_string());
   TL_ASSIGN(auto announced, announced_for(spec, accel));
   if (!announced.cells.empty()) {
@@ -207,6 +259,7 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
   std::vector<std::string> names = {"vcpu", "vcpus", "cputune", "numatune", "cpu"};
   if (opts.memory_backing) names.push_back("memoryBacking");
   if (opts.iothreads) names.push_back("iothreads");
+  patch_features_and_hostdevs(domain, *spec.layout, names, notes);
   return splice_sections(original, domain, names);
 }
 

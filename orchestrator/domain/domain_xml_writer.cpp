@@ -1,9 +1,11 @@
 #include "orchestrator/domain/domain_xml_writer.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "orchestrator/domain/domain_features.hpp"
 #include "orchestrator/domain/domain_sections.hpp"
 #include "orchestrator/domain/xml_depth.hpp"
 #include "orchestrator/install/install_paths.hpp"
@@ -61,7 +63,9 @@ void write_machine(pugi::xml_node domain, const std::string& machine) {
   set_attr(type, "machine", machine);
 }
 
-void write_hyperv(pugi::xml_node domain) {
+}  // namespace
+
+void write_hyperv_features(pugi::xml_node domain) {
   auto features = ensure_child(domain, "features");
   if (!features.child("hyperv")) {
     auto hv = features.append_child("hyperv");
@@ -93,26 +97,59 @@ void write_hyperv(pugi::xml_node domain) {
   }
 }
 
+namespace {
+
 // A PCI address "dddd:bb:ss.f" as libvirt's <address> attributes.
+void append_hostdev(pugi::xml_node devices, const HostDevice& dev) {
+  const std::string& a = dev.pci_address;
+  auto h = devices.append_child("hostdev");
+  set_attr(h, "mode", "subsystem");
+  set_attr(h, "type", "pci");
+  set_attr(h, "managed", dev.managed ? "yes" : "no");
+  auto addr = h.append_child("source").append_child("address");
+  set_attr(addr, "domain", "0x" + a.substr(0, 4));
+  set_attr(addr, "bus", "0x" + a.substr(5, 2));
+  set_attr(addr, "slot", "0x" + a.substr(8, 2));
+  set_attr(addr, "function", "0x" + a.substr(11, 1));
+}
+
 void write_hostdevs(pugi::xml_node devices, const Layout& l) {
   std::vector<pugi::xml_node> old;
   for (auto h : devices.children("hostdev")) {
     if (std::string(h.attribute("type").as_string()) == "pci") old.push_back(h);
   }
   for (auto h : old) devices.remove_child(h);
-  for (const auto& dev : l.hostdevs) {
-    const std::string& a = dev.pci_address;
-    auto h = devices.append_child("hostdev");
-    set_attr(h, "mode", "subsystem");
-    set_attr(h, "type", "pci");
-    set_attr(h, "managed", dev.managed ? "yes" : "no");
-    auto addr = h.append_child("source").append_child("address");
-    set_attr(addr, "domain", "0x" + a.substr(0, 4));
-    set_attr(addr, "bus", "0x" + a.substr(5, 2));
-    set_attr(addr, "slot", "0x" + a.substr(8, 2));
-    set_attr(addr, "function", "0x" + a.substr(11, 1));
-  }
+  for (const auto& dev : l.hostdevs) append_hostdev(devices, dev);
 }
+
+// "0x0000", "0x0b", "0x00", "0x1" of a <source><address> as one comparable "0000:0b:00.1".
+std::string hostdev_address_of(pugi::xml_node hostdev) {
+  auto a = hostdev.child("source").child("address");
+  auto num = [&](const char* name) { return std::strtoul(a.attribute(name).value(), nullptr, 16); };
+  char text[32];
+  std::snprintf(text, sizeof text, "%04lx:%02lx:%02lx.%lx", num("domain"), num("bus"), num("slot"),
+                num("function"));
+  return text;
+}
+
+}  // namespace
+
+std::vector<std::string> add_missing_hostdevs(pugi::xml_node devices, const Layout& l) {
+  std::vector<std::string> added;
+  for (const auto& dev : l.hostdevs) {
+    bool present = false;
+    for (auto h : devices.children("hostdev")) {
+      present = present || (std::string(h.attribute("type").value()) == "pci" &&
+                            hostdev_address_of(h) == dev.pci_address);
+    }
+    if (present) continue;
+    append_hostdev(devices, dev);
+    added.push_back(dev.pci_address);
+  }
+  return added;
+}
+
+namespace {
 
 void write_serial_log(pugi::xml_node devices, const std::filesystem::path& log) {
   auto serial = devices.child("serial");
@@ -264,7 +301,7 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
                                     domain::sections_asked_by(*spec.layout)));
   write_boot(domain, spec);
   if (announced.memoryless_cells()) write_machine(domain, announced.machine);
-  if (spec.layout->hyperv) write_hyperv(domain);
+  if (spec.layout->hyperv) write_hyperv_features(domain);
   auto devices = ensure_child(domain, "devices");
   write_hostdevs(devices, *spec.layout);
   if (spec.console_stream) {

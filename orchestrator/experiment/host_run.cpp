@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/utc_time.hpp"
+#include "orchestrator/experiment/machine_context.hpp"
 #include "orchestrator/statistics/adaptive.hpp"
 
 namespace topolab::experiment::detail {
@@ -14,6 +15,14 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// The target's context with the machine this process runs on (a Slurm node, issue 30).
+nlohmann::json boot_context(const Target& t) {
+  nlohmann::json ctx = t.context();
+  if (!ctx.is_object()) ctx = nlohmann::json::object();
+  ctx["machine"] = this_machine_context();
+  return ctx;
 }
 
 }  // namespace
@@ -145,9 +154,9 @@ Result<void> HostRun::run_configuration(const Configuration& config) {
   const nlohmann::json mismatches = t.mismatches();
   const bool mismatch = mismatches.is_array() && !mismatches.empty();
   lane_.boot_done(config.label(), ms_since(t0), mismatch);
-  store::BootRecord boot{exp_id_,     config.key,    seed,        t.intended(),
-                         t.seen(),    mismatches,    t.timings(), t.versions(),
-                         t.context(), summary_.host, started,     t.plan()};
+  store::BootRecord boot{exp_id_,         config.key,    seed,        t.intended(),
+                         t.seen(),        mismatches,    t.timings(), t.versions(),
+                         boot_context(t), summary_.host, started,     t.plan()};
   auto boot_id = store_.with([&](store::ResultStore& s) -> Result<std::int64_t> {
     auto id = s.add_boot(boot);
     if (!id) return id.error();

@@ -103,6 +103,31 @@ Result<HookOutcome> run_hook(const HookRequest& request) {
   return out;
 }
 
+namespace {
+
+// Release writes every recorded `before` back, last action first: the plan shown for it is
+// that order and direction (the forward plan under "restoring" read as the opposite).
+void print_restore_plan(std::ostream& out, const IsolationPlan& plan) {
+  out << "restore plan for " << plan.domain << ": guest CPUs " << plan.guest_cpus.to_string()
+      << " given back to the host\n";
+  for (auto a = plan.actions.rbegin(); a != plan.actions.rend(); ++a) {
+    out << "  " << to_string(a->kind) << "  " << a->path << ": '" << a->after << "' -> '"
+        << a->before << "'\n";
+  }
+  if (plan.actions.empty()) out << "  (nothing to restore)\n";
+}
+
+nlohmann::json restore_plan_to_json(const IsolationPlan& plan) {
+  nlohmann::json list = nlohmann::json::array();
+  for (auto a = plan.actions.rbegin(); a != plan.actions.rend(); ++a) {
+    list.push_back(
+        {{"kind", to_string(a->kind)}, {"path", a->path}, {"from", a->after}, {"to", a->before}});
+  }
+  return list;
+}
+
+}  // namespace
+
 nlohmann::json outcome_to_json(const HookOutcome& o) {
   nlohmann::json j = {{"domain", o.domain},
                       {"operation", o.operation},
@@ -110,6 +135,7 @@ nlohmann::json outcome_to_json(const HookOutcome& o) {
                       {"reason", o.reason},
                       {"dry_run", o.dry_run}};
   if (o.plan) j["plan"] = plan_to_json(*o.plan);
+  if (o.plan && o.action == HookAction::kRelease) j["restoring"] = restore_plan_to_json(*o.plan);
   if (o.report) j["report"] = report_to_json(*o.report);
   return j;
 }
@@ -117,7 +143,11 @@ nlohmann::json outcome_to_json(const HookOutcome& o) {
 void print_outcome(std::ostream& out, const HookOutcome& o) {
   out << o.domain << " " << o.operation << ": " << to_string(o.action)
       << (o.dry_run ? " (dry run)" : "") << ": " << o.reason << "\n";
-  if (o.plan) print_plan(out, *o.plan);
+  if (o.plan && o.action == HookAction::kRelease) {
+    print_restore_plan(out, *o.plan);
+  } else if (o.plan) {
+    print_plan(out, *o.plan);
+  }
   if (o.report) {
     out << "  " << (o.action == HookAction::kRelease ? "restored " : "changed ")
         << o.report->done.size() << " values\n";

@@ -48,4 +48,15 @@ std::string shell_single_quoted(const std::string& text);
 // The /etc/libvirt/hooks/qemu script that calls `BINARY hook`.
 std::string hook_snippet(const std::filesystem::path& topolab_binary);
 
+// `hook --uninstall-snippet`: the hook file (ROOT/etc/libvirt/hooks/qemu) is removed only when
+// it is exactly a snippet hook_snippet() wrote (for whichever binary it names); a file merged
+// or edited by hand is refused with what to delete, a missing one is nothing to do.
+struct SnippetRemoval {
+  std::filesystem::path file;
+  bool removed = false;  // false on a dry run or when there was no file
+  bool found = false;
+  std::string binary;  // the binary the snippet called
+};
+Result<SnippetRemoval> uninstall_snippet(const std::filesystem::path& root, bool dry_run);
+
 }  // namespace topolab::isolation

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "orchestrator/placement/host_cores.hpp"
+#include "orchestrator/placement/l3_preference.hpp"
 #include "orchestrator/placement/placement_policies.hpp"
 
 namespace topolab {
@@ -189,6 +190,7 @@ Result<PlacementPlan> plan_once(const Layout& l, const HostTopology& host) {
   plan->topology = topo;
   plan->warnings.insert(plan->warnings.begin(), usable.warnings.begin(), usable.warnings.end());
   place_emulator(l, host, usable, *plan);
+  if (plan->pinned) placement::warn_split_smt_pairs(l, host, plan->warnings);
   place_nodes(l, host, *plan);
   TL_TRY(place_memory(l, host, *plan));
   if (plan->pinned && l.threads_per_core == 1 && host.has_smt()) {

@@ -5,6 +5,8 @@
 #include <optional>
 #include <set>
 
+#include "orchestrator/placement/l3_preference.hpp"
+
 namespace topolab::placement {
 namespace {
 
@@ -224,6 +226,7 @@ Result<PlacementPlan> plan_l3_aligned(const Layout& l, const HostTopology& host,
   by_l3.erase(-1);
   TL_ASSIGN(auto fitting, fitting_domains(l, u, by_l3));
   PlacementPlan plan;
+  fitting = prefer_larger_l3(host, std::move(fitting), plan.notes);
   std::vector<int> chosen;
   if (auto by_node =
           l.two_level() ? choose_domains_by_node(l, host, fitting, by_l3) : std::nullopt) {
@@ -235,6 +238,7 @@ Result<PlacementPlan> plan_l3_aligned(const Layout& l, const HostTopology& host,
           "no host NUMA node of its own holds the L3 groups and memory of every "
           "guest node: groups placed on L3 domains in host order");
   }
+  note_larger_l3_given_up(l, host, by_l3, chosen, plan.notes);
   std::vector<CoreAssignment> cores;
   for (int g = 0; g < l.l3_groups; ++g) {
     const auto& dom = by_l3[chosen[static_cast<std::size_t>(g)]];

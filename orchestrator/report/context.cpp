@@ -84,6 +84,22 @@ std::string boot_retries(const store::BootRecord& b, const std::string& accelera
   return kUnknown;
 }
 
+// "node1" or "node1, slurm job 12 (array 10_3)" from the boot's context.machine (issue 30);
+// "unknown" for boots recorded before it.
+std::string boot_machine(const store::BootRecord& b) {
+  if (!b.context.is_object() || !b.context.contains("machine")) return kUnknown;
+  const auto& m = b.context["machine"];
+  std::string out = text_of(m, "hostname");
+  if (out.empty()) out = kUnknown;
+  if (!m.is_object() || !m.contains("slurm")) return out;
+  const auto& s = m["slurm"];
+  if (auto node = text_of(s, "node"); !node.empty() && node != out) out += " (node " + node + ")";
+  if (auto job = text_of(s, "job_id"); !job.empty()) out += ", slurm job " + job;
+  auto array = text_of(s, "array_job_id"), task = text_of(s, "array_task_id");
+  if (!array.empty() && !task.empty()) out += " (array " + array + "_" + task + ")";
+  return out;
+}
+
 // " [model view: l3_domains]" when the boot's context says a level was verified
 // against the model's expectation, not the layout's (context.adjusted_levels, issue 33); ""
 // for none and for stores from before it.
@@ -198,7 +214,8 @@ std::vector<std::pair<std::string, std::string>> cell_fields(const CellContext& 
   return {{"intended_topology", c.intended},
           {"seen_topology", c.seen},
           {"mismatches", c.mismatches},
-          {"boot_retries", c.boot_retries}};
+          {"boot_retries", c.boot_retries},
+          {"ran_on", c.ran_on}};
 }
 
 namespace {
@@ -276,6 +293,7 @@ ReportContext load_context(store::ResultStore& store, const store::StoredExperim
                                   : topology_summary(b->boot.intended) + adjusted_note(b->boot);
         cc.seen = topology_summary(b->boot.seen);
         cc.boot_retries = boot_retries(b->boot, a);
+        cc.ran_on = boot_machine(b->boot);
       }
     }
     ctx.cells[hosts.empty() ? c.cell.label : c.cell.label + " @ " + c.cell.host] = std::move(cc);

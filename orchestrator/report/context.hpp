@@ -40,6 +40,9 @@ struct CellContext {
   std::string seen = kUnknown;          // topology summary the guest reported
   std::string mismatches;               // "packages: intended 2, seen 1; ..." ("" when none)
   std::string boot_retries = kUnknown;  // "0", "1" ... ("unknown" for stores before issue 17)
+  // The machine of the cell's latest boot: host name and Slurm job (issue 30: a merged store
+  // says per cell where it ran); "unknown" for stores before it.
+  std::string ran_on = kUnknown;
   // Guest OS settings (issue 25): {NAME: {"requested": V, "seen": [distinct V ...]}} from the
   // cell's runs (environment.conditions); empty without os.* settings. JSON reports only: the
   // requested values are factors in every format and a differing seen value is a mismatch.

@@ -4,21 +4,28 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 
 namespace topolab::testing {
 
+// Where the folder is made: /dev/shm when there is one (tmpfs: fixtures unpack to thousands of
+// small files), or the system temp folder for tests that execute what they write there
+// (/dev/shm is mounted noexec on many machines).
+enum class TempBase { shm, exec };
+
 class TempDir {
  public:
-  // `<base>/<prefix>-XXXXXX`; base is /dev/shm when there is one (tmpfs: fixtures unpack to
-  // thousands of small files), else the system temp folder.
-  explicit TempDir(const std::string& prefix = "topolab-test") {
+  // `<base>/<prefix>-XXXXXX`.
+  explicit TempDir(const std::string& prefix = "topolab-test", TempBase where = TempBase::shm) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    fs::path base =
-        fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
+    fs::path base = where == TempBase::shm && fs::is_directory("/dev/shm", ec)
+                        ? fs::path("/dev/shm")
+                        : fs::temp_directory_path();
     std::string tmpl = (base / (prefix + "-XXXXXX")).string();
     if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed: " + tmpl);
     path_ = tmpl;
@@ -35,6 +42,16 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   const std::filesystem::path& path() const { return path_; }
+  // Writes `text` to path()/rel, making its folders.
+  void write(const std::filesystem::path& rel, const std::string& text) const {
+    std::filesystem::create_directories((path_ / rel).parent_path());
+    std::ofstream(path_ / rel) << text;
+  }
+  // The text of path()/rel ("" when unreadable).
+  std::string read(const std::filesystem::path& rel) const {
+    std::ifstream f(path_ / rel);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  }
 
  private:
   std::filesystem::path path_;

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/temp_dir.hpp"
+
 namespace topolab::doctor {
 namespace {
 
@@ -47,6 +52,18 @@ TEST(KvmCheck, MissingDevKvmWarns) {
   auto r = check_kvm(SysRoot(std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/doctor/data"));
   EXPECT_EQ(r.status, CheckStatus::kWarn);
   EXPECT_TRUE(has(r, "no /dev/kvm")) << r.reason;
+}
+
+// No /dev/kvm on an AMD host: the fix loads kvm_amd, not kvm_intel (issue 34).
+TEST(KvmCheck, MissingDevKvmOnAmdSuggestsKvmAmd) {
+  testing::TempDir dir("topolab-doctor-amd");
+  std::filesystem::create_directories(dir.path() / "proc");
+  std::ofstream(dir.path() / "proc/cpuinfo")
+      << "processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu sse2 svm\n";
+  auto r = check_kvm(SysRoot(dir.path().string()));
+  EXPECT_EQ(r.status, CheckStatus::kWarn);
+  EXPECT_EQ(r.fix.rfind("modprobe kvm_amd", 0), 0u) << r.fix;
+  EXPECT_EQ(r.fix.find("kvm_intel"), std::string::npos) << r.fix;
 }
 
 TEST(IommuCheck, OnWithGroups) {
@@ -125,6 +142,8 @@ TEST(HugepagesCheck, OneGigPagesMissingFails) {
   EXPECT_EQ(r.status, CheckStatus::kFail) << r.reason;
   EXPECT_TRUE(has(r, "4 x 1G pages")) << r.reason;
   EXPECT_NE(r.fix.find("node0/hugepages/hugepages-1048576kB/nr_hugepages"), std::string::npos);
+  // The boot parameter for a size other than the default names the size (issue 34).
+  EXPECT_NE(r.fix.find("persistent: hugepagesz=1G hugepages=4 "), std::string::npos) << r.fix;
 }
 
 TEST(HugepagesCheck, FreeOnlyOnTheOtherNodeWarnsRemote) {
@@ -135,6 +154,7 @@ TEST(HugepagesCheck, FreeOnlyOnTheOtherNodeWarnsRemote) {
   EXPECT_EQ(r.status, CheckStatus::kWarn) << r.reason;
   EXPECT_TRUE(has(r, "only 100 free there")) << r.reason;
   EXPECT_NE(r.fix.find("echo 668 > /sys/devices/system/node/node0/"), std::string::npos) << r.fix;
+  EXPECT_NE(r.fix.find("persistent: hugepages=512 "), std::string::npos) << r.fix;  // 2M
   g.memory_mib = 4096;  // 2048 pages: not even on both nodes
   EXPECT_EQ(check_hugepages(fixture("nested-vm"), &g).status, CheckStatus::kFail);
 }

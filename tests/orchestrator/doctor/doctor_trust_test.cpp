@@ -9,6 +9,7 @@
 #include "orchestrator/doctor/checks.hpp"
 #include "orchestrator/doctor/doctor.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace topolab::doctor {
 namespace {
@@ -16,24 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 using topolab::testing::run_cli;
 
-class TempRoot {
+class TempRoot : public topolab::testing::TempDir {
  public:
-  TempRoot() {
-    char tmpl[] = "/tmp/topolab-doctor-trust-XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-  }
-  ~TempRoot() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  const fs::path& path() const { return dir_; }
-  void write(const fs::path& rel, const std::string& text) const {
-    fs::create_directories((dir_ / rel).parent_path());
-    std::ofstream(dir_ / rel) << text;
-  }
-
- private:
-  fs::path dir_;
+  TempRoot() : topolab::testing::TempDir("topolab-doctor-trust") {}
 };
 
 void add_pool(const TempRoot& root, const std::string& node, const std::string& total,

@@ -10,34 +10,17 @@
 #include "orchestrator/isolation/hook.hpp"
 #include "orchestrator/isolation/isolation_apply.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace topolab::isolation {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
+// The snippet test executes what it writes: not under /dev/shm (often noexec).
+class TempDir : public topolab::testing::TempDir {
  public:
-  TempDir() {
-    char tmpl[] = "/tmp/topolab-trust-XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  const fs::path& path() const { return dir_; }
-  void write(const fs::path& rel, const std::string& text) const {
-    fs::create_directories((dir_ / rel).parent_path());
-    std::ofstream(dir_ / rel) << text;
-  }
-  std::string read(const fs::path& rel) const {
-    std::ifstream f(dir_ / rel);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-  }
-
- private:
-  fs::path dir_;
+  TempDir() : topolab::testing::TempDir("topolab-trust", topolab::testing::TempBase::exec) {}
 };
 
 // A record of win10 under ROOT with one action.

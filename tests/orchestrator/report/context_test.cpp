@@ -80,6 +80,26 @@ TEST_F(ContextStore, ContextIsReadFromTheStore) {
   EXPECT_EQ(sockets.boot_retries, "0");
 }
 
+// Issue 30: a cell says which machine and Slurm job ran it (boot context.machine), in every
+// format; a boot recorded before that says "unknown".
+TEST_F(ContextStore, EachCellSaysTheMachineAndSlurmJobThatRanIt) {
+  build("context_store.sql",
+        "UPDATE boots SET context = json_set(context, '$.machine', json('{\"hostname\":\"n07\","
+        "\"slurm\":{\"job_id\":\"41\",\"array_job_id\":\"40\",\"array_task_id\":\"2\","
+        "\"node\":\"n07\"}}')) WHERE id = 2;");
+  const auto d = load();
+  ASSERT_TRUE(d.context.has_value());
+  EXPECT_EQ(cell_context(*d.context, "expose=flat").ran_on, "unknown");
+  const std::string where = "n07, slurm job 41 (array 40_2)";
+  EXPECT_EQ(cell_context(*d.context, "expose=sockets").ran_on, where);
+  for (const char* f : kFormats) EXPECT_NE(render(d, f).find(where), std::string::npos) << f;
+  const auto json = nlohmann::json::parse(render(d, "json"));
+  bool found = false;
+  for (const auto& r : json["rows"])
+    if (r["cell_context"].value("ran_on", "") == where) found = true;
+  EXPECT_TRUE(found) << json["rows"].dump();
+}
+
 // A level verified against the CPU model's view (boot context.adjusted_levels, issue 33) is
 // marked on the cell's intended topology in every format; a hostile level name is not shown.
 TEST_F(ContextStore, ModelAdjustedLevelsAreMarkedOnTheIntendedTopology) {
