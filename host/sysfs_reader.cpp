@@ -95,7 +95,9 @@ Result<std::optional<CpuList>> read_cpu_set(const fs::path& dir,
   return std::optional<CpuList>();
 }
 
-// "cpu12" -> 12, "node3" -> 3; -1 for anything else (cpufreq, cpuidle, ...).
+// "cpu12" -> 12, "node3" -> 3; -1 for anything else (cpufreq, cpuidle, ...); -2 for a number
+// with a leading zero ("cpu01"): the kernel never writes one, and reading it as cpu1 would
+// silently stand in for (or duplicate) another directory.
 int numbered_entry(const std::string& name, const std::string& prefix) {
   if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return -1;
   std::string_view digits(name.data() + prefix.size(), name.size() - prefix.size());
@@ -103,6 +105,7 @@ int numbered_entry(const std::string& name, const std::string& prefix) {
       digits.size() > 7) {
     return -1;
   }
+  if (digits.size() > 1 && digits.front() == '0') return -2;
   return static_cast<int>(*parse_integer(digits));
 }
 
@@ -114,6 +117,9 @@ Result<std::vector<int>> list_numbered_dirs(const fs::path& dir, const std::stri
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec) return make_error(dir.string() + ": " + ec.message());
     int id = numbered_entry(it->path().filename().string(), prefix);
+    if (id == -2)
+      return make_error(it->path().string() + ": a number with a leading zero (the kernel writes " +
+                        prefix + "N without one); refusing the tree rather than guessing");
     if (id < 0 || !is_directory_path(it->path())) continue;
     ids.push_back(id);
     if (ids.size() > static_cast<std::size_t>(kMaxTopologyCpus)) {
@@ -125,6 +131,23 @@ Result<std::vector<int>> list_numbered_dirs(const fs::path& dir, const std::stri
   return ids;
 }
 
+// A topology/ that is a symlink loop (or points back at its CPU directory or above) was read as
+// "no topology/": the CPU silently became package 0 without siblings.
+Result<void> refuse_looping_dir(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(dir, ec))) return {};
+  auto target = fs::canonical(dir, ec);
+  if (ec)
+    return make_error(dir.string() + ": a symlink that does not resolve (" + ec.message() + ")");
+  auto parent = fs::canonical(dir.parent_path(), ec);
+  if (ec) return {};
+  const auto rel = parent.lexically_relative(target);
+  if (rel.empty() || *rel.begin() != "..")
+    return make_error(dir.string() + ": a symlink back to " + target.string() +
+                      " (its own CPU directory or above): a loop, not a topology/ directory");
+  return {};
+}
+
 // Online state: cpuN/online wins (it is per CPU and hotplug-accurate); then the global
 // cpu/online list; then "has a topology/ directory" for trees that have neither.
 Result<bool> read_online(const fs::path& cpu_dir, int id, const std::optional<CpuList>& online) {
@@ -134,6 +157,7 @@ Result<bool> read_online(const fs::path& cpu_dir, int id, const std::optional<Cp
     return v == 1;
   }
   if (online) return online->contains(id);
+  TL_TRY(refuse_looping_dir(cpu_dir / ("cpu" + std::to_string(id)) / "topology"));
   return is_directory_path(cpu_dir / ("cpu" + std::to_string(id)) / "topology");
 }
 
@@ -142,8 +166,9 @@ Result<RawCpu> read_cpu(const fs::path& cpu_dir, int id, bool online, CpuIdBudge
   cpu.id = id;
   cpu.online = online;
   cpu.siblings = CpuList{id};
-  if (!online) return cpu;
   fs::path topo = cpu_dir / ("cpu" + std::to_string(id)) / "topology";
+  TL_TRY(refuse_looping_dir(topo));
+  if (!online) return cpu;
   cpu.package = 0;  // an online CPU without topology/ (very old or odd kernels): one package
   if (!is_directory_path(topo)) return cpu;
   if (path_exists(topo / "physical_package_id")) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <set>
 #include <utility>
 
 #include "common/terminal_text.hpp"
@@ -108,7 +109,6 @@ void assign_nodes(HostTopology& topo, std::vector<NumaNode> nodes, const CpuList
   std::sort(nodes.begin(), nodes.end(),
             [](const NumaNode& a, const NumaNode& b) { return a.id < b.id; });
   for (auto& n : nodes) {
-    if (!topo.numa_nodes.empty() && topo.numa_nodes.back().id == n.id) continue;
     n.cpus = n.cpus.intersected(online);
     topo.numa_nodes.push_back(std::move(n));
   }
@@ -121,6 +121,38 @@ void assign_nodes(HostTopology& topo, std::vector<NumaNode> nodes, const CpuList
       }
     }
   }
+}
+
+Error size_error(const std::string& what, std::uint64_t kib, std::uint64_t max_kib) {
+  return make_error(what + " of " + std::to_string(kib) + " KiB is beyond the limit of " +
+                    std::to_string(max_kib) + " KiB (junk or a wrapped number)");
+}
+
+// One place for the bounds of every source's sizes and ids, checked before anything is derived.
+Result<void> check_bounds(const RawTopology& raw) {
+  std::set<int> node_ids;
+  for (const auto& n : raw.numa_nodes) {
+    const std::string node = "NUMA node " + std::to_string(n.id);
+    if (n.id < 0 || n.id > kMaxSourceId)
+      return make_error(node + ": id outside 0.." + std::to_string(kMaxSourceId));
+    if (!node_ids.insert(n.id).second) return make_error(node + " listed twice");
+    if (n.memory_kib > kMaxNodeMemoryKib)
+      return size_error(node + ": memory", n.memory_kib, kMaxNodeMemoryKib);
+    for (const auto& p : n.hugepages) {
+      if (p.page_kib > kMaxHugepageKib)
+        return size_error(node + ": hugepage size", p.page_kib, kMaxHugepageKib);
+      if (p.page_kib != 0 && p.total > kMaxNodeMemoryKib / p.page_kib)
+        return size_error(node + ": hugepage pool (" + std::to_string(p.total) + " pages)",
+                          kMaxNodeMemoryKib + 1, kMaxNodeMemoryKib);
+    }
+  }
+  for (const auto& c : raw.l3)
+    if (c.size_kib > kMaxL3Kib) return size_error("an L3 cache", c.size_kib, kMaxL3Kib);
+  for (const auto& c : raw.cpus)
+    if (c.online && (c.package > kMaxSourceId || c.die_id > kMaxSourceId || c.die_id < -1))
+      return make_error("CPU " + std::to_string(c.id) + ": package or die id outside -1.." +
+                        std::to_string(kMaxSourceId));
+  return {};
 }
 
 }  // namespace
@@ -156,6 +188,7 @@ Result<HostTopology> build_topology(RawTopology raw) {
       return make_error("CPU " + std::to_string(raw.cpus[i].id) + " listed twice");
     }
   }
+  TL_TRY(check_bounds(raw));
   HostTopology topo;
   std::vector<int> online_ids;
   for (const auto& r : raw.cpus) {

@@ -37,11 +37,19 @@ struct RawTopology {
 // CPUs than there are CPU ids (common/cpu_list.hpp).
 inline constexpr int kMaxTopologyCpus = kMaxCpuIds;
 
+// Bounds on what a host source may claim (issue 32): a size past them is junk or a wrapped
+// number, refused by build_topology rather than printed. 4 PiB of memory per node, 16 GiB pages
+// (the largest any architecture has), a 1 TiB L3, ids (package, die, node) up to 2^20.
+inline constexpr std::uint64_t kMaxNodeMemoryKib = std::uint64_t{1} << 42;
+inline constexpr std::uint64_t kMaxHugepageKib = std::uint64_t{16} << 20;
+inline constexpr std::uint64_t kMaxL3Kib = std::uint64_t{1} << 30;
+inline constexpr int kMaxSourceId = 1 << 20;
+
 // Error messages are one line: control characters from junk input become '?', and very long
 // messages are cut.
 Error one_line(const Error& error);
 
-// Errors: no CPUs, duplicate CPU ids, too many CPUs.
+// Errors: no CPUs, duplicate CPU or node ids, too many CPUs, sizes or ids past the bounds above.
 Result<HostTopology> build_topology(RawTopology raw);
 
 }  // namespace topolab

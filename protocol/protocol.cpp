@@ -266,12 +266,16 @@ Result<Hello> parse_hello(const Message& m) {
   if (proto == nullptr || !proto->is_number_integer()) {
     return field_error(m, "protocol", "an integer protocol version", proto);
   }
-  h.protocol = proto->get<int>();
-  if (h.protocol != kProtocolVersion) {
-    return make_error("'hello' message: unsupported protocol version " +
-                      std::to_string(proto->get<std::int64_t>()) + " (this side speaks " +
-                      std::to_string(kProtocolVersion) + ")");
+  // Compared at the number's own width (issue 32): read as an int, 2^32+1 was 1 (accepted) and
+  // 2^64-1 was -1; the message shows the number as sent.
+  const bool same = proto->is_number_unsigned() ? proto->get<std::uint64_t>() ==
+                                                      static_cast<std::uint64_t>(kProtocolVersion)
+                                                : proto->get<std::int64_t>() == kProtocolVersion;
+  if (!same) {
+    return make_error("'hello' message: unsupported protocol version " + proto->dump() +
+                      " (this side speaks " + std::to_string(kProtocolVersion) + ")");
   }
+  h.protocol = kProtocolVersion;
   // Every hello field is bounded and typed here, the one place the host reads a hello.
   TL_ASSIGN(h.agent_version, string_field(m, "agent_version", kMaxNameBytes));
   TL_ASSIGN(h.uptime_ms, uint_field(m, "uptime_ms"));

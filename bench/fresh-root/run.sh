@@ -54,14 +54,6 @@ git clone -q --no-local "$src" "$root/root/topolab"
 git -C "$root/root/topolab" checkout -q --detach "$(git -C "$src" rev-parse "$commit")"
 [[ $what == ci ]] && cp -a "$src/../shared" "$root/root/shared"
 
-# Its own /dev: the nodes a machine has (kvm and tun too: a fresh machine has them, and
-# topolab's accelerator probe must meet the same /dev/kvm).
-dev=$root/dev
-node() { [[ -e $dev/$1 ]] || mknod -m "$5" "$dev/$1" "$2" "$3" "$4"; }
-mkdir -p "$dev/pts" "$dev/shm" "$dev/net"
-node null c 1 3 666; node zero c 1 5 666; node full c 1 7 666; node random c 1 8 666
-node urandom c 1 9 666; node tty c 5 0 666; node kvm c 10 232 660; node net/tun c 10 200 666
-ln -sf pts/ptmx "$dev/ptmx"
 case $what in
   main) cmd='bash scripts/main-job.sh' ;;
   ci) cmd='CI=true bash .ci/run' ;;
@@ -74,6 +66,14 @@ unshare --mount --pid --fork --propagation private bash -c '
   r=$1; shift
   mount -t proc proc "$r/proc"
   mount --rbind /sys "$r/sys"
+  # Its own /dev, a tmpfs with the nodes a machine has (kvm and tun too: the accelerator probe
+  # must meet the same /dev/kvm); libvirt wants /dev to be a mount (QEMU namespaces).
+  mount -t tmpfs -o mode=755 tmpfs "$r/dev"
+  node() { mknod -m "$5" "$r/dev/$1" "$2" "$3" "$4"; }
+  mkdir -p "$r/dev/pts" "$r/dev/shm" "$r/dev/net"
+  node null c 1 3 666; node zero c 1 5 666; node full c 1 7 666; node random c 1 8 666
+  node urandom c 1 9 666; node tty c 5 0 666; node kvm c 10 232 666; node net/tun c 10 200 666
+  ln -s pts/ptmx "$r/dev/ptmx"
   mount -t devpts -o newinstance,ptmxmode=0666 devpts "$r/dev/pts"
   mount -t tmpfs tmpfs "$r/dev/shm"
   mount -t tmpfs tmpfs "$r/run"

@@ -20,8 +20,11 @@ inline void add_guest_source_options(CLI::App* cmd, GuestSourceArgs& args) {
                   "boot this disk image (qcow2/raw, agent installed) through a throw-away "
                   "overlay; the image is never written")
       ->type_name("PATH");
-  cmd->add_option("--os", args.os, "the disk's OS (base template): linux | windows")
-      ->check(CLI::IsMember({"linux", "windows"}));
+  // Only a disk has no definition to say its OS: --os without --disk (alone, or with --domain,
+  // whose OS is its own definition) was ignored silently (issue 32).
+  cmd->add_option("--os", args.os, "the disk's OS (base template): linux | windows; needs --disk")
+      ->check(CLI::IsMember({"linux", "windows"}))
+      ->needs("--disk");
   cmd->add_option("--domain", args.domain,
                   "boot a throw-away copy of this shut-off libvirt domain (every device kept, "
                   "disks overlaid, its definition only read)")

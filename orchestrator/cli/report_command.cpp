@@ -2,6 +2,8 @@
 //  [--compare-experiment NAME] [--format table|csv|json|html] [-o FILE]`
 // One store: its report. Two stores (or one store and --compare-experiment): the comparison of
 // B against A (report/compare.hpp).
+#include <sys/stat.h>
+
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -16,6 +18,16 @@
 
 namespace topolab::cli {
 namespace {
+
+// Two spellings of one file (a symlink, "./a.db", a hard link) are one store: compared by what
+// they open (device and inode), not by their text (issue 32: a store compared with itself
+// through a symlink gave a table of zero differences).
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {};
+  struct stat sb {};
+  if (stat(a.c_str(), &sa) != 0 || stat(b.c_str(), &sb) != 0) return a == b;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 
 class ReportCommand : public Command {
  public:
@@ -78,6 +90,7 @@ class ReportCommand : public Command {
     if (!store) return fail("report", store.error());
     auto data = report::load_report(**store, experiment_, options());
     if (!data) return fail("report", data.error());
+    if (auto unused = refuse_unused_alpha(*data); !unused) return fail("report", unused.error());
     auto reporter = report::make_reporter(format_, text);
     if (!reporter) return fail("report", reporter.error());
     (*reporter)->report(*data);
@@ -90,11 +103,14 @@ class ReportCommand : public Command {
     if (!a) return fail("report", a.error());
     auto b = load(stores_[1], compare_experiment_.empty() ? experiment_ : compare_experiment_);
     if (!b) return fail("report", b.error());
-    if (stores_[0] == stores_[1] && a->experiment == b->experiment)
-      return fail("report",
-                  make_error(ErrorKind::input, "A and B are the same experiment '" + a->experiment +
-                                                   "' of " + stores_[0] +
-                                                   ": name another with --compare-experiment"));
+    if (same_file(stores_[0], stores_[1]) && a->experiment == b->experiment)
+      return fail(
+          "report",
+          make_error(
+              ErrorKind::input,
+              "A and B are the same experiment '" + a->experiment + "' of " + stores_[0] +
+                  (stores_[0] == stores_[1] ? "" : " (" + stores_[1] + " is the same file)") +
+                  ": name another with --compare-experiment"));
     auto data =
         report::compare_reports(*a, *b, label(stores_[0], *a), label(stores_[1], *b), options());
     auto reporter = report::make_compare_reporter(format_, text);
@@ -116,6 +132,19 @@ class ReportCommand : public Command {
          make_error(ErrorKind::input,
                     "--alpha '" + alpha_text_ + "': expected a number between 0 and 1, e.g. 0.05"));
     return false;
+  }
+
+  // One store decides verdicts only against its experiment's baseline: an --alpha with no
+  // difference to decide was ignored silently (issue 32).
+  Result<void> refuse_unused_alpha(const report::ReportData& data) const {
+    if (alpha_text_.empty()) return {};
+    for (const auto& r : data.rows)
+      if (r.difference) return {};
+    return make_error(ErrorKind::input,
+                      "--alpha " + alpha_text_ + ": experiment '" + data.experiment +
+                          "' has no differences to decide (no baseline cell in this store); "
+                          "--alpha applies to a comparison (report A.db B.db) or to an "
+                          "experiment with a baseline");
   }
 
   report::VerdictOptions options() const { return {alpha_, !no_correction_}; }

@@ -113,15 +113,6 @@ void append_hostdev(pugi::xml_node devices, const HostDevice& dev) {
   set_attr(addr, "function", "0x" + a.substr(11, 1));
 }
 
-void write_hostdevs(pugi::xml_node devices, const Layout& l) {
-  std::vector<pugi::xml_node> old;
-  for (auto h : devices.children("hostdev")) {
-    if (std::string(h.attribute("type").as_string()) == "pci") old.push_back(h);
-  }
-  for (auto h : old) devices.remove_child(h);
-  for (const auto& dev : l.hostdevs) append_hostdev(devices, dev);
-}
-
 // "0x0000", "0x0b", "0x00", "0x1" of a <source><address> as one comparable "0000:0b:00.1".
 std::string hostdev_address_of(pugi::xml_node hostdev) {
   auto a = hostdev.child("source").child("address");
@@ -130,6 +121,35 @@ std::string hostdev_address_of(pugi::xml_node hostdev) {
   std::snprintf(text, sizeof text, "%04lx:%02lx:%02lx.%lx", num("domain"), num("bus"), num("slot"),
                 num("function"));
   return text;
+}
+
+// The one rule for PCI host devices (issue 32): a layout without [[hostdev]] keeps the base's
+// unchanged (a --domain template's GPU is the user's); a layout with [[hostdev]] entries
+// replaces the base's PCI hostdevs by its own (a shipped template's placeholder). Other
+// hostdev types (USB, SCSI, mdev) are always kept. What was kept or replaced goes to `notes`.
+void write_hostdevs(pugi::xml_node devices, const Layout& l, std::vector<std::string>* notes) {
+  std::vector<pugi::xml_node> old;
+  std::string names;
+  for (auto h : devices.children("hostdev")) {
+    if (std::string(h.attribute("type").as_string()) != "pci") continue;
+    old.push_back(h);
+    names += (names.empty() ? "" : ", ") + hostdev_address_of(h);
+  }
+  if (l.hostdevs.empty()) {
+    if (notes && !old.empty())
+      notes->push_back("kept the base's " + std::to_string(old.size()) +
+                       " PCI host device(s) unchanged: " + names);
+    return;
+  }
+  for (auto h : old) devices.remove_child(h);
+  std::string added;
+  for (const auto& dev : l.hostdevs) {
+    added += (added.empty() ? "" : ", ") + dev.pci_address;
+    append_hostdev(devices, dev);
+  }
+  if (notes)
+    notes->push_back("PCI host devices from the layout's [[hostdev]]: " + added +
+                     (old.empty() ? "" : " (replacing the base's " + names + ")"));
 }
 
 }  // namespace
@@ -303,7 +323,7 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
   if (announced.memoryless_cells()) write_machine(domain, announced.machine);
   if (spec.layout->hyperv) write_hyperv_features(domain);
   auto devices = ensure_child(domain, "devices");
-  write_hostdevs(devices, *spec.layout);
+  write_hostdevs(devices, *spec.layout, spec.notes);
   if (spec.console_stream) {
     write_serial_pty(devices);
   } else if (!spec.serial_log.empty()) {

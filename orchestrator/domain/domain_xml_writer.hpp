@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/accelerator.hpp"
 #include "common/result.hpp"
@@ -42,6 +43,9 @@ struct DomainSpec {
   // The built-in initramfs guest: no USB controller, the agent's virtio-serial controller on
   // pcie.0 (so libvirt adds no PCIe root ports). Own-disk and Windows guests keep the defaults.
   bool minimal_devices = false;
+  // When set, the writer appends what it kept from the base or replaced (host devices), for the
+  // caller's log or diff.
+  std::vector<std::string>* notes = nullptr;
 };
 
 // Directory of the shipped templates (install_paths(): TOPOLAB_TEMPLATES_DIR, the installed

@@ -262,6 +262,7 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
   const toml::node* exclude_node = nullptr;
   const toml::node* baseline_node = nullptr;
   const toml::node* hosts_node = nullptr;  // read after 'backend', which it depends on
+  const toml::node* guest_node = nullptr;  // checked against 'backend' once it is read
   const toml::node* os_node = nullptr;     // [os]: read once the guest's OS is known
   int factors_line = 1;
   for (const auto& [k, v] : root) {
@@ -316,6 +317,7 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
       auto g = parse_guest_table(v, base, c.origin);
       if (!g) return g.error();
       e.guest = *g;
+      guest_node = &v;
     } else if (key == "boot") {
       auto b = parse_boot_settings(v, c.origin);
       if (!b) return b.error();
@@ -332,6 +334,11 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
     }
   }
   if (e.name.empty()) return c.at_line(1, "missing 'name': expected a non-empty string");
+  // Read in any key order, so checked once 'backend' is known (issue 32: it was ignored).
+  if (guest_node && e.backend == BackendKind::kHost)
+    return c.at(*guest_node,
+                "[guest]: backend \"host\" runs the benchmarks on this machine, in no guest; "
+                "remove [guest] or use backend \"guest\"");
   if (e.layout_path.empty() && e.backend == BackendKind::kGuest)
     return c.at_line(1, "missing 'layout': expected a layout file path");
   if (e.benchmarks.empty()) return c.at_line(1, "missing [[benchmark]]: expected at least one");

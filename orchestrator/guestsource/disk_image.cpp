@@ -43,6 +43,15 @@ std::vector<std::filesystem::path> disk_files(const std::string& xml) {
   return out;
 }
 
+// One file under two names (a hard link, a bind mount, a spelling weakly_canonical cannot
+// undo) is one disk: compared by device and inode, by name only when either cannot be stat'ed.
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  struct stat sa {};
+  struct stat sb {};
+  if (stat(a.c_str(), &sa) != 0 || stat(b.c_str(), &sb) != 0) return a == b;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 // Kernel pseudo file systems hold no disk images; /proc/kcore is a "regular file" of 128 TiB
 // whose bytes are kernel memory.
 bool on_pseudo_fs(int fd) {
@@ -158,9 +167,8 @@ Result<void> check_not_in_use(virConnectPtr conn, const DiskImage& disk) {
     if (user.empty()) {
       auto xml = virt::domain_xml(doms[i], /*live=*/true);
       if (xml) {
-        auto files = disk_files(*xml);
-        if (std::find(files.begin(), files.end(), disk.path) != files.end())
-          user = virt::domain_name(doms[i]);
+        for (const auto& f : disk_files(*xml))
+          if (same_file(f, disk.path)) user = virt::domain_name(doms[i]);
       }
     }
     virDomainFree(doms[i]);

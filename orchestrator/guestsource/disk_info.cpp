@@ -48,6 +48,16 @@ Result<void> check_image_info(const nlohmann::json& j, const std::string& shown,
     return make_error(shown + ": qemu-img info printed no virtual size");
   d.virtual_bytes = j["virtual-size"].get<std::uint64_t>();
   if (d.virtual_bytes == 0) return make_error(shown + ": virtual size 0 (nothing to boot)");
+  // Below one sector no boot sector or partition table fits: a stray small file named as a
+  // disk was overlaid and booted into the firmware's "no bootable device" (issue 32). QEMU
+  // rounds a raw file's virtual size up to a sector, so a raw file's own size counts.
+  const std::uint64_t held = d.format == "raw" && d.size_bytes != 0
+                                 ? std::min(d.virtual_bytes, d.size_bytes)
+                                 : d.virtual_bytes;
+  if (held < kMinVirtualBytes)
+    return make_error(shown + ": " + std::to_string(held) +
+                      " bytes, smaller than one 512-byte sector: no partition table fits, not a "
+                      "disk");
   if (d.virtual_bytes > kMaxVirtualBytes)
     return make_error(shown + ": virtual size " + std::to_string(d.virtual_bytes) +
                       " bytes, over the limit of " + std::to_string(kMaxVirtualBytes) +

@@ -26,6 +26,7 @@ const std::vector<std::string>& overlayable_formats();
 // 64 TiB: beyond any disk a topology experiment boots, and QEMU's own qcow2 limit with the
 // default cluster size.
 inline constexpr std::uint64_t kMaxVirtualBytes = 64ull << 40;
+inline constexpr std::uint64_t kMinVirtualBytes = 512;  // one sector: an MBR
 
 // Validates `qemu-img info --output=json` of the image `shown` ("disk PATH") and fills format
 // and virtual_bytes; one-line error otherwise. Pure (fuzzed: fuzz/disk_info_fuzz.cpp).

@@ -36,6 +36,25 @@ Result<std::string> copy_nvram(const std::string& xml, const std::string& run_id
   return out.str();
 }
 
+// An emulated TPM's state is bound to the domain's UUID (libvirt keeps it under
+// /var/lib/libvirt/swtpm/UUID/), and the copy gets a new UUID: it would boot with an empty TPM
+// (BitLocker asks for its recovery key, Windows activation may change). Refused before anything
+// is created rather than booted with a TPM that silently is not the template's (issue 34).
+Result<void> refuse_emulated_tpm(const std::string& xml, const std::string& name) {
+  pugi::xml_document doc;
+  if (!doc.load_string(xml.c_str())) return make_error("domain XML: not parseable");
+  for (auto tpm : doc.child("domain").child("devices").children("tpm")) {
+    if (std::string(tpm.child("backend").attribute("type").as_string()) != "emulator") continue;
+    return make_error("template domain '" + name +
+                      "' has an emulated TPM (<tpm><backend type='emulator'>): its state is "
+                      "bound to the template's UUID and a copy gets a new one, so the copy "
+                      "would start with an empty TPM (BitLocker recovery, activation); "
+                      "experiment on a clone without the TPM (virt-clone, then remove <tpm> "
+                      "with virsh edit) or suspend BitLocker and boot the VM itself");
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<PreparedDisk> prepare_template_domain(const std::string& connect_uri,
@@ -61,6 +80,7 @@ Result<PreparedDisk> prepare_template_domain(const std::string& connect_uri,
   free(raw);  // NOLINT: libvirt allocates with malloc
   char uuid[VIR_UUID_STRING_BUFLEN] = {};
   virDomainGetUUIDString(dom->get(), uuid);
+  TL_TRY(refuse_emulated_tpm(xml, name));
 
   PreparedDisk out;
   std::vector<DiskImage> backings;

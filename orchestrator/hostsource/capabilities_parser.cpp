@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <optional>
 #include <pugixml.hpp>
+#include <set>
 
 #include "host/topology_builder.hpp"
 
@@ -47,18 +49,24 @@ Result<CpuList> list_attr(const std::string& origin, const pugi::xml_node& node,
 }
 
 // libvirt units: "KiB" (memory, pages), "MiB"/"KiB"/"B" (cache banks); also accept the long
-// and SI-ish spellings libvirt's parser accepts.
+// and SI-ish spellings libvirt's parser accepts. A product that does not fit 64 bits is no size
+// (a TiB count near INT64_MAX wrapped to a small number of KiB, issue 32).
 std::optional<std::uint64_t> to_kib(long long value, std::string_view unit) {
   if (value < 0) return std::nullopt;
   auto v = static_cast<std::uint64_t>(value);
+  auto times = [v](std::uint64_t mul, std::uint64_t div) -> std::optional<std::uint64_t> {
+    std::uint64_t out = 0;
+    if (__builtin_mul_overflow(v, mul, &out)) return std::nullopt;
+    return out / div;
+  };
   if (unit.empty() || unit == "KiB" || unit == "k" || unit == "K") return v;
   if (unit == "b" || unit == "B" || unit == "bytes") return v / 1024;
-  if (unit == "KB") return v * 1000 / 1024;
-  if (unit == "MiB" || unit == "M" || unit == "m") return v * 1024;
-  if (unit == "MB") return v * 1000 * 1000 / 1024;
-  if (unit == "GiB" || unit == "G" || unit == "g") return v * 1024 * 1024;
-  if (unit == "GB") return v * 1000 * 1000 * 1000 / 1024;
-  if (unit == "TiB" || unit == "T") return v * 1024 * 1024 * 1024;
+  if (unit == "KB") return times(1000, 1024);
+  if (unit == "MiB" || unit == "M" || unit == "m") return times(1024, 1);
+  if (unit == "MB") return times(1000 * 1000, 1024);
+  if (unit == "GiB" || unit == "G" || unit == "g") return times(1024 * 1024, 1);
+  if (unit == "GB") return times(1000 * 1000 * 1000, 1024);
+  if (unit == "TiB" || unit == "T") return times(1024ULL * 1024 * 1024, 1);
   return std::nullopt;
 }
 
@@ -69,7 +77,8 @@ Result<std::uint64_t> sized(const std::string& origin, const pugi::xml_node& nod
   if (!kib) {
     return make_error(origin + ": <" + std::string(node.name()) + "> " + what + " '" +
                       std::string(text.substr(0, 80)) + "' unit '" +
-                      node.attribute(unit_attr).value() + "': expected a size in KiB/MiB/GiB");
+                      node.attribute(unit_attr).value() +
+                      "': expected a size in KiB/MiB/GiB/TiB that fits 64 bits");
   }
   return *kib;
 }
@@ -102,6 +111,11 @@ Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, R
   if (!pools.empty()) pools.erase(pools.begin());
   node.hugepages = std::move(pools);
 
+  // Two <cpus> lists in one cell: which one libvirt meant is unknowable (the first was taken).
+  auto cpus_lists = cell.children("cpus");
+  if (std::distance(cpus_lists.begin(), cpus_lists.end()) > 1)
+    return make_error(origin + ": <cell id='" + std::to_string(id) +
+                      "'> has more than one <cpus> element (expected one)");
   std::vector<int> node_cpus;
   for (auto cpu : cell.child("cpus").children("cpu")) {
     RawCpu r;
@@ -131,6 +145,16 @@ Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, R
   }
   node.cpus = CpuList::from_vector(std::move(node_cpus));
   raw.numa_nodes.push_back(std::move(node));
+  return {};
+}
+
+// A second <cell> with an id already seen was dropped silently (its CPUs and memory lost).
+Result<void> refuse_duplicate_cells(const std::string& origin, const RawTopology& raw) {
+  std::set<int> seen;
+  for (const auto& n : raw.numa_nodes)
+    if (!seen.insert(n.id).second)
+      return make_error(origin + ": <cell id='" + std::to_string(n.id) +
+                        "'> listed twice (expected one <cell> per NUMA node id)");
   return {};
 }
 
@@ -200,6 +224,7 @@ Result<HostTopology> parse_xml(std::string_view xml, const std::string& origin) 
   pugi::xml_node cells = host.child("topology").child("cells");
   CpuIdBudget budget;
   for (auto cell : cells.children("cell")) TL_TRY(parse_cell(origin, cell, raw, budget));
+  TL_TRY(refuse_duplicate_cells(origin, raw));
   if (raw.cpus.empty()) {
     return make_error(origin + ": no <host><topology><cells><cell><cpus><cpu> elements (no CPUs)");
   }

@@ -223,6 +223,13 @@ Result<void> validate_layout(const Layout& l) {
                                             hugepage_size_to_string(l.hugepage_kib));
   }
   TL_TRY(validate_nodes(l));
+  // Both lists naming one feature: the require list won silently (issue 32).
+  for (const auto& f : l.cpu_features_disable)
+    if (std::find(l.cpu_features_require.begin(), l.cpu_features_require.end(), f) !=
+        l.cpu_features_require.end())
+      return make_error(ErrorKind::input, "cpu: feature '" + f +
+                                              "' is in both features_disable and "
+                                              "features_require (expected one of them)");
   for (std::size_t i = 0; i < l.hostdevs.size(); ++i) {
     for (std::size_t j = i + 1; j < l.hostdevs.size(); ++j) {
       if (l.hostdevs[i].pci_address == l.hostdevs[j].pci_address) {

@@ -108,6 +108,13 @@ Result<AnnouncedTopology> announce_topology(const Layout& l, const PlacementPlan
                       ", layout '" + l.name + "' has " + std::to_string(l.vcpu_count()) +
                       " (expected a plan made for this layout)");
   }
+  // QEMU has no host CPU model under TCG ("-cpu host" needs KVM): the domain would never start
+  // (issue 32), so it is refused here, where the accelerator is known.
+  if (accel == Accelerator::kTcg && l.cpu_model == "host-passthrough")
+    return make_error(ErrorKind::input,
+                      "cpu.model host-passthrough: QEMU cannot start it under TCG (it needs "
+                      "KVM); use --accel kvm on a KVM host, or name a model (e.g. "
+                      "cpu.model=Skylake-Server)");
   const ExposureMeaning meaning = exposure_meaning(l);
   AnnouncedTopology a;
   a.layout_name = l.name;

@@ -148,8 +148,11 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   spec.agent_channel = channel;
   spec.serial_log = run_dir_ / "console.log";
   spec.console_stream = remote_;  // a pty read through libvirt into the same local file
+  std::vector<std::string> kept;  // what of the base was kept or replaced: said, not silent
+  spec.notes = &kept;
   auto xml = DomainXmlWriter().write(spec);
   if (!xml) return xml.error().context("domain XML");
+  for (const auto& note : kept) logging::info("domain XML: {}", note);
   auto owned_xml = virt::add_run_metadata(*xml, virt::current_run_owner(run_id_));
   if (!owned_xml) return owned_xml.error();
   TL_TRY(write_file_atomic(run_dir_ / "domain.xml", *owned_xml, 0600));

@@ -157,9 +157,14 @@ Result<void> undefine_domain(virDomainPtr dom) {
   int persistent = virDomainIsPersistent(dom);
   if (persistent == 0) return {};  // transient: gone once destroyed
   if (persistent < 0 && last_error_is(VIR_ERR_NO_DOMAIN)) return {};
-  unsigned flags = VIR_DOMAIN_UNDEFINE_MANAGED_SAVE | VIR_DOMAIN_UNDEFINE_SNAPSHOTS_METADATA;
+  // Every domain topolab undefines is its own copy: a UEFI copy's NVRAM is the run's own file
+  // (guestsource copy_nvram, or the one libvirt made for the copy's name), so it goes with the
+  // domain; without the flag libvirt refuses ("cannot undefine domain with nvram", issue 32).
+  // Drivers that do not know the flag (test:///) are asked again without it.
+  const unsigned base = VIR_DOMAIN_UNDEFINE_MANAGED_SAVE | VIR_DOMAIN_UNDEFINE_SNAPSHOTS_METADATA;
   CallTimer timer("virDomainUndefineFlags(" + domain_name(dom) + ")");
-  auto e = failed(virDomainUndefineFlags(dom, flags));
+  auto e = failed(virDomainUndefineFlags(dom, base | VIR_DOMAIN_UNDEFINE_NVRAM));
+  if (e && e->is(VIR_ERR_INVALID_ARG)) e = failed(virDomainUndefineFlags(dom, base));
   if (!e || e->is(VIR_ERR_NO_DOMAIN)) return {};
   return e->context("virDomainUndefineFlags(" + domain_name(dom) + ")");
 }

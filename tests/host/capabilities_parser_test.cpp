@@ -195,3 +195,38 @@ TEST(CapabilitiesLimits, IdsAndRangesBeyondTheMaximumAreRefused) {
 }
 
 }  // namespace topolab
+
+namespace topolab {
+namespace {
+
+// Issue 32 classes 3 and 4: each of these was accepted (exit 0) with a wrapped size or with a
+// duplicate dropped; the message names what was refused.
+TEST(CapabilitiesAmbiguity, DuplicatesWrapsAndOverflowsAreRefused) {
+  const fs::path dir = fs::path(TOPOLAB_TESTS_DIR) / "badinput/cases/trust2";
+  const std::pair<const char*, const char*> cases[] = {
+      {"caps_duplicate_cell.xml", "<cell id='0'> listed twice"},
+      {"caps_second_cpus.xml", "<cell id='0'> has more than one <cpus> element"},
+      {"caps_memory_tib_wraps.xml", "unit 'TiB': expected a size in KiB/MiB/GiB/TiB that fits"},
+      {"caps_memory_int64_max.xml", "memory of 9223372036854775807 KiB is beyond the limit of"},
+      {"caps_hugepage_size_huge.xml", "hugepage size of 1152921504606846976 KiB is beyond"},
+      {"caps_hugepage_count_huge.xml", "hugepage pool (9223372036854775807 pages)"},
+  };
+  for (const auto& [file, want] : cases) {
+    auto t = parse_capabilities_xml(testing::read_text(dir / file), file);
+    ASSERT_FALSE(t.ok()) << file;
+    EXPECT_NE(t.error().message.find(want), std::string::npos) << t.error().message;
+  }
+}
+
+TEST(CapabilitiesNumbers, TiBWithinRangeIsExact) {
+  auto t = parse_capabilities_xml(
+      "<capabilities><host><topology><cells><cell id='0'><memory unit='TiB'>2</memory><cpus>"
+      "<cpu id='0' socket_id='0' core_id='0' siblings='0'/></cpus></cell></cells></topology>"
+      "</host></capabilities>",
+      "t.xml");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->numa_nodes.at(0).memory_kib, 2ULL << 30);
+}
+
+}  // namespace
+}  // namespace topolab

@@ -338,3 +338,76 @@ TEST(SysfsLimits, ACpuDirectoryBeyondTheLargestIdIsRefused) {
 }
 
 }  // namespace topolab
+
+namespace topolab {
+namespace {
+namespace fs = std::filesystem;
+
+// Issue 32 class 4: "cpu01" was read as CPU 1 (standing in for, or duplicating, cpu1).
+TEST(SysfsAmbiguity, ALeadingZeroCpuDirectoryIsRefused) {
+  TempDir tmp;
+  make_tree(tmp.path());
+  fs::create_directories(tmp.path() / "sys/devices/system/cpu/cpu01/topology");
+  auto t = read_sysfs_topology(tmp.path());
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("cpu01: a number with a leading zero"), std::string::npos)
+      << t.error().message;
+}
+
+// A topology/ symlink to itself (ELOOP) or to its CPU directory was read as "no topology/":
+// package 0, no siblings, silently.
+TEST(SysfsAmbiguity, ALoopingTopologyLinkIsRefused) {
+  // cpu3 is online; cpu4 (not in cpu/online) is offline: a loop is refused either way.
+  for (const char* cpu : {"cpu3", "cpu4"})
+    for (const char* target : {"topology", "."}) {
+      TempDir tmp;
+      make_tree(tmp.path());
+      const fs::path topo = tmp.path() / "sys/devices/system/cpu" / cpu / "topology";
+      fs::remove_all(topo);
+      fs::create_directories(topo.parent_path());
+      fs::create_directory_symlink(target, topo);
+      auto t = read_sysfs_topology(tmp.path());
+      ASSERT_FALSE(t.ok()) << target;
+      EXPECT_NE(t.error().message.find(topo.string() + ": a symlink"), std::string::npos)
+          << t.error().message;
+    }
+}
+
+// Issue 32 class 3: sizes past the bounds are refused, never shown (a MemTotal of INT64_MAX kB,
+// a hugepage size of 2^62 kB).
+TEST(SysfsNumbers, HugeMemoryAndHugepageSizesAreRefused) {
+  {
+    TempDir tmp;
+    make_tree(tmp.path());
+    write_text(tmp.path() / "sys/devices/system/node/node0/meminfo",
+               "Node 0 MemTotal:  9223372036854775807 kB\n");
+    auto t = read_sysfs_topology(tmp.path());
+    ASSERT_FALSE(t.ok());
+    EXPECT_NE(t.error().message.find("NUMA node 0: memory of 9223372036854775807 KiB is beyond"),
+              std::string::npos)
+        << t.error().message;
+  }
+  TempDir tmp;
+  make_tree(tmp.path());
+  write_text(tmp.path() /
+                 "sys/devices/system/node/node0/hugepages/hugepages-4611686018427387904kB/"
+                 "nr_hugepages",
+             "4\n");
+  auto t = read_sysfs_topology(tmp.path());
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("hugepage size of 4611686018427387904 KiB"), std::string::npos)
+      << t.error().message;
+}
+
+TEST(SysfsNumbers, ANodeIdBeyondTheBoundIsRefused) {
+  TempDir tmp;
+  make_tree(tmp.path());
+  write_text(tmp.path() / "sys/devices/system/node/node9999999/cpulist", "\n");
+  auto t = read_sysfs_topology(tmp.path());
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("NUMA node 9999999: id outside 0..1048576"), std::string::npos)
+      << t.error().message;
+}
+
+}  // namespace
+}  // namespace topolab

@@ -83,6 +83,16 @@ TEST(Protocol, HelloRoundTripsAndChecksVersion) {
   EXPECT_NE(v1.error().message.find("unsupported protocol version 1 (this side speaks 2)"),
             std::string::npos)
       << v1.error().message;
+  // Issue 32: read as an int, 2^32 + 2 was version 2 (accepted) and 2^64 - 1 was -1.
+  for (const char* text : {"4294967298", "18446744073709551615", "-4294967294"}) {
+    json wide = hello_message(h);
+    wide["protocol"] = json::parse(text);
+    auto r = parse_hello(decode_ok(wide.dump()));
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.error().message.find(std::string("unsupported protocol version ") + text),
+              std::string::npos)
+        << r.error().message;
+  }
 }
 
 TEST(Protocol, UnknownFieldsAreIgnored) {

@@ -26,11 +26,15 @@ class DiskRefusal : public ::testing::Test {
     EXPECT_EQ(topolab_domains_with(marker_), std::vector<std::string>{});
     fs::remove_all(dir_);
   }
+
+ public:
   CliRun boot(const fs::path& disk) {
     return run_cli(
         {"boot", kLayout, "--accel", "tcg", "--disk", disk.string(), "--run-id", marker_},
         std::chrono::minutes(2));
   }
+
+ protected:
   fs::path dir_;
   std::string marker_ = "it" + std::to_string(getpid()) + "-refusal";
 };
@@ -57,14 +61,18 @@ TEST_F(DiskRefusal, UnsupportedFormatIsNamed) {
   EXPECT_NE(r.err.find("format 'vmdk' cannot be overlaid"), std::string::npos) << r.err;
 }
 
-TEST_F(DiskRefusal, DiskOpenInARunningDomain) {
-  auto disk = dir_ / "busy.qcow2";
+// A transient domain (no OS: it sits in the firmware) has the disk open; topolab is given the
+// disk's own name or another name of the same file (a hard link: issue 32, the names were
+// compared as strings and the busy disk was overlaid).
+void expect_busy_refused(DiskRefusal& t, const fs::path& dir, bool via_hard_link) {
+  auto disk = dir / "busy.qcow2";
   auto made =
       run_process({"/usr/bin/qemu-img", "create", "-q", "-f", "qcow2", disk.string(), "16M"});
   ASSERT_EQ(made.exit_code, 0) << made.err << made.out;
-  // A transient domain (no OS: it sits in the firmware) that has the disk open.
+  const fs::path given = via_hard_link ? dir / "alias.qcow2" : disk;
+  if (via_hard_link) fs::create_hard_link(disk, given);
   const std::string name = "ownguest-busy-" + std::to_string(getpid());
-  auto xml = dir_ / "busy.xml";
+  auto xml = dir / "busy.xml";
   std::ofstream(xml) << "<domain type='qemu'><name>" << name
                      << "</name><memory unit='MiB'>64</memory><os><type arch='x86_64'>hvm</type>"
                         "</os><devices><disk type='file' device='disk'><driver name='qemu' "
@@ -74,10 +82,16 @@ TEST_F(DiskRefusal, DiskOpenInARunningDomain) {
   auto started = run_process({"/usr/bin/virsh", "-c", "qemu:///system", "create", xml.string()},
                              std::chrono::minutes(2));
   ASSERT_EQ(started.exit_code, 0) << started.err;
-  auto r = boot(disk);
+  auto r = t.boot(given);
   run_process({"/usr/bin/virsh", "-c", "qemu:///system", "destroy", name}, std::chrono::minutes(2));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("in use by running domain '" + name + "'"), std::string::npos) << r.err;
+}
+
+TEST_F(DiskRefusal, DiskOpenInARunningDomain) { expect_busy_refused(*this, dir_, false); }
+
+TEST_F(DiskRefusal, DiskOpenInARunningDomainUnderAnotherName) {
+  expect_busy_refused(*this, dir_, true);
 }
 
 }  // namespace

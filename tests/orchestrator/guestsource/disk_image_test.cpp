@@ -118,6 +118,9 @@ TEST(CheckImageInfo, RefusesMalformedOrDangerousInfo) {
       {R"({"format":"qcow2"})", "no virtual size"},
       {R"({"format":"qcow2","virtual-size":-1})", "no virtual size"},
       {R"({"format":"raw","virtual-size":0})", "virtual size 0"},
+      // Issue 32: a 100-byte file was overlaid and booted into "no bootable device".
+      {R"({"format":"raw","virtual-size":100})", "smaller than one 512-byte sector"},
+      {R"({"format":"qcow2","virtual-size":511})", "not a disk"},
       {R"({"format":"qcow2","virtual-size":1,"backing-filename":7})", "backing file '?'"},
       {R"({"format":"qcow2","virtual-size":1,"encrypted":true})", "encrypted"},
       {R"({"format":"qcow2","virtual-size":1,"format-specific":{"data":{"corrupt":true}}})",
@@ -129,6 +132,15 @@ TEST(CheckImageInfo, RefusesMalformedOrDangerousInfo) {
     ASSERT_FALSE(r) << text;
     EXPECT_NE(r.error().message.find(want), std::string::npos) << r.error().message;
   }
+  // QEMU rounds a 100-byte raw file up to a 512-byte virtual size: the file's size counts.
+  DiskImage tiny;
+  tiny.size_bytes = 100;
+  auto small =
+      check_image_info(nlohmann::json::parse(R"({"format":"raw","virtual-size":512})"), "t", tiny);
+  ASSERT_FALSE(small);
+  EXPECT_NE(small.error().message.find("t: 100 bytes, smaller than one 512-byte sector"),
+            std::string::npos)
+      << small.error().message;
   DiskImage d;
   EXPECT_TRUE(check_image_info(nlohmann::json::parse(R"({"format":"raw","virtual-size":512})"),
                                "disk x", d));
