@@ -9,9 +9,10 @@
 #include <numeric>
 
 #include "orchestrator/cli/layout_override_options.hpp"
+#include "orchestrator/experiment/boot_request.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/image/guest_image.hpp"
-#include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/plan/guest_plan.hpp"
 #include "orchestrator/session/guest_session.hpp"
 
 namespace {
@@ -64,7 +65,7 @@ int main(int argc, char** argv) {
   if (!layout) return fail(layout.error());
   auto host = load_host_topology({});
   if (!host) return fail(host.error());
-  auto plan = plan_placement(*layout, *host);
+  auto plan = plan::plan_guest(*layout, {*host, std::nullopt});
   if (!plan) return fail(plan.error());
   auto image = build_guest_image({});
   if (!image) return fail(image.error());
@@ -72,13 +73,10 @@ int main(int argc, char** argv) {
   std::vector<double> define, start, hello, uptime, ratio, ratio_from_start_call;
   nlohmann::json runs = nlohmann::json::array();
   for (int i = 0; i < boots; ++i) {
-    BootRequest req;
-    req.layout = *layout;
-    req.plan = *plan;
-    req.accel = *virt::parse_accel_mode(accel);
-    req.image = *image;
-    req.host_vendor = host->vendor;
-    auto s = GuestSession::boot(req);
+    experiment::BootChoices choices;
+    choices.accel = *virt::parse_accel_mode(accel);
+    choices.image = *image;
+    auto s = GuestSession::boot(experiment::make_boot_request(*plan, host->vendor, choices));
     if (!s) return fail(s.error());
     auto t = (*s)->timings();
     (void)(*s)->shutdown();

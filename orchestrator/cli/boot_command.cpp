@@ -11,6 +11,7 @@
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/cli/watchdog_options.hpp"
+#include "orchestrator/experiment/boot_request.hpp"
 #include "orchestrator/guestsource/disk_guest.hpp"
 #include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
@@ -73,19 +74,18 @@ class BootCommand : public Command {
     auto image = build_guest_image(image_);
     if (!image) return fail("boot", image.error().context("guest image"));
 
-    BootRequest req;
-    req.connect_uri = source_.connect;
-    req.layout = layout;
-    req.plan = plan;
-    req.accel = *virt::parse_accel_mode(accel_);
-    req.image = *image;
-    req.run_id = run_id_;
-    req.pool = pool_;
-    req.hello_timeout = std::chrono::milliseconds(hello_timeout_ms_);
-    req.keep = keep_;
-    req.boot_retries = boot_retries_;
-    req.watchdog = std::chrono::milliseconds(watchdog_ms_);
-    req.host_vendor = host.vendor;
+    experiment::BootChoices choices;
+    choices.connect_uri = source_.connect;
+    choices.accel = *virt::parse_accel_mode(accel_);
+    choices.image = *image;
+    choices.run_id = run_id_;
+    choices.pool = pool_;
+    // Not given: the guest kind's bound (180 s built-in, 600 s own guest; boot_request.hpp).
+    if (hello_opt_->count() > 0)
+      choices.hello_timeout = std::chrono::milliseconds(hello_timeout_ms_);
+    choices.keep = keep_;
+    choices.boot_retries = boot_retries_;
+    choices.watchdog = std::chrono::milliseconds(watchdog_ms_);
     // Own disk (issue 14): declared before the session runs, so its overlay outlives the domain.
     std::optional<guestsource::PreparedDisk> disk;
     if (auto source = to_guest_source(guest_); !source.builtin()) {
@@ -93,17 +93,13 @@ class BootCommand : public Command {
         return fail("boot", make_error(ErrorKind::input,
                                        "--keep with --disk/--domain: the throw-away overlays "
                                        "would outlive it"));
-      if (req.run_id.empty()) req.run_id = virt::make_run_id();
-      auto prepared = guestsource::prepare_guest(source_.connect, source, req.run_id);
+      if (choices.run_id.empty()) choices.run_id = virt::make_run_id();
+      auto prepared = guestsource::prepare_guest(source_.connect, source, choices.run_id);
       if (!prepared) return fail("boot", prepared.error());
       disk.emplace(std::move(prepared).value());
-      req.base_template = disk->base_template->path();
-      if (hello_opt_->count() == 0) {
-        req.hello_timeout = std::chrono::milliseconds(guestsource::kDiskHelloTimeoutMs);
-      }
-      req.shutdown_timeout = std::chrono::milliseconds(guestsource::kDiskShutdownTimeoutMs);
-      // The watchdog stays on: the session arms an own disk's at its kernel's first line.
+      choices.disk = &*disk;
     }
+    const auto req = experiment::make_boot_request({layout, plan}, host.vendor, choices);
     auto v = boot_and_verify(req);
     if (!v) return fail("boot", v.error());
 

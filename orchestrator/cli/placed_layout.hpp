@@ -7,6 +7,7 @@
 #include "orchestrator/cli/layout_override_options.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/plan/guest_plan.hpp"
 #include "orchestrator/session/vcpu_limits.hpp"
 
 namespace topolab::cli {
@@ -17,17 +18,24 @@ struct PlacedLayout {
   PlacementPlan plan;
 };
 
+// The host facts a plan is made from: the topology and, read from the same source, the vCPU
+// limit (libvirt's machine limit, or only the hello bound without libvirt).
+inline Result<plan::HostFacts> load_host_facts(const TopologySource& source) {
+  const bool from_libvirt = source.sysfs.empty() && source.caps.empty();
+  auto limit =
+      from_libvirt ? session::libvirt_vcpu_limit(source.connect) : session::static_vcpu_limit();
+  TL_ASSIGN(auto host, load_host_topology(source));
+  return plan::HostFacts{std::move(host), std::move(limit)};
+}
+
 inline Result<PlacedLayout> load_placed_layout(const LayoutArgs& args,
                                                const TopologySource& source) {
   TL_ASSIGN(auto layout, load_layout_with_overrides(args));
+  TL_ASSIGN(auto facts, load_host_facts(source));
   // A layout that can never boot is refused here, at plan time, with the limit's source.
-  const bool from_libvirt = source.sysfs.empty() && source.caps.empty();
-  TL_TRY(session::check_vcpu_limit(layout, from_libvirt
-                                               ? session::libvirt_vcpu_limit(source.connect)
-                                               : session::static_vcpu_limit()));
-  TL_ASSIGN(auto host, load_host_topology(source));
-  TL_ASSIGN_CTX(auto plan, plan_placement(layout, host), "layout " + layout.name);
-  return PlacedLayout{std::move(layout), std::move(host), std::move(plan)};
+  TL_ASSIGN(auto planned, plan::plan_guest(std::move(layout), facts));
+  return PlacedLayout{std::move(planned.layout), std::move(facts.host),
+                      std::move(planned.placement)};
 }
 
 }  // namespace topolab::cli

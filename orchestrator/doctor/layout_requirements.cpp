@@ -3,7 +3,7 @@
 #include "orchestrator/doctor/checks.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/layout/layout.hpp"
-#include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/plan/guest_plan.hpp"
 
 namespace topolab::doctor {
 namespace {
@@ -17,10 +17,10 @@ Result<CpuList> guest_cpus_of(const Layout& layout, const std::string& root) {
   auto host = load_host_topology(source);
   Error why{""};
   if (host) {
-    auto plan = plan_placement(layout, *host);
+    auto plan = plan::plan_guest(layout, {*host, std::nullopt});
     if (plan) {
       CpuList cpus;
-      for (const auto& v : plan->vcpus) cpus = cpus.united(v.host_cpus);
+      for (const auto& v : plan->placement.vcpus) cpus = cpus.united(v.host_cpus);
       return cpus;
     }
     why = plan.error();

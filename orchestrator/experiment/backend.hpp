@@ -37,6 +37,8 @@ class Target {
   virtual nlohmann::json versions() const = 0;
   // Where it ran, for reports (store::BootRecord::context): accelerator, CPU model given.
   virtual nlohmann::json context() const { return nullptr; }
+  // The placement it was booted with (store::BootRecord::plan; null: no guest).
+  virtual nlohmann::json plan() const { return nullptr; }
 };
 
 class Backend {

@@ -1,6 +1,7 @@
 #pragma once
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/result.hpp"
@@ -18,7 +19,8 @@ struct BackendOptions {
   std::string accel = "auto";          // guest backend: auto | kvm | tcg
   std::filesystem::path agent_binary;  // empty: the agent built with topolab
   bool allow_host_settings = false;    // host backend: os.* may change this host (restored)
-  int hello_timeout_ms = 180000;  // guest backend: TCG boots on a loaded 2-core host take ~60 s
+  // guest backend: the agent's hello bound; unset: the guest kind's (boot_request.hpp).
+  std::optional<int> hello_timeout_ms;
   int boot_retries =
       virt::kDefaultBootRetries;  // guest backend: boots of a hung guest retried (boot watchdog)
   int boot_watchdog_ms = 0;       // guest backend: the watchdog's bound; 0 derived, -1 off

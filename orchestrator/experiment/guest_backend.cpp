@@ -1,6 +1,7 @@
 #include "orchestrator/experiment/guest_backend.hpp"
 
 #include "host/topology_json.hpp"
+#include "orchestrator/experiment/boot_request.hpp"
 #include "orchestrator/experiment/guest_table.hpp"
 #include "orchestrator/experiment/hosts.hpp"
 #include "orchestrator/guestsource/disk_guest.hpp"
@@ -42,6 +43,8 @@ class GuestTarget : public Target {
   nlohmann::json seen() const override { return topology_to_json(verdict_.seen); }
   nlohmann::json mismatches() const override { return mismatches_to_json(verdict_.mismatches); }
   nlohmann::json timings() const override { return session_->timings(); }
+  // The plan the session booted: stored with the boot, drawn by the report.
+  nlohmann::json plan() const override { return plan_to_json(session_->announced().placement); }
   nlohmann::json versions() const override {
     const auto& h = session_->hello();
     return {{"agent", h.agent_version},
@@ -95,7 +98,8 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
   auto host = load_host_topology({options_.connect_uri, "", ""});
   if (!host) return host.error().context("host topology");
   host_ = *host;
-  const auto vcpu_limit = session::libvirt_vcpu_limit(options_.connect_uri);
+  // The host facts every configuration is planned from, read once.
+  const plan::HostFacts facts{host_, session::libvirt_vcpu_limit(options_.connect_uri)};
   // Every configuration is planned before the first boot: a typo in the last level should not
   // surface an hour into the run. A layout error is the file's and refuses the run; what the
   // planner refuses is this host's: recorded as does-not-fit (the runner refuses the run when
@@ -104,16 +108,12 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
     auto layout = configure_layout(*base, config);
     if (!layout) return layout.error().context(e.source_file.string() + ": " + config.label());
     layouts_[config.key] = *layout;
-    if (auto ok = session::check_vcpu_limit(*layout, vcpu_limit); !ok) {
-      unfit_[config.key] = ok.error().message;
-      continue;
-    }
-    auto plan = plan_placement(*layout, host_);
+    auto plan = plan::plan_guest(*layout, facts);
     if (!plan) {
       unfit_[config.key] = plan.error().message;
       continue;
     }
-    prepared_[config.key] = {*layout, *plan};
+    prepared_.emplace(config.key, std::move(plan).value());
   }
   ImageOptions image_options;
   auto image = build_guest_image(image_options);
@@ -164,31 +164,27 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
 Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const Configuration& c) {
   auto it = prepared_.find(c.key);
   if (it == prepared_.end()) return make_error("configuration " + c.label() + " was not prepared");
-  BootRequest req;
-  req.connect_uri = options_.connect_uri;
-  req.layout = it->second.layout;
-  req.plan = it->second.plan;
   auto accel = virt::parse_accel_mode(options_.accel);
   if (!accel) return accel.error();
-  req.accel = *accel;
-  req.image = image_;
-  req.host_vendor = host_.vendor;
-  req.hello_timeout = std::chrono::milliseconds(options_.hello_timeout_ms);
-  req.boot_retries = options_.boot_retries;
-  req.watchdog = std::chrono::milliseconds(options_.boot_watchdog_ms);
-  req.pool = options_.pool;
+  BootChoices choices;
+  choices.connect_uri = options_.connect_uri;
+  choices.accel = *accel;
+  choices.image = image_;
+  choices.boot_retries = options_.boot_retries;
+  choices.watchdog = std::chrono::milliseconds(options_.boot_watchdog_ms);
+  choices.pool = options_.pool;
+  if (options_.hello_timeout_ms)
+    choices.hello_timeout = std::chrono::milliseconds(*options_.hello_timeout_ms);
   (void)e;
   std::optional<guestsource::PreparedDisk> disk;
   if (!guest_.builtin()) {
-    req.run_id = virt::make_run_id();
-    auto prepared = guestsource::prepare_guest(options_.connect_uri, guest_, req.run_id);
+    choices.run_id = virt::make_run_id();
+    auto prepared = guestsource::prepare_guest(options_.connect_uri, guest_, choices.run_id);
     if (!prepared) return prepared.error();
     disk.emplace(std::move(prepared).value());
-    req.base_template = disk->base_template->path();
-    req.hello_timeout =
-        std::max(req.hello_timeout, std::chrono::milliseconds(guestsource::kDiskHelloTimeoutMs));
-    req.shutdown_timeout = std::chrono::milliseconds(guestsource::kDiskShutdownTimeoutMs);
+    choices.disk = &*disk;
   }
+  const BootRequest req = make_boot_request(it->second, host_.vendor, choices);
   auto session = GuestSession::boot(req);
   if (!session) return session.error();
   return std::unique_ptr<Target>(new GuestTarget(std::move(*session), std::move(disk)));

@@ -10,7 +10,7 @@
 #include "orchestrator/guestsource/guest_source.hpp"
 #include "orchestrator/image/guest_image.hpp"
 #include "orchestrator/layout/layout.hpp"
-#include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/plan/guest_plan.hpp"
 
 namespace topolab::experiment {
 
@@ -32,14 +32,10 @@ class GuestBackend : public Backend {
   static Result<Layout> configure_layout(const Layout& base, const Configuration& config);
 
  private:
-  struct Prepared {
-    Layout layout;
-    PlacementPlan plan;
-  };
   BackendOptions options_;
   HostTopology host_;
   GuestImage image_;
-  std::map<std::string, Prepared> prepared_;  // by configuration key
+  std::map<std::string, plan::GuestPlan> prepared_;  // by configuration key
   // Configurations the planner refused on this host: key -> its reason (issue 16), and the
   // resolved layout of every configuration (fitting or not; resume compares it).
   std::map<std::string, std::string> unfit_;

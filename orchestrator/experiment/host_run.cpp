@@ -156,7 +156,7 @@ Result<void> HostRun::run_configuration(const Configuration& config) {
   lane_.boot_done(config.label(), ms_since(t0), mismatch);
   store::BootRecord boot{exp_id_,         config.key,    seed,        t.intended(),
                          t.seen(),        mismatches,    t.timings(), t.versions(),
-                         boot_context(t), summary_.host, started};
+                         boot_context(t), summary_.host, started,     t.plan()};
   auto boot_id = store_.with([&](store::ResultStore& s) -> Result<std::int64_t> {
     auto id = s.add_boot(boot);
     if (!id) return id.error();

@@ -2,7 +2,7 @@
 
 #include <sys/stat.h>
 
-#include <cstdio>
+#include "common/result.hpp"
 
 namespace topolab::image {
 
@@ -11,39 +11,6 @@ namespace {
 constexpr std::string_view kMagic = "070701";
 constexpr std::string_view kTrailer = "TRAILER!!!";
 constexpr std::size_t kHeaderBytes = 110;  // magic + 13 fields of 8 hex digits
-
-void pad4(std::string& out) {
-  while (out.size() % 4 != 0) out.push_back('\0');
-}
-
-void append_hex(std::string& out, std::uint32_t v) {
-  char buf[9];
-  std::snprintf(buf, sizeof(buf), "%08X", v);
-  out.append(buf, 8);
-}
-
-void append_entry(std::string& out, const CpioEntry& e, std::uint32_t ino) {
-  const bool is_dir = S_ISDIR(e.mode);
-  out.append(kMagic);
-  append_hex(out, ino);
-  append_hex(out, e.mode);
-  append_hex(out, 0);               // uid: root
-  append_hex(out, 0);               // gid
-  append_hex(out, is_dir ? 2 : 1);  // nlink
-  append_hex(out, 0);               // mtime: fixed, so identical inputs give identical bytes
-  append_hex(out, static_cast<std::uint32_t>(e.data.size()));
-  append_hex(out, 0);  // devmajor
-  append_hex(out, 0);  // devminor
-  append_hex(out, e.rdev_major);
-  append_hex(out, e.rdev_minor);
-  append_hex(out, static_cast<std::uint32_t>(e.name.size() + 1));
-  append_hex(out, 0);  // check
-  out.append(e.name);
-  out.push_back('\0');
-  pad4(out);
-  out.append(e.data);
-  pad4(out);
-}
 
 Result<std::uint32_t> parse_hex(std::string_view field, std::size_t offset) {
   std::uint32_t v = 0;
@@ -77,16 +44,6 @@ void CpioWriter::add_file(const std::string& name, std::string data, std::uint32
 void CpioWriter::add_char_device(const std::string& name, std::uint32_t major, std::uint32_t minor,
                                  std::uint32_t perms) {
   entries_.push_back({name, S_IFCHR | perms, {}, major, minor});
-}
-
-std::string CpioWriter::finish() const {
-  std::string out;
-  std::uint32_t ino = 1;
-  for (const auto& e : entries_) append_entry(out, e, ino++);
-  append_entry(out, CpioEntry{std::string(kTrailer), 0, {}, 0, 0}, 0);
-  // The kernel reads the archive in 512-byte blocks like cpio(1) writes it.
-  while (out.size() % 512 != 0) out.push_back('\0');
-  return out;
 }
 
 Result<std::vector<CpioEntry>> read_cpio(std::string_view archive) {

@@ -1,6 +1,6 @@
 #pragma once
 // SHA-256 (FIPS 180-4) of bytes in memory: the content key of an uploaded volume
-// (storage_upload.hpp). Self-contained so the orchestrator needs no crypto library for it.
+// (storage_upload.hpp). Computed by OpenSSL's libcrypto (EVP).
 #include <string>
 #include <string_view>
 

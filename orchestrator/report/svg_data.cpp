@@ -10,49 +10,23 @@ namespace {
 
 constexpr std::size_t kMaxConfigKeyBytes = 64 * 1024;
 
-// The stored fields plan_placement reads, in an order where no field depends on a later one.
-constexpr const char* kPlacementFields[] = {
-    "guest.l3_groups",    "guest.cores_per_group", "guest.threads_per_core",
-    "guest.memory_mib",   "guest.iothreads",       "expose.as",
-    "placement.policy",   "placement.host_cpus",   "placement.housekeeping_cpus",
-    "placement.explicit", "memory.hugepages"};
-
-// The text set_layout_field takes for one stored value; nullopt: leave the default.
-Result<std::optional<std::string>> field_text(const std::string& key, const nlohmann::json& v) {
-  if (v.is_null()) return std::optional<std::string>();
-  if (v.is_string()) return std::optional<std::string>(v.get<std::string>());
-  if (v.is_boolean()) return std::optional<std::string>(v.get<bool>() ? "true" : "false");
-  if (key == "memory.hugepages" && v.is_number_unsigned())
-    return std::optional<std::string>(v.get<std::uint64_t>() == 0 ? "none" : v.dump() + "K");
-  if (v.is_number_integer()) return std::optional<std::string>(v.dump());
-  if (v.is_array() && v.size() <= static_cast<std::size_t>(kMaxCpuIds)) {
-    std::string joined;  // placement.explicit: one list per vCPU, ';' between them
-    for (const auto& item : v) {
-      if (!item.is_string()) return make_error(key + ": expected CPU list strings");
-      if (joined.size() > kMaxCpuListText * 4) return make_error(key + ": too long");
-      joined += (joined.empty() ? "" : ";") + item.get<std::string>();
-    }
-    if (v.empty()) return std::optional<std::string>();
-    return std::optional<std::string>(joined);
-  }
-  return make_error(key + ": unexpected stored value " + v.dump().substr(0, 60));
+// Why a configuration has no placement picture when its boot stored none.
+std::string no_plan_note(const store::StoredCell& cell) {
+  if (cell.cell.layout.is_null())
+    return "no guest layout stored (host backend, or a store older than schema 2)";
+  if (cell.status == "does-not-fit") return "placement: " + cell.error;
+  if (cell.boot_id == 0) return "not booted";
+  return "no placement stored with its boot (a store older than schema 5)";
 }
 
+// The configuration's pictures from its boot: the placement it was booted with (the stored
+// plan, not planned again: a host topology rewritten by a later resume does not move it) and
+// the topology the guest reported.
 ConfigPicture picture_for(store::ResultStore& store, const std::optional<HostTopology>& host,
                           const store::StoredCell& cell) {
   ConfigPicture p;
   p.label = config_label(cell.cell.config_key);
-  if (cell.cell.layout.is_null()) {
-    p.plan_note = "no guest layout stored (host backend, or a store older than schema 2)";
-  } else if (!host) {
-    p.plan_note = "no readable host topology in the store";
-  } else if (auto layout = layout_from_stored(cell.cell.layout); !layout) {
-    p.plan_note = "stored layout: " + layout.error().message;
-  } else if (auto plan = plan_placement(*layout, *host); !plan) {
-    p.plan_note = "placement: " + plan.error().message;
-  } else {
-    p.plan = std::move(*plan);
-  }
+  p.plan_note = no_plan_note(cell);
   if (cell.boot_id == 0) {
     p.seen_note = "not booted";
     return p;
@@ -63,6 +37,16 @@ ConfigPicture picture_for(store::ResultStore& store, const std::optional<HostTop
     return p;
   }
   const auto& b = boot->boot;
+  if (b.plan.is_null()) {
+    // the note above says why
+  } else if (!host) {
+    p.plan_note = "no readable host topology in the store";
+  } else if (auto plan = placement_from_stored(b.plan); !plan) {
+    p.plan_note = "stored placement: " + plan.error().message;
+  } else {
+    p.plan = std::move(*plan);
+    p.plan_note.clear();
+  }
   p.mismatch = b.mismatches.is_array() && !b.mismatches.empty();
   if (b.seen.is_null()) {
     p.seen_note = "no guest-seen topology (host backend)";
@@ -75,19 +59,6 @@ ConfigPicture picture_for(store::ResultStore& store, const std::optional<HostTop
 }
 
 }  // namespace
-
-Result<Layout> layout_from_stored(const nlohmann::json& stored) {
-  if (!stored.is_object()) return make_error("stored layout: expected an object");
-  Layout l;
-  for (const char* key : kPlacementFields) {
-    if (!stored.contains(key)) continue;
-    auto text = field_text(key, stored[key]);
-    if (!text) return text.error();
-    if (*text) TL_TRY(set_layout_field(l, key, **text));
-  }
-  TL_TRY(validate_layout(l));
-  return l;
-}
 
 std::string config_label(const std::string& config_key) {
   if (config_key.size() > kMaxConfigKeyBytes) return "(unreadable configuration)";

@@ -2,18 +2,18 @@
 // What the report's topology pictures need from a store, per guest configuration: where its
 // vCPUs were pinned on the host and the topology the guest reported.
 //
-// The pinning is not stored: it is derived again, deterministically, by the placement library
-// from the stored host topology (experiments.host_topology) and the stored layout of the
-// configuration's cells (cells.layout), exactly as the runner planned it before the boot.
-// Both are re-read through validating readers (topology_from_json, set_layout_field), so a
-// hostile store gives a note instead of a picture, never a crash or an unbounded one.
+// The pinning is the one the boot stored (boots.plan, schema 5: what the session booted),
+// read through a validating reader (placement_from_stored), drawn on the stored host topology
+// (experiments.host_topology, or the host's own under context.hosts), re-read through
+// topology_from_json: a hostile store gives a note instead of a picture, never a crash or an
+// unbounded one. Nothing is planned again here (issue 28).
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "host/host_topology.hpp"
-#include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/report/stored_placement.hpp"
 
 namespace topolab::store {
 class ResultStore;
@@ -29,7 +29,7 @@ inline constexpr std::size_t kMaxPictureHosts = 16;
 
 struct ConfigPicture {
   std::string label;  // the configuration's guest levels, "expose=flat policy=compact"
-  std::optional<PlacementPlan> plan;
+  std::optional<StoredPlacement> plan;
   std::string plan_note;  // why there is no plan (no guest, unreadable layout, ...)
   std::optional<HostTopology> seen;
   std::string seen_note;  // why there is no guest-seen topology
@@ -51,8 +51,6 @@ struct PictureData {
 PictureData load_pictures(store::ResultStore& store, const store::StoredExperiment& exp,
                           const std::vector<store::StoredCell>& cells);
 
-// A layout from its stored form (layout_to_json): the fields that decide the placement.
-Result<Layout> layout_from_stored(const nlohmann::json& stored);
 // "expose=flat policy=compact" from a stored config key ({"expose":"flat",...}); "(default)"
 // for the empty one.
 std::string config_label(const std::string& config_key);

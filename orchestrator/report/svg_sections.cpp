@@ -61,8 +61,8 @@ void write_placements(std::ostream& o, const PictureData& p) {
     o << esc(host_summary(*p.host), 300)
       << ". Each square is a host CPU in its package and L3 domain (what lstopo shows); a "
          "coloured square holds the vCPU pinned there (colour: guest L3 group), a red frame "
-         "marks the emulator threads' CPUs. Derived from the stored host topology and layout "
-         "by the placement planner.";
+         "marks the emulator threads' CPUs. The placement each boot stored (what its guest "
+         "was booted with), drawn on the stored host topology.";
   else
     o << "No host picture: " << esc(p.host_note, 300) << ".";
   o << "</p>\n<div class=\"pics\">\n";

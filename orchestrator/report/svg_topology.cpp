@@ -17,7 +17,7 @@ constexpr double kMaxWidth = 1000, kMargin = 8, kLineH = 16;
 
 // What runs on one host CPU.
 struct Use {
-  std::vector<const VcpuPlacement*> vcpus;  // pinned here
+  std::vector<const StoredVcpu*> vcpus;  // pinned here
   bool emulator = false, floating = false;
 };
 
@@ -128,7 +128,7 @@ Drawn host_boxes(const HostTopology& host, const std::map<int, Use>& uses) {
   return d;
 }
 
-std::map<int, Use> host_uses(const PlacementPlan& plan) {
+std::map<int, Use> host_uses(const StoredPlacement& plan) {
   std::map<int, Use> uses;
   const CpuList* marked = nullptr;  // unpinned vCPUs share one float set: marked once
   for (const auto& v : plan.vcpus) {
@@ -149,7 +149,7 @@ void text_line(std::ostream& o, double y, const std::string& text, const char* c
 }
 
 // Legend: one swatch per guest group (capped), emulator, float.
-double legend(std::ostream& o, const PlacementPlan& plan, double y, double& right) {
+double legend(std::ostream& o, const StoredPlacement& plan, double y, double& right) {
   std::map<int, CpuList> groups;
   for (const auto& v : plan.vcpus) groups[v.group].insert(v.vcpu);
   double x = kMargin;
@@ -185,7 +185,7 @@ void open_svg(std::ostream& o, const char* cls, double w, double h) {
 
 }  // namespace
 
-void placement_svg(std::ostream& o, const HostTopology& host, const PlacementPlan& plan) {
+void placement_svg(std::ostream& o, const HostTopology& host, const StoredPlacement& plan) {
   const auto uses = host_uses(plan);
   Drawn d = host_boxes(host, uses);
   layout_boxes(d.root, kMaxWidth - 2 * kMargin);

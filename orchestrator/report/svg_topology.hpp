@@ -10,7 +10,7 @@
 #include <ostream>
 
 #include "host/host_topology.hpp"
-#include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/report/stored_placement.hpp"
 
 namespace topolab::report::svg {
 
@@ -18,7 +18,7 @@ inline constexpr std::size_t kMaxDrawnDomains = 16;
 inline constexpr std::size_t kMaxDrawnCpusPerDomain = 32;
 inline constexpr std::size_t kMaxDrawnGroups = 10;  // legend entries
 
-void placement_svg(std::ostream& o, const HostTopology& host, const PlacementPlan& plan);
+void placement_svg(std::ostream& o, const HostTopology& host, const StoredPlacement& plan);
 void seen_topology_svg(std::ostream& o, const HostTopology& seen);
 
 }  // namespace topolab::report::svg

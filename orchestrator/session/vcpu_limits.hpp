@@ -12,16 +12,16 @@
 
 #include "common/result.hpp"
 #include "orchestrator/layout/layout.hpp"
+#include "orchestrator/plan/vcpu_limit.hpp"
 
 namespace topolab::session {
 
-inline constexpr int kMaxHelloVcpus = 1536;
+// The limit and its check are the planning stage's (plan/vcpu_limit.hpp); here is where the
+// limit is read from.
+using plan::check_vcpu_limit;
+using plan::kMaxHelloVcpus;
+using plan::VcpuLimit;
 inline constexpr const char* kLimitMachine = "q35";
-
-struct VcpuLimit {
-  int max = kMaxHelloVcpus;
-  std::string source;  // says where `max` comes from, for the refusal message
-};
 
 VcpuLimit static_vcpu_limit();
 // min(machine limit, hello bound). libvirt without domain capabilities (e.g. test:///) gives
@@ -29,7 +29,5 @@ VcpuLimit static_vcpu_limit();
 VcpuLimit libvirt_vcpu_limit(const std::string& uri);
 // The machine limit in a domain capabilities XML (<domainCapabilities><vcpu max='N'/>).
 Result<int> parse_domcaps_vcpu_max(const std::string& xml);
-// Refuses a layout whose vCPU count exceeds the limit, naming both and the source.
-Result<void> check_vcpu_limit(const Layout&, const VcpuLimit&);
 
 }  // namespace topolab::session

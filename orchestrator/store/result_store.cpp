@@ -19,9 +19,11 @@ namespace {
 // experiments.context and boots.context (where the numbers came from: connection URI,
 // accelerator, CPU model given to the guest; issue 18). Schema 4 (issue 16) added the host: a
 // cell is (experiment, host, cell_key), boots and runs name their host, boots their end time.
+// Schema 5 (issue 28) added boots.plan: the placement the guest was booted with
+// (plan::guest_plan_to_json), which the report's pictures draw instead of planning again.
 // Older stores are migrated when opened for writing (the columns are added, NULL: "not
 // recorded"; cells get the host the experiment ran on) and read as they are.
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 // Columns or constraints of a table, with the schema versions that have them.
 struct Part {
@@ -60,7 +62,8 @@ const std::vector<Table>& schema_tables() {
         {"started TEXT NOT NULL"},
         {"context TEXT", 3},
         {"host TEXT", 4},
-        {"finished TEXT", 4}}},
+        {"finished TEXT", 4},
+        {"plan TEXT", 5}}},
       {"runs",
        {{"id INTEGER PRIMARY KEY, cell_id INTEGER NOT NULL REFERENCES cells(id), boot_id INTEGER"},
         {"benchmark_index INTEGER NOT NULL, benchmark TEXT NOT NULL, repetition INTEGER NOT NULL"},
@@ -311,6 +314,7 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
   // An older store is read as it is: columns it lacks read as NULL ("not recorded").
   TL_ASSIGN(store->has_context_, store->has_column("experiments", "context"));
   TL_ASSIGN(store->has_host_, store->has_column("cells", "host"));
+  TL_ASSIGN(store->has_plan_, store->has_column("boots", "plan"));
   return store;
 }
 
@@ -357,6 +361,7 @@ Result<void> ResultStore::migrate() {
                                       {"boots", "context"},
                                       {"boots", "host"},
                                       {"boots", "finished"},
+                                      {"boots", "plan"},
                                       {"runs", "host"}}) {
     TL_ASSIGN(const bool has, has_column(table, column));
     if (!has) TL_TRY(exec(std::string("ALTER TABLE ") + table + " ADD COLUMN " + column + " TEXT"));
@@ -364,6 +369,7 @@ Result<void> ResultStore::migrate() {
   TL_TRY(migrate_cells_host());
   has_context_ = true;
   has_host_ = true;
+  has_plan_ = true;
   return exec("UPDATE meta SET value='" + std::to_string(kSchemaVersion) +
               "' WHERE key='schema_version'");
 }
@@ -503,13 +509,14 @@ Result<std::vector<StoredRunIdentity>> ResultStore::run_identities(
 Result<std::int64_t> ResultStore::add_boot(const BootRecord& b) {
   Stmt s(db_,
          "INSERT INTO boots(experiment_id, config_key, order_seed, intended_topology, "
-         "seen_topology, mismatches, timings, versions, started, context, host) "
-         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+         "seen_topology, mismatches, timings, versions, started, context, host, plan) "
+         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
   if (!s.prepared()) return db_error("prepare boot");
   s.bind(1, b.experiment_id).bind(2, b.config_key).bind(3, std::to_string(b.order_seed));
   s.bind_json(4, b.intended).bind_json(5, b.seen).bind_json(6, b.mismatches);
   s.bind_json(7, b.timings).bind_json(8, b.versions);
   s.bind(9, b.started.empty() ? utc_now() : b.started).bind_json(10, b.context).bind(11, b.host);
+  s.bind_json(12, b.plan);
   if (s.step() != SQLITE_DONE) return db_error("record boot");
   return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
 }
@@ -689,17 +696,19 @@ StoredBoot boot_from_row(const Stmt& q) {
   b.boot.context = q.json(10);
   b.boot.host = q.host_text(11);
   b.finished = q.text(12);
+  b.boot.plan = q.json(13);
   return b;
 }
 }  // namespace
 
-// Schema 1 and 2 stores have no boots.context, schema 1..3 no host/finished: NULL there.
+// Schema 1 and 2 stores have no boots.context, schema 1..3 no host/finished, 1..4 no plan:
+// NULL there.
 std::string ResultStore::boot_columns() const {
   return std::string(
              "SELECT id, experiment_id, config_key, order_seed, intended_topology, "
              "seen_topology, mismatches, timings, versions, started, ") +
          (has_context_ ? "context" : "NULL") + (has_host_ ? ", host, finished" : ", NULL, NULL") +
-         " FROM boots ";
+         (has_plan_ ? ", plan" : ", NULL") + " FROM boots ";
 }
 
 Result<std::vector<StoredBoot>> ResultStore::boots(std::int64_t experiment_id) {

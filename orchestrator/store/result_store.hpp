@@ -58,6 +58,9 @@ struct BootRecord {
   nlohmann::json context;
   std::string host;     // the host it booted on (schema 4; "" in older stores read as they are)
   std::string started;  // UTC time the boot began; empty: when it is recorded
+  // The placement the guest was booted with (schema 5, plan::guest_plan_to_json: per vCPU its
+  // host CPUs, emulator/I/O CPUs, groups); null when not recorded (older stores, host backend).
+  nlohmann::json plan;
 };
 
 struct RunRecord {
@@ -174,6 +177,7 @@ class ResultStore {
   std::string boot_columns() const;
   bool has_context_ = true;  // false for a schema-1/2 store opened read-only
   bool has_host_ = true;     // false for a schema-1..3 store opened read-only
+  bool has_plan_ = true;     // false for a schema-1..4 store opened read-only
   Result<void> check_run_budget(std::int64_t cell_id);
   std::int64_t runs_read_ = 0;  // by runs(), against kMaxRunsPerStore
   Error db_error(const std::string& what) const;

@@ -11,6 +11,7 @@
 #include "host/topology_json.hpp"
 #include "orchestrator/layout/layout.hpp"
 #include "orchestrator/placement/synthetic_host.hpp"
+#include "orchestrator/plan/guest_plan.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
 
@@ -143,8 +144,9 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-// The HTML pictures of a store of several hosts: each host's placement is planned on that
-// host's own stored topology (context.hosts[].host_topology) and drawn in a section of its own;
+// The HTML pictures of a store of several hosts: each host's cells are planned on that host's
+// own topology as the runner does (a boot storing its plan, or does-not-fit with the planner's
+// reason) and drawn on its stored topology (context.hosts[].host_topology) in a section of its own;
 // a configuration that fits one host and not the other is drawn on the one and explained on
 // the other (before issue 16 follow-up, only the first host's topology and cells were drawn).
 TEST(MultiHostPictures, EachHostGetsItsOwnPlacementAndSeenSections) {
@@ -178,7 +180,23 @@ TEST(MultiHostPictures, EachHostGetsItsOwnPlacementAndSeenSections) {
         const nlohmann::json f = {{"placement.host_cpus", std::string(label).substr(10)}};
         store::CellRecord c{f.dump(), f.dump(), f, label, position++ % 2, layout_to_json(layout),
                             host};
-        ASSERT_TRUE((*s)->upsert_cell(*exp, c).ok());
+        auto cell = (*s)->upsert_cell(*exp, c);
+        ASSERT_TRUE(cell.ok());
+        const auto topo = make_synthetic_host(host == std::string(kLocal) ? small : big);
+        auto plan = plan::plan_guest(layout, {topo, std::nullopt});
+        if (!plan) {
+          ASSERT_TRUE(
+              (*s)->set_cell_status(*cell, "does-not-fit", plan.error().message, nullptr, 0).ok());
+          continue;
+        }
+        store::BootRecord b;
+        b.experiment_id = *exp;
+        b.config_key = f.dump();
+        b.host = host;
+        b.plan = plan::guest_plan_to_json(*plan);
+        auto boot = (*s)->add_boot(b);
+        ASSERT_TRUE(boot.ok());
+        ASSERT_TRUE((*s)->set_cell_status(*cell, "done", "", nlohmann::json::array(), *boot).ok());
       }
   }
   auto s = store::ResultStore::open_read_only(dir / "p.db");

@@ -6,11 +6,14 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "common/json_text.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/placement/synthetic_host.hpp"
+#include "orchestrator/plan/guest_plan.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/report/svg_charts.hpp"
 #include "orchestrator/report/svg_data.hpp"
@@ -55,9 +58,18 @@ Layout layout(int groups, int cores, int threads, PlacementPolicy policy) {
   return l;
 }
 
-std::string placement(const HostTopology& host, const Layout& l) {
-  auto plan = plan_placement(l, host);
+// A layout's plan as a boot stores it (guest_plan_to_json) and the report reads it back.
+std::optional<StoredPlacement> stored_plan(const HostTopology& host, const Layout& l) {
+  auto plan = plan::plan_guest(l, {host, std::nullopt});
   EXPECT_TRUE(plan.ok()) << plan.error().message;
+  if (!plan) return std::nullopt;
+  auto back = placement_from_stored(plan::guest_plan_to_json(*plan));
+  EXPECT_TRUE(back.ok()) << back.error().message;
+  return back ? std::optional<StoredPlacement>(*back) : std::nullopt;
+}
+
+std::string placement(const HostTopology& host, const Layout& l) {
+  auto plan = stored_plan(host, l);
   std::ostringstream o;
   if (plan) placement_svg(o, host, *plan);
   return o.str();
@@ -129,9 +141,8 @@ TEST(SvgPage, WorstCasePicturesStayAFewMegabytes) {
   for (std::size_t i = 0; i < kMaxPictureConfigs; ++i) {
     ConfigPicture c;
     c.label = "config " + std::to_string(i);
-    auto plan = plan_placement(layout(64, 8, 2, PlacementPolicy::kL3Aligned), *d.pictures.host);
-    ASSERT_TRUE(plan.ok());
-    c.plan = *plan;
+    c.plan = stored_plan(*d.pictures.host, layout(64, 8, 2, PlacementPolicy::kL3Aligned));
+    ASSERT_TRUE(c.plan.has_value());
     s.packages = 8 + static_cast<int>(i) % 4;  // distinct guest topologies: no sharing
     s.cores_per_l3 = 32 - static_cast<int>(i) / 4;
     c.seen = make_synthetic_host(s);
@@ -294,23 +305,49 @@ TEST(SvgC2c, UnknownTopologyIsAClassNotACrash) {
   EXPECT_DOUBLE_EQ(classes[0].median, 50);
 }
 
-TEST(SvgData, StoredLayoutGivesTheSamePlacementAsTheOriginal) {
+TEST(SvgData, StoredPlanReadsBackAsPlanned) {
   const auto host = two_socket_host();
   auto l = layout(2, 2, 2, PlacementPolicy::kCompact);
   l.housekeeping_cpus = CpuList{15};
-  auto back = layout_from_stored(layout_to_json(l));
+  auto plan = plan::plan_guest(l, {host, std::nullopt});
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  auto back = placement_from_stored(plan::guest_plan_to_json(*plan));
   ASSERT_TRUE(back.ok()) << back.error().message;
-  auto a = plan_placement(l, host), b = plan_placement(*back, host);
-  ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(plan_to_json(*a), plan_to_json(*b));
+  ASSERT_EQ(back->vcpus.size(), plan->placement.vcpus.size());
+  for (std::size_t i = 0; i < back->vcpus.size(); ++i) {
+    EXPECT_EQ(back->vcpus[i].vcpu, plan->placement.vcpus[i].vcpu);
+    EXPECT_EQ(back->vcpus[i].host_cpus, plan->placement.vcpus[i].host_cpus);
+    EXPECT_EQ(back->vcpus[i].group, plan->placement.vcpus[i].group);
+    EXPECT_EQ(back->vcpus[i].core, plan->placement.vcpus[i].core);
+    EXPECT_EQ(back->vcpus[i].thread, plan->placement.vcpus[i].thread);
+  }
+  EXPECT_TRUE(back->pinned);
+  EXPECT_EQ(back->emulator_cpus, CpuList{15});
 }
 
-TEST(SvgData, HostileStoredLayoutIsRefusedWithItsField) {
-  auto bad = layout_from_stored({{"guest.l3_groups", "x"}});
+TEST(SvgData, HostileStoredPlanIsRefusedWithItsField) {
+  auto bad = placement_from_stored(
+      {{"vcpus", {{{"vcpu", 0}, {"host_cpus", "x"}, {"group", 0}, {"core", 0}, {"thread", 0}}}},
+       {"pinned", true},
+       {"emulator_cpus", ""}});
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("guest.l3_groups"), std::string::npos);
-  EXPECT_FALSE(layout_from_stored({{"placement.explicit", {1, 2}}}).ok());
-  EXPECT_FALSE(layout_from_stored("a string").ok());
+  EXPECT_NE(bad.error().message.find("vcpus[0]: host_cpus"), std::string::npos)
+      << bad.error().message;
+  auto huge = placement_from_stored(
+      {{"vcpus", {{{"vcpu", 99999}, {"host_cpus", "0"}, {"group", 0}, {"core", 0}, {"thread", 0}}}},
+       {"pinned", true},
+       {"emulator_cpus", ""}});
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.error().message.find("vcpu: 99999 is outside"), std::string::npos);
+  EXPECT_FALSE(placement_from_stored({{"vcpus", nlohmann::json::array()}}).ok()) << "no pinned";
+  EXPECT_FALSE(placement_from_stored("a string").ok());
+  // 8192 float sets of every CPU: the CPU-id budget refuses it before expanding 67 M ids.
+  nlohmann::json floats = nlohmann::json::array();
+  for (int i = 0; i < 8192; ++i)
+    floats.push_back(
+        {{"vcpu", i}, {"host_cpus", "0-8191"}, {"group", 0}, {"core", 0}, {"thread", 0}});
+  EXPECT_FALSE(
+      placement_from_stored({{"vcpus", floats}, {"pinned", false}, {"emulator_cpus", ""}}).ok());
 }
 
 TEST(SvgData, ConfigLabels) {
@@ -320,8 +357,39 @@ TEST(SvgData, ConfigLabels) {
   EXPECT_EQ(config_label("[1"), "(unreadable configuration)");
 }
 
-// The main job's real store (scripts/main-job.sh, dumped to SQL): six configurations, each with
-// its placement derived again and the topology its guest reported.
+// What `topolab run` stores with each boot since schema 5 (boots.plan), for the main job's
+// schema-2 dump: the plan of the boot's configuration (2 groups of 1 core, its expose and
+// policy) on the store's host, made by the planning stage as the runner makes it.
+std::string stored_plans_sql(const std::string& db) {
+  auto store = store::ResultStore::open_read_only(db);
+  if (!store) return "";
+  auto exps = (*store)->experiments();
+  if (!exps || exps->empty()) return "";
+  auto host = topology_from_json((*exps)[0].host_topology);
+  auto boots = (*store)->boots((*exps)[0].id);
+  if (!host || !boots) return "";
+  std::string sql = "ALTER TABLE boots ADD COLUMN plan TEXT;\n";
+  for (const auto& b : *boots) {
+    const auto levels = nlohmann::json::parse(b.boot.config_key);
+    Layout l = layout(2, 1, 1, PlacementPolicy::kCompact);
+    l.memory_mib = 512;
+    EXPECT_TRUE(set_layout_field(l, "expose.as", levels.at("expose").get<std::string>()).ok());
+    EXPECT_TRUE(
+        set_layout_field(l, "placement.policy", levels.at("policy").get<std::string>()).ok());
+    auto plan = plan::plan_guest(l, {*host, std::nullopt});
+    EXPECT_TRUE(plan.ok()) << plan.error().message;
+    if (!plan) continue;
+    std::string text;
+    for (char c : json_line(plan::guest_plan_to_json(*plan)))
+      text += c == '\'' ? "''" : std::string(1, c);
+    sql += "UPDATE boots SET plan = '" + text + "' WHERE id = " + std::to_string(b.id) + ";\n";
+  }
+  return sql;
+}
+
+// The main job's real store (scripts/main-job.sh, dumped to SQL), with the plans a schema-5 run
+// stores: six configurations, each with its stored placement and the topology its guest
+// reported.
 class MainJobStore : public ::testing::Test {
  protected:
   void SetUp() override { build(""); }
@@ -329,11 +397,12 @@ class MainJobStore : public ::testing::Test {
   void build(const std::string& tamper) {
     char tmpl[] = "/tmp/topolab-svg-XXXXXX";
     dir_ = mkdtemp(tmpl);
-    ASSERT_EQ(testing::build_store(
-                  dir_ + "/s.db",
-                  std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/report/data/main_job_store.sql",
-                  tamper),
-              "");
+    const std::string fixture =
+        std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/report/data/main_job_store.sql";
+    ASSERT_EQ(testing::build_store(dir_ + "/plans.db", fixture), "");
+    const std::string plans = stored_plans_sql(dir_ + "/plans.db");
+    ASSERT_FALSE(plans.empty());
+    ASSERT_EQ(testing::build_store(dir_ + "/s.db", fixture, plans + tamper), "");
     auto store = store::ResultStore::open_read_only(dir_ + "/s.db");
     ASSERT_TRUE(store.ok()) << store.error().message;
     auto data = load_report(**store, "");
@@ -378,13 +447,43 @@ TEST_F(MainJobStore, HtmlHasOnePlacementPerConfigurationAndOneSeenPerTopology) {
   EXPECT_EQ(out.str().find("<script"), std::string::npos);
 }
 
-// A store tampered where the pictures read: markup in a configuration key, a layout field of
-// the wrong type, a guest-seen topology that is not one, a host topology naming CPU 9999999.
+// The pictures draw the placement the boot stored, not a new plan: a store whose host topology
+// was rewritten afterwards (a resume on a changed host rewrites experiments.host_topology) still
+// shows each vCPU where its guest ran, although planning again on that topology would not.
+TEST_F(MainJobStore, ARewrittenHostTopologyStillDrawsTheStoredPlacement) {
+  SyntheticHostSpec spec;  // 16 CPUs, SMT siblings adjacent: compact puts vCPU 1 on CPU 2
+  spec.packages = 2;
+  spec.l3_per_package = 2;
+  spec.cores_per_l3 = 2;
+  spec.threads = 2;
+  spec.adjacent_siblings = true;
+  const auto bigger = make_synthetic_host(spec);
+  auto replanned = stored_plan(bigger, [] {
+    Layout l = layout(2, 1, 1, PlacementPolicy::kCompact);
+    l.memory_mib = 512;
+    return l;
+  }());
+  ASSERT_TRUE(replanned.has_value());
+  ASSERT_NE(replanned->vcpus[1].host_cpus, CpuList{1}) << "planning again would move vCPU 1";
+  build("UPDATE experiments SET host_topology = '" + json_line(topology_to_json(bigger)) + "';");
+  ASSERT_TRUE(data_.pictures.host.has_value()) << data_.pictures.host_note;
+  EXPECT_EQ(data_.pictures.host->cpus.size(), 16u) << "drawn on the rewritten topology";
+  const auto& first = data_.pictures.configs.at(0);
+  ASSERT_TRUE(first.plan.has_value()) << first.plan_note;
+  EXPECT_EQ(first.plan->vcpus.at(0).host_cpus, CpuList{0});
+  EXPECT_EQ(first.plan->vcpus.at(1).host_cpus, CpuList{1}) << "where the guest ran";
+  std::ostringstream out;
+  (*make_reporter("html", out))->report(data_);
+  EXPECT_NE(out.str().find("host CPU 1; vCPU 1 (group 1"), std::string::npos);
+}
+
+// A store tampered where the pictures read: markup in a configuration key, a stored plan field
+// of the wrong type, a guest-seen topology that is not one, a host topology naming CPU 9999999.
 // Each picture that cannot be drawn says why; nothing from the store reaches the page as markup.
 TEST_F(MainJobStore, HostileStoreGivesNotesNotMarkup) {
   build(R"SQL(
     UPDATE cells SET config_key = '{"expose":"<script>alert(1)</script>"}' WHERE id = 1;
-    UPDATE cells SET layout = '{"guest.l3_groups":"x"}' WHERE id = 2;
+    UPDATE boots SET plan = json_set(plan, '$.vcpus[0].host_cpus', 'x') WHERE id = 2;
     UPDATE boots SET seen_topology = '{"cpus":"<img src=x onerror=alert(1)>"}' WHERE id = 3;
   )SQL");
   std::ostringstream out;
@@ -395,7 +494,7 @@ TEST_F(MainJobStore, HostileStoreGivesNotesNotMarkup) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("<img"), std::string::npos);
   EXPECT_NE(html.find("expose=&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
-  EXPECT_NE(html.find("stored layout: guest.l3_groups"), std::string::npos);
+  EXPECT_NE(html.find("stored placement: vcpus[0]: host_cpus"), std::string::npos);
   EXPECT_NE(html.find("topology JSON: cpus"), std::string::npos) << "the seen note";
   build(R"SQL(UPDATE experiments SET host_topology = '{"cpus":[{"id":9999999}]}';)SQL");
   EXPECT_FALSE(data_.pictures.host.has_value());

@@ -164,7 +164,7 @@ TEST_F(SchemaMigrationTest, OpeningForWritingMigratesAndMarksLayoutsNotRecorded)
   sql(kSchema1);
   auto s = ResultStore::open(path_);
   ASSERT_TRUE(s.ok()) << s.error().message;
-  EXPECT_EQ(query("SELECT value FROM meta WHERE key='schema_version'"), "4");
+  EXPECT_EQ(query("SELECT value FROM meta WHERE key='schema_version'"), "5");
   auto ids = (*s)->run_identities("old");
   ASSERT_TRUE(ids.ok()) << ids.error().message;
   ASSERT_EQ(ids->size(), 1u);
@@ -233,6 +233,34 @@ TEST_F(SchemaMigrationTest, OldStoresReadWithoutContextAndMigrateToRecordIt) {
   EXPECT_TRUE((*s)->boot(1)->boot.context.is_null());
 }
 
+// Schema 5 (issue 28): a boot stores the placement it was booted with. A schema-4 store reads
+// its boots' plan as not recorded (NULL), gains the column when opened for writing, and a new
+// boot's plan reads back as written.
+TEST_F(SchemaMigrationTest, SchemaFourBootsGainTheirPlanColumn) {
+  sql(ResultStore::schema_sql(4));
+  sql("INSERT INTO experiments VALUES(1, 'old', '{}', NULL, NULL, 't', 't', NULL);"
+      "INSERT INTO boots VALUES(1, 1, '{}', '7', NULL, NULL, '[]', '{}', '{}', 't', NULL, "
+      "'qemu:///system', NULL)");
+  {
+    auto ro = ResultStore::open_read_only(path_);
+    ASSERT_TRUE(ro.ok()) << ro.error().message;
+    auto old = (*ro)->boot(1);
+    ASSERT_TRUE(old.ok()) << old.error().message;
+    EXPECT_TRUE(old->boot.plan.is_null()) << "read as it is: not recorded";
+  }
+  EXPECT_EQ(query("SELECT count(*) FROM pragma_table_info('boots') WHERE name='plan'"), "0");
+  auto s = ResultStore::open(path_);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(query("SELECT count(*) FROM pragma_table_info('boots') WHERE name='plan'"), "1");
+  EXPECT_TRUE((*s)->boot(1)->boot.plan.is_null());
+  BootRecord b;
+  b.experiment_id = 1;
+  b.plan = {{"vcpus", {{{"vcpu", 0}, {"host_cpus", "3"}}}}, {"pinned", true}};
+  auto id = (*s)->add_boot(b);
+  ASSERT_TRUE(id.ok()) << id.error().message;
+  EXPECT_EQ((*s)->boot(*id)->boot.plan, b.plan);
+}
+
 // Redteam wave 3: a crafted store's 40 KB host was repeated on every report line (321 KB of
 // text for two cells); read back it is bounded like a URI topolab writes (<= 256 bytes), with
 // head and tail kept so two hosts stay two.
@@ -281,7 +309,7 @@ TEST_F(SchemaMigrationTest, SchemaThreeMigratesToOneHostPerCell) {
   }
   auto s = ResultStore::open(path_);
   ASSERT_TRUE(s.ok()) << s.error().message;
-  EXPECT_EQ(query("SELECT value FROM meta WHERE key='schema_version'"), "4");
+  EXPECT_EQ(query("SELECT value FROM meta WHERE key='schema_version'"), "5");
   auto cells = (*s)->cells(1);
   ASSERT_TRUE(cells.ok()) << cells.error().message;
   ASSERT_EQ(cells->size(), 1u);
