@@ -41,11 +41,16 @@ Result<guestsource::GuestSource> parse_guest_table(const toml::node& node,
   }
   if (!g.disk.empty() && !g.domain.empty())
     return guest_at(origin, node, "'disk' and 'domain' both given: expected one guest");
+  // A template domain's OS is the agent's to report; a stated one would be ignored, so refuse it.
+  if (!g.domain.empty() && t->contains("os"))
+    return guest_at(origin, *t->get("os"),
+                    "'os' given with 'domain': the template's OS is reported by its agent; "
+                    "'os' goes only with 'disk'");
   if (g.builtin())
     return guest_at(origin, node,
                     "missing 'disk' or 'domain': expected the disk image's path or a "
                     "template domain's name");
-  if (g.kind == guestsource::GuestKind::kDomain) g.os = "";
+  if (g.kind == guestsource::GuestKind::kDomain) g.os = "";  // parse_guest_os's default
   return g;
 }
 

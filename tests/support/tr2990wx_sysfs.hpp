@@ -14,6 +14,22 @@ inline void write_sysfs_file(const std::filesystem::path& p, const std::string& 
   std::ofstream(p) << text << "\n";
 }
 
+// One CPU's topology/ and cache/index3/ files as Linux writes them for an AMD chip (one
+// package, die_id 0: Zen kernels report no dies); the hand-made trees share it.
+inline void write_amd_sysfs_cpu(const std::filesystem::path& dir, int core,
+                                const std::string& siblings, const std::string& l3_size,
+                                const std::string& l3_cpus) {
+  write_sysfs_file(dir / "topology/physical_package_id", "0");
+  write_sysfs_file(dir / "topology/die_id", "0");
+  write_sysfs_file(dir / "topology/core_id", std::to_string(core));
+  write_sysfs_file(dir / "topology/core_cpus_list", siblings);
+  write_sysfs_file(dir / "topology/thread_siblings_list", siblings);
+  write_sysfs_file(dir / "cache/index3/level", "3");
+  write_sysfs_file(dir / "cache/index3/type", "Unified");
+  write_sysfs_file(dir / "cache/index3/size", l3_size);
+  write_sysfs_file(dir / "cache/index3/shared_cpu_list", l3_cpus);
+}
+
 // Writes the tree under `root` (root/sys/devices/system/...); returns root.
 inline std::filesystem::path write_tr2990wx_sysfs(const std::filesystem::path& root) {
   const auto cpu = root / "sys/devices/system/cpu";
@@ -25,16 +41,8 @@ inline std::filesystem::path write_tr2990wx_sysfs(const std::filesystem::path& r
     const int core = id % 32, ccx = core / 4;
     const auto dir = cpu / ("cpu" + std::to_string(id));
     const std::string siblings = std::to_string(core) + "," + std::to_string(core + 32);
-    write_sysfs_file(dir / "topology/physical_package_id", "0");
-    write_sysfs_file(dir / "topology/die_id", "0");
-    write_sysfs_file(dir / "topology/core_id", std::to_string(core));
-    write_sysfs_file(dir / "topology/core_cpus_list", siblings);
-    write_sysfs_file(dir / "topology/thread_siblings_list", siblings);
-    write_sysfs_file(dir / "cache/index3/level", "3");
-    write_sysfs_file(dir / "cache/index3/type", "Unified");
-    write_sysfs_file(dir / "cache/index3/size", "8192K");
-    write_sysfs_file(dir / "cache/index3/shared_cpu_list",
-                     range(ccx * 4, ccx * 4 + 3) + "," + range(ccx * 4 + 32, ccx * 4 + 35));
+    write_amd_sysfs_cpu(dir, core, siblings, "8192K",
+                        range(ccx * 4, ccx * 4 + 3) + "," + range(ccx * 4 + 32, ccx * 4 + 35));
   }
   for (int n = 0; n < 4; ++n) {
     const auto dir = node / ("node" + std::to_string(n));

@@ -58,17 +58,9 @@ inline std::filesystem::path write_zen_sysfs(const std::filesystem::path& root,
         std::to_string(cpu_of(core, 0)) + "," + std::to_string(cpu_of(core, 1));
     for (int t = 0; t < 2; ++t) {
       const auto dir = cpu / ("cpu" + std::to_string(cpu_of(core, t)));
-      write_sysfs_file(dir / "topology/physical_package_id", "0");
-      write_sysfs_file(dir / "topology/die_id", "0");
-      write_sysfs_file(dir / "topology/core_id", std::to_string(core));
-      write_sysfs_file(dir / "topology/core_cpus_list", siblings);
-      write_sysfs_file(dir / "topology/thread_siblings_list", siblings);
-      write_sysfs_file(dir / "cache/index3/level", "3");
-      write_sysfs_file(dir / "cache/index3/type", "Unified");
-      write_sysfs_file(dir / "cache/index3/size",
-                       std::to_string(chip.l3_kib[static_cast<std::size_t>(l3)]) + "K");
-      write_sysfs_file(dir / "cache/index3/shared_cpu_list",
-                       list_of_cores(l3 * chip.cores_per_l3, chip.cores_per_l3));
+      write_amd_sysfs_cpu(dir, core, siblings,
+                          std::to_string(chip.l3_kib[static_cast<std::size_t>(l3)]) + "K",
+                          list_of_cores(l3 * chip.cores_per_l3, chip.cores_per_l3));
     }
   }
   write_sysfs_file(node / "node0/cpulist", all);

@@ -47,6 +47,8 @@ TEST(GuestTable, RefusalsNameTheLine) {
       {"[guest]\ndisk = 3\n", "e.toml:6: [guest] 'disk': expected a non-empty string"},
       {"[guest]\ndisk = \"\"\n", "'disk': expected a non-empty string"},
       {"[guest]\ndisk = \"a\"\ndomain = \"b\"\n", "'disk' and 'domain' both given"},
+      // Issue 32 class 1: 'os' with a template domain was dropped silently.
+      {"[guest]\ndomain = \"w\"\nos = \"windows\"\n", "e.toml:7: [guest] 'os' given with 'domain'"},
       {"[guest]\nkernel = \"a\"\n", "[guest] unknown key 'kernel'"},
   };
   for (const auto& c : cases) {
