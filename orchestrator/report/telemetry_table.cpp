@@ -11,9 +11,10 @@ namespace topolab::report {
 
 namespace {
 
+// The page's escaping: invalid UTF-8, C1 and bidirectional controls too (issue 32 class 6).
 std::string telemetry_markup(const std::string& s) {
   std::string out;
-  for (char c : s) svg::append_markup_escaped(out, c);
+  svg::append_text_escaped(out, s, /*keep_whitespace=*/true);
   return out;
 }
 
