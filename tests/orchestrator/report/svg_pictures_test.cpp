@@ -22,6 +22,7 @@
 #include "orchestrator/store/result_store.hpp"
 #include "tests/support/golden.hpp"
 #include "tests/support/store_fixture.hpp"
+#include "tests/support/stored_plans.hpp"
 
 namespace topolab::report::svg {
 namespace {
@@ -357,36 +358,6 @@ TEST(SvgData, ConfigLabels) {
   EXPECT_EQ(config_label("[1"), "(unreadable configuration)");
 }
 
-// What `topolab run` stores with each boot since schema 5 (boots.plan), for the main job's
-// schema-2 dump: the plan of the boot's configuration (2 groups of 1 core, its expose and
-// policy) on the store's host, made by the planning stage as the runner makes it.
-std::string stored_plans_sql(const std::string& db) {
-  auto store = store::ResultStore::open_read_only(db);
-  if (!store) return "";
-  auto exps = (*store)->experiments();
-  if (!exps || exps->empty()) return "";
-  auto host = topology_from_json((*exps)[0].host_topology);
-  auto boots = (*store)->boots((*exps)[0].id);
-  if (!host || !boots) return "";
-  std::string sql = "ALTER TABLE boots ADD COLUMN plan TEXT;\n";
-  for (const auto& b : *boots) {
-    const auto levels = nlohmann::json::parse(b.boot.config_key);
-    Layout l = layout(2, 1, 1, PlacementPolicy::kCompact);
-    l.memory_mib = 512;
-    EXPECT_TRUE(set_layout_field(l, "expose.as", levels.at("expose").get<std::string>()).ok());
-    EXPECT_TRUE(
-        set_layout_field(l, "placement.policy", levels.at("policy").get<std::string>()).ok());
-    auto plan = plan::plan_guest(l, {*host, std::nullopt});
-    EXPECT_TRUE(plan.ok()) << plan.error().message;
-    if (!plan) continue;
-    std::string text;
-    for (char c : json_line(plan::guest_plan_to_json(*plan)))
-      text += c == '\'' ? "''" : std::string(1, c);
-    sql += "UPDATE boots SET plan = '" + text + "' WHERE id = " + std::to_string(b.id) + ";\n";
-  }
-  return sql;
-}
-
 // The main job's real store (scripts/main-job.sh, dumped to SQL), with the plans a schema-5 run
 // stores: six configurations, each with its stored placement and the topology its guest
 // reported.
@@ -400,8 +371,9 @@ class MainJobStore : public ::testing::Test {
     const std::string fixture =
         std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/report/data/main_job_store.sql";
     ASSERT_EQ(testing::build_store(dir_ + "/plans.db", fixture), "");
-    const std::string plans = stored_plans_sql(dir_ + "/plans.db");
-    ASSERT_FALSE(plans.empty());
+    std::string why;
+    const std::string plans = testing::stored_plans_sql(dir_ + "/plans.db", &why);
+    ASSERT_FALSE(plans.empty()) << why;
     ASSERT_EQ(testing::build_store(dir_ + "/s.db", fixture, plans + tamper), "");
     auto store = store::ResultStore::open_read_only(dir_ + "/s.db");
     ASSERT_TRUE(store.ok()) << store.error().message;
