@@ -169,7 +169,9 @@ Result<Params> validate_params(const nlohmann::json& given, const std::vector<Pa
     return make_error(where + ": parameters must be a JSON object, got " + excerpt(given));
   }
   if (given.is_object()) {
-    for (const auto& [key, value] : given.items()) {
+    for (const auto& item : given.items()) {
+      // A named copy, not a structured binding: clang (the fuzz build) cannot capture those.
+      const std::string key = item.key();
       bool known = std::any_of(specs.begin(), specs.end(),
                                [&](const ParamSpec& s) { return s.name == key; });
       if (known) continue;
