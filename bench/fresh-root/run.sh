@@ -74,6 +74,9 @@ unshare --mount --pid --fork --propagation private bash -c '
   node null c 1 3 666; node zero c 1 5 666; node full c 1 7 666; node random c 1 8 666
   node urandom c 1 9 666; node tty c 5 0 666; node kvm c 10 232 666; node net/tun c 10 200 666
   ln -s pts/ptmx "$r/dev/ptmx"
+  ln -s /proc/self/fd "$r/dev/fd" # bash process substitution (setup.sh) opens /dev/fd/N
+  ln -s /proc/self/fd/0 "$r/dev/stdin"; ln -s /proc/self/fd/1 "$r/dev/stdout"
+  ln -s /proc/self/fd/2 "$r/dev/stderr"
   mount -t devpts -o newinstance,ptmxmode=0666 devpts "$r/dev/pts"
   mount -t tmpfs tmpfs "$r/dev/shm"
   mount -t tmpfs tmpfs "$r/run"
