@@ -64,6 +64,9 @@ set +e
 unshare --mount --pid --fork --propagation private bash -c '
   set -e
   r=$1; shift
+  # The root a mount of its own, as a machine'"'"'s / is: libvirt'"'"'s QEMU namespaces change its
+  # propagation ("Failed disable mount propagation out of the root filesystem" otherwise).
+  mount --bind "$r" "$r"
   mount -t proc proc "$r/proc"
   mount --rbind /sys "$r/sys"
   # Its own /dev, a tmpfs with the nodes a machine has (kvm and tun too: the accelerator probe
