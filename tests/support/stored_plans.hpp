@@ -39,10 +39,10 @@ inline std::string stored_plans_sql(const std::filesystem::path& db, std::string
   if (!host || !cells) return fail("no host topology or cells in " + db.string());
   std::string sql = "ALTER TABLE boots ADD COLUMN plan TEXT;\n";
   std::set<std::int64_t> done;
+  const nlohmann::json defaults = layout_to_json(Layout{});
   for (const auto& c : *cells) {
     if (!c.boot_id || !c.cell.layout.is_object() || !done.insert(c.boot_id).second) continue;
     Layout l;
-    const nlohmann::json defaults = layout_to_json(Layout{});
     for (const auto& [key, value] : c.cell.layout.items()) {
       // Only what differs from a default layout: the stored form of an unset field (0 for no
       // hugepages, [] for no list) is no value set_layout_field takes.
