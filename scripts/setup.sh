@@ -32,4 +32,7 @@ if ! virsh -c qemu:///system version >/dev/null 2>&1; then
   echo "setup: starting virtlogd and libvirtd"
   bash "$(dirname "$0")/libvirtd.sh" start
 fi
+# QEMU's own user must reach /dev/kvm and a pty, which a machine booted without udevd lacks;
+# a boot of a tiny guest proves it before anything long runs (scripts/qemu-access.sh says why).
+bash "$(dirname "$0")/qemu-access.sh"
 echo "setup: ready"

@@ -76,11 +76,12 @@ unshare --mount --pid --fork --propagation private bash -c '
   mkdir -p "$r/dev/pts" "$r/dev/shm" "$r/dev/net"
   node null c 1 3 666; node zero c 1 5 666; node full c 1 7 666; node random c 1 8 666
   node urandom c 1 9 666; node tty c 5 0 666; node kvm c 10 232 666; node net/tun c 10 200 666
-  ln -s pts/ptmx "$r/dev/ptmx"
+  node ptmx c 5 2 666 # a node, as devtmpfs has (a container-style pts/ptmx link is what
+  # scripts/qemu-access.sh repairs)
   ln -s /proc/self/fd "$r/dev/fd" # bash process substitution (setup.sh) opens /dev/fd/N
   ln -s /proc/self/fd/0 "$r/dev/stdin"; ln -s /proc/self/fd/1 "$r/dev/stdout"
   ln -s /proc/self/fd/2 "$r/dev/stderr"
-  mount -t devpts -o newinstance,ptmxmode=0666 devpts "$r/dev/pts"
+  mount -t devpts -o newinstance,gid=5,mode=620,ptmxmode=000 devpts "$r/dev/pts" # as systemd
   mount -t tmpfs tmpfs "$r/dev/shm"
   mount -t tmpfs tmpfs "$r/run"
   exec chroot "$r" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
