@@ -3,10 +3,12 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <string_view>
 
 #include "host/cpu_pair_class.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/report/report_text.hpp"
+#include "orchestrator/report/reporter.hpp"
 #include "orchestrator/report/svg_util.hpp"
 #include "orchestrator/statistics/descriptive.hpp"
 
@@ -14,13 +16,14 @@ namespace topolab::report {
 
 namespace {
 
-// vCPU -> its host CPUs, from environment.placement ({"vcpus":[{"vcpu","host_cpus"}]}): the
-// stored placement of today's stores (the stored GuestPlan of issue 28 would be read here).
+// vCPU -> its host CPUs, from a run's environment.placement: the agent stores the host's last
+// `placement` message there as its `vcpus` list, protocol::placement_to_json's array
+// [{"vcpu","host_cpus"}] (an object was expected here before, so no real run had a host view).
+// Entries of another shape are skipped: the store is untrusted.
 std::map<int, CpuList> vcpu_host_cpus(const nlohmann::json& placement) {
   std::map<int, CpuList> out;
-  if (!placement.is_object() || !placement.contains("vcpus") || !placement["vcpus"].is_array())
-    return out;
-  for (const auto& v : placement["vcpus"]) {
+  if (!placement.is_array()) return out;
+  for (const auto& v : placement) {
     if (!v.is_object() || !v.contains("vcpu") || !v["vcpu"].is_number_integer() ||
         !v.contains("host_cpus") || !v["host_cpus"].is_string())
       continue;
@@ -147,6 +150,30 @@ void html_c2c_classes(std::ostream& out, const LatencyMatrix& m) {
   out << "</table>\n";
   if (!v.host_view_missing.empty())
     out << "<p>Host view: " << svg::esc(v.host_view_missing) << "</p>\n";
+}
+
+void csv_c2c_classes(std::ostream& out, const ReportData& data) {
+  if (data.matrices.empty()) return;
+  out << "\nexperiment,cell,view,class,pairs,min_ns,median_ns,max_ns,mean_ns,note\n";
+  for (const auto& m : data.matrices) {
+    const C2cViews v = c2c_views(m);
+    const std::string prefix = csv_field(data.experiment) + "," + csv_field(m.cell) + ",";
+    const std::pair<const char*, const std::vector<C2cClassRow>*> views[] = {
+        {"guest", &v.guest_view}, {"host", &v.host_view}};
+    for (const auto& [view, rows] : views) {
+      if (rows->empty()) {
+        const std::string why = std::string_view(view) == "host" && !v.host_view_missing.empty()
+                                    ? v.host_view_missing
+                                    : "no measured pair";
+        out << prefix << view << ",,0,,,,," << csv_field(why) << "\n";
+        continue;
+      }
+      for (const auto& r : *rows)
+        out << prefix << view << "," << csv_field(r.name) << "," << r.pairs << ","
+            << format_number(r.min_ns) << "," << format_number(r.median_ns) << ","
+            << format_number(r.max_ns) << "," << format_number(r.mean_ns) << ",\n";
+    }
+  }
 }
 
 }  // namespace topolab::report

@@ -37,5 +37,10 @@ nlohmann::json c2c_views_json(const C2cViews& v);
 // median" in ns.
 void console_c2c_classes(std::ostream& out, const ReportData& data);
 void html_c2c_classes(std::ostream& out, const LatencyMatrix& m);
+// CSV: after the cells' rows, a blank line and a second table with its own header,
+// "experiment,cell,view,class,pairs,min_ns,median_ns,max_ns,mean_ns,note": one row per (matrix,
+// view, class); a view without classes gets one row with empty numbers and the reason in `note`.
+// Nothing when the report has no matrix (the CSV of a store without c2c runs is unchanged).
+void csv_c2c_classes(std::ostream& out, const ReportData& data);
 
 }  // namespace topolab::report

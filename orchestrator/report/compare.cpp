@@ -39,6 +39,7 @@ CompareRow compare_row(const ReportRow& a, const ReportRow& b, double alpha) {
   }
   c.delta_pct = same_unit ? c.difference.change_pct : nan;
   c.mismatch = a.mismatch && b.mismatch ? "A and B" : a.mismatch ? "A" : b.mismatch ? "B" : "";
+  c.telemetry = telemetry_delta(a, b);
   return c;
 }
 

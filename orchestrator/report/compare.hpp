@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "orchestrator/report/report_data.hpp"
+#include "orchestrator/report/telemetry_delta.hpp"
 #include "orchestrator/statistics/rank_test.hpp"
 #include "orchestrator/statistics/verdict.hpp"
 
@@ -29,6 +30,7 @@ struct CompareRow {
   // The side(s) whose guest saw another topology than intended: "A", "B", "A and B" or "".
   // Said next to the verdict: such a cell measured something else than its label says.
   std::string mismatch;
+  TelemetryDelta telemetry;  // scheduling telemetry of both sides (issue 26), no verdict
 };
 
 // The verdict, with " (topology mismatch in B)" when a side's guest did not see its topology.

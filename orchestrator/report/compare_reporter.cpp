@@ -86,6 +86,7 @@ void ConsoleCompareReporter::report(const CompareData& d) {
                      format_number(r.median_b), delta_text(r.delta_pct), interval_or_range(r),
                      p_text(r), verdict_text(r)});
   print_aligned(out_, table, 3);
+  console_telemetry_deltas(out_, d);
   for (const auto& k : d.only_a) out_ << "only in A: " << tt(k) << "\n";
   for (const auto& k : d.only_b) out_ << "only in B: " << tt(k) << "\n";
   for (const auto& w : d.warnings) out_ << "warning: " << tt(w) << "\n";
@@ -101,7 +102,7 @@ void CsvCompareReporter::report(const CompareData& d) {
           "p_exact,verdict,topology_mismatch";
   for (const auto& f : fields) out_ << ",a_" << std::get<0>(f);
   for (const auto& f : fields) out_ << ",b_" << std::get<0>(f);
-  out_ << ",emulated,context_warning\n";
+  out_ << ",emulated,context_warning" << csv_telemetry_delta_header(d) << "\n";
   std::string context;
   for (const auto& f : fields) context += "," + csv_field(std::get<1>(f));
   for (const auto& f : fields) context += "," + csv_field(std::get<2>(f));
@@ -113,17 +114,19 @@ void CsvCompareReporter::report(const CompareData& d) {
          << format_number(r.delta_ci.low) << "," << format_number(r.delta_ci.high) << ","
          << format_number(r.test.u) << "," << format_number(r.test.p_value) << ","
          << (r.test.exact ? "1" : "0") << "," << csv_field(r.verdict) << ","
-         << csv_field(r.mismatch) << context << "\n";
+         << csv_field(r.mismatch) << context << csv_telemetry_delta_values(d, &r.telemetry) << "\n";
   // A cell / benchmark on one side only: its key in the first column, the verdict says which.
   for (const auto* side : {&d.only_a, &d.only_b})
     for (const auto& k : *side)
       out_ << csv_field(k) << ",,,,,-,-,-,-,-,-,-,0,"
-           << (side == &d.only_a ? "only in A" : "only in B") << "," << context << "\n";
+           << (side == &d.only_a ? "only in A" : "only in B") << "," << context
+           << csv_telemetry_delta_values(d, nullptr) << "\n";
 }
 
 nlohmann::json compare_to_json(const CompareData& d) {
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& r : d.rows)
+  const bool telemetry = compare_has_telemetry(d);
+  for (const auto& r : d.rows) {
     rows.push_back({{"cell", r.cell},
                     {"p_adjusted", number_or_null(r.difference.p_adjusted)},
                     {"delta_range",
@@ -144,22 +147,26 @@ nlohmann::json compare_to_json(const CompareData& d) {
                     {"p_exact", r.test.exact},
                     {"verdict", r.verdict},
                     {"topology_mismatch", r.mismatch}});
+    if (telemetry) rows.back()["telemetry"] = telemetry_delta_json(r.telemetry);
+  }
   nlohmann::json ctx_a = nlohmann::json::object(), ctx_b = nlohmann::json::object();
   for (const auto& [name, a, b] : side_fields(d)) ctx_a[name] = a, ctx_b[name] = b;
   ctx_a["emulated"] = d.a.context && d.a.context->experiment.emulated;
   ctx_b["emulated"] = d.b.context && d.b.context->experiment.emulated;
-  return {{"a", {{"label", d.a.label}, {"context", ctx_a}}},
-          {"b", {{"label", d.b.label}, {"context", ctx_b}}},
-          {"alpha", d.alpha},
-          {"correction", d.verdicts.correct ? "holm" : "none"},
-          {"tested", d.tested},
-          {"method", kCompareMethod},
-          {"rows", rows},
-          {"only_a", d.only_a},
-          {"only_b", d.only_b},
-          {"warnings", d.warnings},
-          {"emulated", d.emulated()},
-          {"warning", d.emulated() ? nlohmann::json(kTcgWarning) : nlohmann::json()}};
+  nlohmann::json out = {{"a", {{"label", d.a.label}, {"context", ctx_a}}},
+                        {"b", {{"label", d.b.label}, {"context", ctx_b}}},
+                        {"alpha", d.alpha},
+                        {"correction", d.verdicts.correct ? "holm" : "none"},
+                        {"tested", d.tested},
+                        {"method", kCompareMethod},
+                        {"rows", rows},
+                        {"only_a", d.only_a},
+                        {"only_b", d.only_b},
+                        {"warnings", d.warnings},
+                        {"emulated", d.emulated()},
+                        {"warning", d.emulated() ? nlohmann::json(kTcgWarning) : nlohmann::json()}};
+  if (telemetry) out["telemetry_method"] = kTelemetryDeltaMethod;
+  return out;
 }
 
 // Labels from a store may hold bytes that are not UTF-8: replaced, never thrown.

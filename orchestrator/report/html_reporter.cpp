@@ -311,6 +311,7 @@ void HtmlCompareReporter::report(const CompareData& d) {
       << interval_or_range(r) << "</td><td>" << p_text(r) << "</td><td class=\"t\">"
       << esc(verdict_text(r)) << "</td></tr>\n";
   o << "</table>\n";
+  html_telemetry_deltas(o, d);
   for (const auto& [side, keys] : {std::pair{"A", &d.only_a}, std::pair{"B", &d.only_b}}) {
     if (keys->empty()) continue;
     o << "<h2>Only in " << side << "</h2>\n<ul>\n";

@@ -292,6 +292,7 @@ void CsvReporter::report(const ReportData& data) {
          << csv_field("run " + std::to_string(i.run_id) + ": " + i.reason)
          << csv_context_values(data, i.cell) << csv_telemetry_values(data, nullptr) << "\n";
   }
+  csv_c2c_classes(out_, data);
 }
 
 nlohmann::json report_to_json(const ReportData& data) {

@@ -1,6 +1,7 @@
 // A small real experiment under TCG, driven through the `topolab` CLI as a child process:
 // 2 exposures x 1 benchmark x 3 repetitions -> exactly 2 boots; a rerun does nothing; a run
-// killed with SIGKILL mid-experiment resumes with only the missing runs and leaves no domain.
+// killed with SIGKILL mid-experiment resumes with only the missing runs and leaves no domain;
+// a c2c-latency run under `expose = "dies"` is classed in both views (issue 26).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -27,6 +28,8 @@ using testing::read_store;
 
 const std::string kExperiment =
     std::string(TOPOLAB_TESTS_DIR) + "/integration/experiment/data/two-exposures.toml";
+const std::string kC2cDies =
+    std::string(TOPOLAB_TESTS_DIR) + "/integration/experiment/data/c2c-dies.toml";
 
 struct Child {
   std::optional<Process> proc;
@@ -156,6 +159,44 @@ TEST_F(ExperimentRun, TwoBootsThenResumeDoesNothing) {
   ASSERT_EQ(wait_exit(table), 0);
   EXPECT_NE(slurp(table.out).find("scheduling telemetry"), std::string::npos) << slurp(table.out);
   EXPECT_NE(slurp(table.out).find("baseline"), std::string::npos) << slurp(table.out);
+  EXPECT_TRUE(topolab_domains().empty());
+}
+
+// Issue 26 acceptance: the guest is told 2 dies, the host's 2 CPUs share one L3. The guest view
+// classes the measured vCPU pair by what the guest saw (same_package: another die), the host view
+// by the host CPUs behind the vCPUs (same_l3), in the JSON and the CSV.
+TEST_F(ExperimentRun, C2cUnderDiesExposureIsSamePackageToTheGuestAndSameL3OnTheHost) {
+  const fs::path db = dir_ / "c2c.db";
+  int rc = 0;
+  auto run = run_json({"run", kC2cDies, "--store", db.string(), "--accel", "tcg", "--json"}, dir_,
+                      "c2c", &rc);
+  ASSERT_EQ(rc, 0) << slurp(dir_ / "c2c.err");
+  EXPECT_EQ(run["runs_executed"], 1) << run.dump();
+  Child rep = spawn({"report", db.string(), "--format", "json"}, dir_, "c2c-report");
+  ASSERT_EQ(wait_exit(rep), 0) << slurp(rep.err);
+  auto report = nlohmann::json::parse(slurp(rep.out));
+  ASSERT_NE(report["context"]["host_topology"].get<std::string>().find(", 1 L3,"),
+            std::string::npos)
+      << "this test needs a host whose CPUs share one L3: " << report["context"].dump();
+  ASSERT_EQ(report["latency_matrices"].size(), 1u) << report.dump();
+  const auto& classes = report["latency_matrices"][0]["c2c_classes"];
+  ASSERT_EQ(classes["guest_view"].size(), 1u) << classes.dump();
+  EXPECT_EQ(classes["guest_view"][0]["class"], "same_package") << classes.dump();
+  EXPECT_EQ(classes["guest_view"][0]["pairs"], 1);
+  ASSERT_EQ(classes["host_view"].size(), 1u) << classes.dump();
+  EXPECT_EQ(classes["host_view"][0]["class"], "same_l3") << classes.dump();
+  EXPECT_EQ(classes["host_view"][0]["pairs"], 1);
+  EXPECT_GT(classes["host_view"][0]["median_ns"].get<double>(), 0);
+  EXPECT_FALSE(classes.contains("host_view_missing")) << classes.dump();
+  Child csv = spawn({"report", db.string(), "--format", "csv"}, dir_, "c2c-csv");
+  ASSERT_EQ(wait_exit(csv), 0) << slurp(csv.err);
+  const std::string text = slurp(csv.out);
+  EXPECT_NE(text.find("\nexperiment,cell,view,class,pairs,min_ns,median_ns,max_ns,mean_ns,note\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nit-c2c-dies,expose=dies,guest,same_package,1,"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nit-c2c-dies,expose=dies,host,same_l3,1,"), std::string::npos) << text;
   EXPECT_TRUE(topolab_domains().empty());
 }
 

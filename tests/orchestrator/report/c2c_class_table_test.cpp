@@ -10,6 +10,7 @@
 
 #include "host/topology_builder.hpp"
 #include "host/topology_json.hpp"
+#include "protocol/protocol.hpp"
 
 namespace topolab::report {
 namespace {
@@ -33,9 +34,9 @@ LatencyMatrix dies_on_one_l3(const std::string& host_cpus0, const std::string& h
   m.ns = {{NAN, 40.0}, {44.0, NAN}};
   m.topology = two_cpus(true);
   m.host_topology = two_cpus(false);
-  m.placement = {
-      {"vcpus",
-       {{{"vcpu", 0}, {"host_cpus", host_cpus0}}, {{"vcpu", 1}, {"host_cpus", host_cpus1}}}}};
+  // The shape a run stores: the agent copies the host's placement list (protocol's writer).
+  m.placement = protocol::placement_to_json(
+      {{0, *CpuList::parse(host_cpus0)}, {1, *CpuList::parse(host_cpus1)}});
   return m;
 }
 
@@ -59,6 +60,18 @@ TEST(C2cClassTable, AnUnpinnedVcpuPairHasNoHostClassOnlyIfTheCombinationsDisagre
   const C2cViews v = c2c_views(dies_on_one_l3("0-1", "0-1"));
   ASSERT_EQ(v.host_view.size(), 1u);
   EXPECT_EQ(v.host_view[0].name, "unknown");
+}
+
+TEST(C2cClassTable, StoredPlacementEntriesOfAnotherShapeAreSkipped) {
+  LatencyMatrix m = dies_on_one_l3("0", "1");
+  m.placement = nlohmann::json::parse(
+      R"([{"vcpu":0,"host_cpus":"0"},{"vcpu":"1","host_cpus":"1"},{"vcpu":1,"host_cpus":7},
+          {"vcpu":1,"host_cpus":"x"},17])");
+  const C2cViews v = c2c_views(m);
+  ASSERT_EQ(v.host_view.size(), 1u);
+  EXPECT_EQ(v.host_view[0].name, "unknown");           // vCPU 1 has no readable entry
+  m.placement = {{"vcpus", nlohmann::json::array()}};  // not the stored shape
+  EXPECT_EQ(c2c_views(m).host_view_missing, "no vCPU placement stored with the runs");
 }
 
 TEST(C2cClassTable, WithoutPlacementTheHostViewSaysWhy) {

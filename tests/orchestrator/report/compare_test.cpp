@@ -49,6 +49,21 @@ CompareData shifted() {
   a.context->experiment.emulated = true;
   b.context = ReportContext{};
   b.context->experiment.accelerator = "kvm";
+  // Scheduling telemetry (issue 26): threads=1 on both sides, threads=2 on A only (B "not
+  // recorded", as a store of an older agent).
+  auto telemetry = [](std::uint64_t migrations, double user_s) {
+    protocol::RunTelemetry t;
+    t.migrations = migrations;
+    t.migrations_cross_l3 = 0;
+    t.cpu_user_s = user_s;
+    t.cpu_sys_s = 0.02;
+    t.ctx_switches_involuntary = 3 * migrations;
+    t.samples = 100;
+    return t;
+  };
+  a.rows[0].telemetry = {telemetry(2, 1.0), telemetry(3, 1.02), telemetry(5, 0.99)};
+  b.rows[0].telemetry = {telemetry(6, 2.0), telemetry(8, 2.04)};
+  a.rows[1].telemetry = {telemetry(1, 1.0)};
   return compare_reports(a, b, "a.db (experiment sqrt-n)", "b.db (experiment sqrt-2n)");
 }
 
