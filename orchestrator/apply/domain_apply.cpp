@@ -97,21 +97,6 @@ Result<bool> check_domain_redefinable(virDomainPtr dom, const ApplyOptions& opts
   return active == 1;
 }
 
-namespace {
-
-void note_memory(const std::string& xml, const Layout& layout, std::vector<std::string>& notes) {
-  pugi::xml_document doc;
-  if (!doc.load_string(xml.c_str())) return;
-  auto kib = domain::domain_memory_kib(doc.child("domain"));
-  if (kib && *kib != layout.memory_mib * 1024) {
-    notes.push_back("memory: the domain keeps its own " + std::to_string(*kib / 1024) +
-                    " MiB; apply does not resize a VM (layout memory_mib " +
-                    std::to_string(layout.memory_mib) + " not applied)");
-  }
-}
-
-}  // namespace
-
 Result<ApplyResult> apply_layout_to_domain(const ApplyOptions& opts, const Layout& layout,
                                            const PlacementPlan& plan,
                                            const std::string& host_vendor) {
@@ -135,7 +120,6 @@ Result<ApplyResult> apply_layout_to_domain(const ApplyOptions& opts, const Layou
   result.changed = predicted != before;
   result.diff =
       unified_diff(before, predicted, "a/" + opts.domain + ".xml", "b/" + opts.domain + ".xml");
-  note_memory(before, layout, result.notes);
   if (opts.dry_run || !result.changed) {
     if (!result.changed) result.notes.push_back("no change: the domain already matches");
     if (opts.dry_run) {

@@ -33,6 +33,10 @@ class HookCommand : public Command {
     cmd->add_option("--layout", layout_,
                     "layout file (default: /etc/topolab/layouts/DOMAIN.toml under --root)");
     cmd->add_option("--guest-cpus", guest_cpus_, "host CPUs to isolate (overrides the layout)");
+    cmd->add_option("--domain-xml", domain_xml_,
+                    "the domain's XML, '-' for stdin (what libvirt passes the hook): read for "
+                    "a topolab-* domain without a layout, to isolate an experiment's copy with "
+                    "its template's layout");
     cmd->add_option("--root", root_, "filesystem root for /sys, /proc, /var/lib (tests)")
         ->capture_default_str();
     cmd->add_flag("--dry-run", dry_run_,
@@ -55,7 +59,8 @@ class HookCommand : public Command {
     if (domain_.empty() || operation_.empty()) {
       return fail("hook", "expected DOMAIN OPERATION (or --install-snippet)", ExitCode::usage);
     }
-    isolation::HookRequest request{domain_, operation_, layout_, guest_cpus_, root_, dry_run_};
+    isolation::HookRequest request{domain_, operation_, layout_,    guest_cpus_,
+                                   root_,   dry_run_,   domain_xml_};
     auto outcome = isolation::run_hook(request);
     if (!outcome) return fail("hook", outcome.error().context(domain_ + " " + operation_));
     bool failed = outcome->report && !outcome->report->failures.empty();
@@ -107,7 +112,7 @@ class HookCommand : public Command {
     return 0;
   }
 
-  std::string domain_, operation_, layout_, guest_cpus_, root_ = "/";
+  std::string domain_, operation_, layout_, guest_cpus_, root_ = "/", domain_xml_;
   std::vector<std::string> extra_;
   bool dry_run_ = false, snippet_ = false, uninstall_ = false, force_ = false, json_ = false;
 };

@@ -6,6 +6,7 @@
 
 #include "common/accelerator.hpp"
 #include "orchestrator/domain/domain_features.hpp"
+#include "orchestrator/domain/domain_memory.hpp"
 #include "orchestrator/domain/domain_sections.hpp"
 
 namespace topolab {
@@ -231,10 +232,15 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
     layout.iothreads = 0;
     spec.layout = &layout;
   }
+  // <memory>: the layout's memory_mib when it gives one (the cells below split that), else the
+  // domain's own; refused when its hugepages would not divide it.
+  std::vector<std::string> names = {"vcpu", "vcpus", "cputune", "numatune", "cpu"};
+  TL_TRY(domain::patch_memory(domain, layout, names, notes));
   const Accelerator accel = accelerator_of_domain_type(domain.attribute("type").as_string());
   TL_ASSIGN(auto announced, announced_for(spec, accel));
   if (!announced.cells.empty()) {
-    // The cells split the domain's own memory: libvirt sets <memory> to their sum.
+    // The cells split the domain's memory (as patched above): libvirt sets <memory> to their
+    // sum.
     if (domain.child("maxMemory")) {
       return make_error(
           "apply: the domain has <maxMemory> (memory hot-plug); its NUMA cells cannot be "
@@ -256,7 +262,6 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
   const auto opts = domain::sections_asked_by(*spec.layout);
   TL_TRY(domain::write_cpu_sections(domain, *spec.layout, announced, opts));
 
-  std::vector<std::string> names = {"vcpu", "vcpus", "cputune", "numatune", "cpu"};
   if (opts.memory_backing) names.push_back("memoryBacking");
   if (opts.iothreads) names.push_back("iothreads");
   patch_features_and_hostdevs(domain, *spec.layout, names, notes);

@@ -221,10 +221,8 @@ std::string libvirt_style(std::string xml) {
   return out;
 }
 
-Result<std::uint64_t> domain_memory_kib(pugi::xml_node domain) {
-  auto mem = domain.child("memory");
-  if (!mem) return make_error("domain XML has no <memory>");
-  const std::string unit = mem.attribute("unit") ? mem.attribute("unit").value() : "KiB";
+Result<std::uint64_t> libvirt_size_kib(const std::string& text, const std::string& unit,
+                                       const std::string& tag) {
   struct Unit {
     const char* name;
     std::uint64_t bytes;
@@ -236,14 +234,20 @@ Result<std::uint64_t> domain_memory_kib(pugi::xml_node domain) {
                                {"T", 1ull << 40}, {"TiB", 1ull << 40}};
   const auto* u = std::find_if(std::begin(units), std::end(units),
                                [&](const Unit& x) { return unit == x.name; });
-  if (u == std::end(units)) return make_error("<memory unit='" + unit + "'>: unknown unit");
-  const std::string text = mem.text().get();
+  if (u == std::end(units)) return make_error("<" + tag + " unit='" + unit + "'>: unknown unit");
   std::uint64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v > UINT64_MAX / u->bytes) {
-    return make_error("<memory>: expected a size, got '" + text + "'");
+    return make_error("<" + tag + ">: expected a size, got '" + text + "'");
   }
   return v * u->bytes / 1024;
+}
+
+Result<std::uint64_t> domain_memory_kib(pugi::xml_node domain) {
+  auto mem = domain.child("memory");
+  if (!mem) return make_error("domain XML has no <memory>");
+  const std::string unit = mem.attribute("unit") ? mem.attribute("unit").value() : "KiB";
+  return libvirt_size_kib(mem.text().get(), unit, "memory");
 }
 
 SectionOptions sections_asked_by(const Layout& l) {

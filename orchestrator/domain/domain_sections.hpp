@@ -21,7 +21,10 @@ struct SectionOptions {
 };
 SectionOptions sections_asked_by(const Layout&);
 
-// A domain's <memory> in KiB (libvirt's units: b, KB, KiB, MiB, G, ...; KiB when absent).
+// A size in libvirt's units (b, KB, KiB, MiB, G, ...) as KiB; `tag` (the element) for errors.
+Result<std::uint64_t> libvirt_size_kib(const std::string& text, const std::string& unit,
+                                       const std::string& tag);
+// A domain's <memory> in KiB (libvirt's units; KiB when absent).
 Result<std::uint64_t> domain_memory_kib(pugi::xml_node domain);
 
 // <vcpu>, <iothreads>, <cputune>, <cpu>, <numatune>, <memoryBacking>: read from the announced

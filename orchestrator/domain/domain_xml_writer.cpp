@@ -6,6 +6,7 @@
 
 #include "common/file_io.hpp"
 #include "orchestrator/domain/domain_features.hpp"
+#include "orchestrator/domain/domain_memory.hpp"
 #include "orchestrator/domain/domain_sections.hpp"
 #include "orchestrator/domain/xml_depth.hpp"
 #include "orchestrator/install/install_paths.hpp"
@@ -27,15 +28,6 @@ void set_child_text(pugi::xml_node parent, const char* name, const std::string& 
   if (!n) n = parent.append_child(name);
   n.remove_children();
   n.append_child(pugi::node_pcdata).set_value(text.c_str());
-}
-
-void write_memory(pugi::xml_node domain, const Layout& l) {
-  const std::string kib = std::to_string(l.memory_mib * 1024);
-  for (const char* name : {"memory", "currentMemory"}) {
-    auto n = replace_child(domain, name);
-    set_attr(n, "unit", "KiB");
-    n.append_child(pugi::node_pcdata).set_value(kib.c_str());
-  }
 }
 
 void write_boot(pugi::xml_node domain, const DomainSpec& spec) {
@@ -316,7 +308,7 @@ Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
   set_attr(domain, "type", libvirt_domain_type(announced.accel));
   set_child_text(domain, "name", spec.name);
   if (auto uuid = domain.child("uuid")) domain.remove_child(uuid);
-  write_memory(domain, *spec.layout);
+  domain::write_memory_kib(domain, spec.layout->memory_mib * 1024);
   TL_TRY(domain::write_cpu_sections(domain, *spec.layout, announced,
                                     domain::sections_asked_by(*spec.layout)));
   write_boot(domain, spec);

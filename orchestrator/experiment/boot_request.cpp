@@ -19,6 +19,7 @@ BootRequest make_boot_request(const plan::GuestPlan& plan, const std::string& ho
   req.hello_timeout = choices.hello_timeout.value_or(kBuiltinHelloTimeout);
   if (choices.disk) {
     req.base_template = choices.disk->base_template->path();
+    req.template_domain = choices.disk->template_domain;
     req.hello_timeout =
         choices.hello_timeout.value_or(std::chrono::milliseconds(guestsource::kDiskHelloTimeoutMs));
     req.shutdown_timeout = std::chrono::milliseconds(guestsource::kDiskShutdownTimeoutMs);

@@ -25,6 +25,7 @@ struct PreparedDisk {
   // For the store and reports: {kind: disk, path, format, size_bytes, mtime} or
   // {kind: domain, name, uuid, disks: [...]}.
   nlohmann::json source;
+  std::string template_domain;  // kDomain: the template's name (the copy's metadata names it)
   const nlohmann::json& identity() const { return source; }
 };
 

@@ -96,6 +96,7 @@ Result<PreparedDisk> prepare_template_domain(const std::string& connect_uri,
   nlohmann::json disks = nlohmann::json::array();
   for (const auto& b : backings) disks.push_back(disk_identity(b));
   out.source = {{"kind", "domain"}, {"name", name}, {"uuid", uuid}, {"disks", disks}};
+  out.template_domain = name;
   return out;
 }
 

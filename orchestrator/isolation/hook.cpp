@@ -4,6 +4,7 @@
 
 #include "orchestrator/doctor/doctor.hpp"
 #include "orchestrator/doctor/layout_requirements.hpp"
+#include "orchestrator/isolation/hook_domain_xml.hpp"
 
 namespace topolab::isolation {
 
@@ -47,6 +48,27 @@ Result<IsolationPlan> plan_for_layout(const SysRoot& root, const HookRequest& re
   return plan_isolation(root, ir);
 }
 
+// The layout file that isolates the domain: its own registered one, else (an experiment's copy,
+// whose XML names its template) the template's; "" when there is none, said in out.reason.
+Result<std::string> registered_layout(const SysRoot& root, const HookRequest& request,
+                                      HookOutcome& out) {
+  const std::string own = registered_layout_path(request.domain);
+  if (root.exists(own)) return root.at(own).string();
+  out.reason = "no layout registered for " + request.domain + " (" + own + ")";
+  if (request.domain_xml.empty() || !may_be_a_copy(request.domain)) return std::string();
+  TL_ASSIGN(const auto xml, read_hook_xml_from(request.domain_xml));
+  TL_ASSIGN(const auto template_domain, template_of_copy(xml, request.domain));
+  if (template_domain.empty()) return std::string();
+  const std::string theirs = registered_layout_path(template_domain);
+  if (!root.exists(theirs)) {
+    out.reason = "no layout registered for " + request.domain + " nor for " + template_domain +
+                 ", the template it is a copy of (" + theirs + ")";
+    return std::string();
+  }
+  out.template_domain = template_domain;
+  return root.at(theirs).string();
+}
+
 }  // namespace
 
 Result<HookOutcome> run_hook(const HookRequest& request) {
@@ -83,19 +105,17 @@ Result<HookOutcome> run_hook(const HookRequest& request) {
   }
   std::string layout = request.layout_file;
   if (layout.empty() && request.guest_cpus.empty()) {
-    const std::string registered = registered_layout_path(request.domain);
-    if (!root.exists(registered)) {
-      out.reason = "no layout registered for " + request.domain + " (" + registered + ")";
-      return out;
-    }
-    layout = root.at(registered).string();
+    TL_ASSIGN(layout, registered_layout(root, request, out));
+    if (layout.empty()) return out;
   }
   auto plan = plan_for_layout(root, request, layout);
   if (!plan) return layout.empty() ? plan.error() : plan.error().context(layout);
   out.action = action;
   out.plan = *plan;
-  out.reason = "isolating guest CPUs " + plan->guest_cpus.to_string() +
-               (layout.empty() ? std::string(" (--guest-cpus)") : " of layout " + layout);
+  out.reason =
+      "isolating guest CPUs " + plan->guest_cpus.to_string() +
+      (layout.empty() ? std::string(" (--guest-cpus)") : " of layout " + layout) +
+      (out.template_domain.empty() ? std::string() : " (a copy of " + out.template_domain + ")");
   if (!request.dry_run) {
     TL_ASSIGN(auto report, apply_isolation(root, *plan));
     out.report = report;
@@ -134,6 +154,7 @@ nlohmann::json outcome_to_json(const HookOutcome& o) {
                       {"action", to_string(o.action)},
                       {"reason", o.reason},
                       {"dry_run", o.dry_run}};
+  if (!o.template_domain.empty()) j["template"] = o.template_domain;
   if (o.plan) j["plan"] = plan_to_json(*o.plan);
   if (o.plan && o.action == HookAction::kRelease) j["restoring"] = restore_plan_to_json(*o.plan);
   if (o.report) j["report"] = report_to_json(*o.report);
@@ -162,10 +183,14 @@ std::string shell_single_quoted(const std::string& text) {
   return out + "'";
 }
 
-std::string hook_snippet(const std::filesystem::path& topolab_binary) {
+namespace {
+
+// `input`: how the call gets its stdin (the domain XML, or /dev/null before issue 34).
+std::string snippet_text(const std::filesystem::path& topolab_binary, const std::string& input) {
   // The install path is data: a quote, $(...) or a space in it must not become shell syntax.
   const std::string call = "    " + shell_single_quoted(topolab_binary.string()) +
-                           " hook \"$1\" \"$2\" </dev/null \\\n"
+                           " hook \"$1\" \"$2\" " + input +
+                           " \\\n"
                            "      >>/var/log/topolab-hook.log 2>&1";
   // Fails closed: a guest whose registered layout cannot be read (missing, a FIFO, too deep,
   // invalid) or isolated must not start unisolated and measure a shared host. libvirt aborts
@@ -190,6 +215,18 @@ std::string hook_snippet(const std::filesystem::path& topolab_binary) {
          "    ;;\n"
          "esac\n"
          "exit 0\n";
+}
+
+}  // namespace
+
+// libvirt writes the domain XML on the hook's stdin: an experiment's copy names its template
+// there (hook_domain_xml.hpp).
+std::string hook_snippet(const std::filesystem::path& topolab_binary) {
+  return snippet_text(topolab_binary, "--domain-xml -");
+}
+
+std::string hook_snippet_without_xml(const std::filesystem::path& topolab_binary) {
+  return snippet_text(topolab_binary, "</dev/null");
 }
 
 }  // namespace topolab::isolation

@@ -27,12 +27,17 @@ struct HookRequest {
   std::string guest_cpus;   // CPU list overriding the layout's (manual use, tests)
   std::filesystem::path root = "/";
   bool dry_run = false;
+  // The domain XML libvirt passes the hook: "-" (stdin, what the snippet gives) or a file; ""
+  // none. Read (hook_domain_xml.hpp) only on prepare/start of a topolab-* domain without a
+  // layout of its own: an experiment's copy names its template there.
+  std::string domain_xml;
 };
 
 struct HookOutcome {
   std::string domain, operation;
   HookAction action = HookAction::kNone;
-  std::string reason;  // why this action (or none)
+  std::string reason;           // why this action (or none)
+  std::string template_domain;  // a copy isolated with its template's layout: the template
   bool dry_run = false;
   std::optional<IsolationPlan> plan;  // apply: the plan; release: the record
   std::optional<ApplyReport> report;  // absent on dry runs and no-ops
@@ -45,8 +50,10 @@ void print_outcome(std::ostream&, const HookOutcome&);
 // TEXT as one POSIX sh word: in single quotes, each ' written as '\''.
 std::string shell_single_quoted(const std::string& text);
 
-// The /etc/libvirt/hooks/qemu script that calls `BINARY hook`.
+// The /etc/libvirt/hooks/qemu script that calls `BINARY hook` with the domain XML on stdin.
 std::string hook_snippet(const std::filesystem::path& topolab_binary);
+// The snippet topolab wrote before issue 34 (stdin from /dev/null): still topolab's to remove.
+std::string hook_snippet_without_xml(const std::filesystem::path& topolab_binary);
 
 // `hook --uninstall-snippet`: the hook file (ROOT/etc/libvirt/hooks/qemu) is removed only when
 // it is exactly a snippet hook_snippet() wrote (for whichever binary it names); a file merged

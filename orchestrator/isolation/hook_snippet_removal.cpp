@@ -57,7 +57,7 @@ Result<SnippetRemoval> uninstall_snippet(const std::filesystem::path& root, bool
         out.file.string() + ": not written by `topolab hook --install-snippet`; left alone");
   }
   out.binary = *binary;
-  if (text != hook_snippet(*binary)) {
+  if (text != hook_snippet(*binary) && text != hook_snippet_without_xml(*binary)) {
     return make_error(ErrorKind::input,
                       out.file.string() +
                           ": edited or merged since topolab wrote it; left alone: delete its "

@@ -35,6 +35,9 @@ struct Layout {
   std::filesystem::path source_file;
   int l3_groups = 1, cores_per_group = 1, threads_per_core = 1;
   std::uint64_t memory_mib = 1024;
+  // memory_mib was given (file, --memory, --set, a factor) rather than the default: `apply`
+  // resizes an existing domain only then (issue 34); xml/boot always write memory_mib.
+  bool memory_given = false;
   Exposure expose = Exposure::kFlat;
   PlacementPolicy policy = PlacementPolicy::kL3Aligned;
   std::optional<CpuList> host_cpus, housekeeping_cpus;

@@ -104,6 +104,7 @@ Result<void> set_memory(Layout& l, const FieldValue& v, const std::string& key) 
     return make_error(ErrorKind::input,
                       key + ": expected a positive size in MiB, got " + std::to_string(n));
   l.memory_mib = static_cast<std::uint64_t>(n);
+  l.memory_given = true;
   return {};
 }
 

@@ -153,7 +153,9 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   auto xml = DomainXmlWriter().write(spec);
   if (!xml) return xml.error().context("domain XML");
   for (const auto& note : kept) logging::info("domain XML: {}", note);
-  auto owned_xml = virt::add_run_metadata(*xml, virt::current_run_owner(run_id_));
+  auto owner = virt::current_run_owner(run_id_);
+  owner.template_domain = req.template_domain;
+  auto owned_xml = virt::add_run_metadata(*xml, owner);
   if (!owned_xml) return owned_xml.error();
   TL_TRY(write_file_atomic(run_dir_ / "domain.xml", *owned_xml, 0600));
   timings_["xml_ms"] = ms_between(t_xml, Clock::now());

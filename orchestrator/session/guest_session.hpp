@@ -60,6 +60,9 @@ struct BootRequest {
   // guest then boots from that XML's disks (no direct kernel boot; `image` only serves the KVM
   // probe).
   std::filesystem::path base_template;
+  // A copy of an existing domain (`run --domain T`, issue 34): T's name, written into the
+  // copy's <topolab:run template='T'> so the libvirt hook isolates the copy as it would T.
+  std::string template_domain;
   // Shutdown (issue 17): the built-in initramfs guest has nothing to flush, so the domain is
   // destroyed as soon as the agent acknowledged the shutdown request. Own guests
   // (graceful_shutdown, implied by base_template; issue 14): the guest powers itself off

@@ -147,6 +147,8 @@ Result<std::string> add_run_metadata(std::string_view domain_xml, const RunOwner
   run.append_attribute("pid") = std::to_string(owner.pid).c_str();
   run.append_attribute("start") = std::to_string(owner.start_time).c_str();
   if (!owner.machine.empty()) run.append_attribute("machine") = owner.machine.c_str();
+  if (!owner.template_domain.empty())
+    run.append_attribute("template") = owner.template_domain.c_str();
   std::ostringstream out;
   doc.save(out, "  ");
   return out.str();
@@ -167,6 +169,7 @@ std::optional<RunOwner> parse_run_metadata(std::string_view xml) {
   o.pid = *pid;
   o.start_time = to_number<unsigned long long>(run.attribute("start").value()).value_or(0);
   if (is_machine_id(run.attribute("machine").value())) o.machine = run.attribute("machine").value();
+  o.template_domain = run.attribute("template").value();  // checked by whoever acts on it
   return o;
 }
 

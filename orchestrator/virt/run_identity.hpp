@@ -1,12 +1,14 @@
 #pragma once
 // Who created a domain: every topolab domain is named `topolab-<layout>-<runid>` and carries
 //   <metadata><topolab:run xmlns:topolab='https://topolab.dev/xmlns/1' id='RUNID' pid='PID'
-//                          start='STARTTIME' machine='MACHINEID'/></metadata>
+//                          start='STARTTIME' machine='MACHINEID' template='DOMAIN'/></metadata>
 // so a later run can tell leftovers of a dead run (SIGKILL, crash) from a live run's domains.
 // `start` is the creating process's start time (field 22 of /proc/PID/stat): a recycled PID
 // does not make a dead run look alive. `machine` is the creating machine's /etc/machine-id
 // (issue 16): on a host reached through a remote connection, a domain of another
 // orchestrator machine carries a PID that means nothing here and is never judged stale.
+// `template` (issue 34) is present on a copy of an existing domain (`run --domain T`): the name
+// of T, so that the libvirt hook can isolate the copy as it isolates T.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +32,7 @@ struct RunOwner {
   long pid = 0;
   unsigned long long start_time = 0;  // 0: unknown (then only the PID is checked)
   std::string machine;                // 32 hex digits; "": unknown (metadata before issue 16)
+  std::string template_domain;        // the domain this one is a copy of; "": not a copy
 };
 
 // A new run id: UTC time plus random hex, e.g. "20261129T210512-3fa2c1". Safe in names/paths.

@@ -32,6 +32,7 @@ struct ChildOptions {
   bool search_path = false;           // look argv[0] up in PATH
   std::filesystem::path cwd;          // empty: the test's working directory
   bool null_stdin = false;            // stdin from /dev/null instead of the test's
+  std::filesystem::path stdin_file;   // stdin read from this file (as libvirt feeds its hooks)
   bool capture_output = true;         // false: the child writes to the test's stdout/stderr (for
                                       // long-running servers whose output nobody pumps)
   std::filesystem::path output_file;  // with capture_output false: stdout and stderr appended
@@ -54,6 +55,10 @@ class ChildProcess {
     spec.search_path = options.search_path;
     spec.cwd = options.cwd;
     spec.stdin_fd = options.null_stdin ? -1 : 0;
+    if (!options.stdin_file.empty()) {
+      input_.reset(::open(options.stdin_file.c_str(), O_RDONLY | O_CLOEXEC));
+      if (input_) spec.stdin_fd = input_.get();
+    }
     spec.out = spec.err = options.capture_output ? Sink::capture() : Sink::inherit();
     if (!options.capture_output && !options.output_file.empty()) {
       log_.reset(
@@ -124,7 +129,7 @@ class ChildProcess {
     run.timed_out = r.timed_out;
     return run;
   }
-  OwnedFd log_;
+  OwnedFd log_, input_;
   std::optional<Process> child_;
   CliRun none_;
 };

@@ -1,8 +1,8 @@
 // Issue 14: `topolab boot --domain NAME` boots a throw-away copy of a shut-off domain defined by
 // the test with extra devices (a second disk, a NIC, a USB tablet, a serial console, no agent
-// channel): the copy keeps every device and gains the agent channel, its writable disks are
-// overlays, the template's XML is byte-identical afterwards and its disks unchanged. A running
-// template is refused.
+// channel): the copy keeps every device and gains the agent channel, its metadata names the
+// template, its writable disks are overlays, the template's XML is byte-identical afterwards and
+// its disks unchanged. A running template is refused.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 
+#include "orchestrator/virt/run_identity.hpp"
 #include "tests/integration/owndisk/test_disk.hpp"
 
 namespace topolab::testing {
@@ -113,6 +114,11 @@ TEST_F(OwnDomain, CopyKeepsEveryDeviceAndTheTemplateIsUntouched) {
   for (const auto& k : want)
     EXPECT_NE(std::find(got.begin(), got.end(), k), got.end()) << "the copy lost: " << k;
   EXPECT_NE(copy.find("org.topolab.agent.0"), std::string::npos);
+  // Issue 34: the copy's metadata names its template (what the libvirt hook isolates it by).
+  auto owner = virt::parse_run_metadata(copy);
+  ASSERT_TRUE(owner) << copy;
+  EXPECT_EQ(owner->template_domain, name_);
+  EXPECT_EQ(owner->run_id, marker_);
   pugi::xml_document doc;
   doc.load_string(copy.c_str());
   auto vdb = doc.select_node("/domain/devices/disk[target/@dev='vdb']").node();

@@ -1,6 +1,8 @@
 // Issue 12 class 6: `apply` never changes what it does not show. Against the real
 // qemu:///system (define only, never start; each test's throw-away domain is undefined on every
-// path): NUMA cells split the domain's own memory (a 4 GiB VM stays 4 GiB), a <vcpus> hot-plug
+// path): a layout without memory_mib keeps the domain's memory (a 4 GiB VM stays 4 GiB, its NUMA
+// cells split it), one with memory_mib resizes it (issue 34: <memory>, <currentMemory> and the
+// cells, in the diff and the notes) unless its hugepages would not divide it, a <vcpus> hot-plug
 // list is removed in the diff rather than failing at define, a definition libvirt refuses fails
 // at dry-run with libvirt's reason, and the dry-run diff is exactly the change apply makes.
 #include <gtest/gtest.h>
@@ -24,8 +26,10 @@ struct Planned {
   PlacementPlan plan;
 };
 
-// groups x cores x 1 thread, unpinned; `numa` exposes one NUMA cell per group.
-Planned layout_of(int groups, int cores, bool numa, const char* hugepages = nullptr) {
+// groups x cores x 1 thread, unpinned; `numa` exposes one NUMA cell per group; memory_mib only
+// when `memory_mib` is given.
+Planned layout_of(int groups, int cores, bool numa, const char* hugepages = nullptr,
+                  const char* memory_mib = nullptr) {
   Layout l;
   l.name = "apply-test";
   EXPECT_TRUE(set_layout_field(l, "guest.l3_groups", std::to_string(groups)));
@@ -34,8 +38,10 @@ Planned layout_of(int groups, int cores, bool numa, const char* hugepages = null
   EXPECT_TRUE(set_layout_field(l, "expose", numa ? "numa" : "flat"));
   EXPECT_TRUE(set_layout_field(l, "policy", "unpinned"));
   if (hugepages) {
-    EXPECT_TRUE(set_layout_field(l, "guest.memory_mib", "2048"));
     EXPECT_TRUE(set_layout_field(l, "memory.hugepages", hugepages));
+  }
+  if (memory_mib) {
+    EXPECT_TRUE(set_layout_field(l, "guest.memory_mib", memory_mib));
   }
   EXPECT_TRUE(validate_layout(l));
   auto p = plan_placement(l, make_synthetic_host({1, 2, 8, 2}));
@@ -134,7 +140,7 @@ std::uint64_t cell_sum_kib(const std::string& xml) {
   return sum;
 }
 
-TEST_F(ApplyConsistency, NumaLayoutKeepsA4GiBDomainAt4GiB) {
+TEST_F(ApplyConsistency, ANumaLayoutWithoutMemoryKeepsA4GiBDomainAt4GiB) {
   define("4194304", "<vcpu>1</vcpu>");
   ApplyResult dry, real;
   expect_dry_run_predicts_apply(layout_of(2, 1, true), dry, real);
@@ -148,8 +154,72 @@ TEST_F(ApplyConsistency, NumaLayoutKeepsA4GiBDomainAt4GiB) {
             std::string::npos)
       << dry.diff;
   bool noted = false;
-  for (const auto& n : dry.notes) noted |= n.find("keeps its own 4096 MiB") != std::string::npos;
-  EXPECT_TRUE(noted) << "the layout's memory_mib (1024) differs: the output says it is not used";
+  for (const auto& n : dry.notes) {
+    noted |= n == "memory: the layout gives no guest.memory_mib; the domain keeps its own 4096 MiB";
+  }
+  EXPECT_TRUE(noted) << "the output says why the memory stays";
+}
+
+bool has_note(const ApplyResult& r, const std::string& text) {
+  for (const auto& n : r.notes) {
+    if (n.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST_F(ApplyConsistency, ALayoutWithMemoryResizesTheDomainAndItsCells) {
+  define("4194304", "<currentMemory unit='KiB'>3145728</currentMemory><vcpu>1</vcpu>");
+  ApplyResult dry, real;
+  expect_dry_run_predicts_apply(layout_of(2, 1, true, nullptr, "2048"), dry, real);
+  const std::string after = xml();
+  EXPECT_NE(after.find("<memory unit='KiB'>2097152</memory>"), std::string::npos) << after;
+  EXPECT_NE(after.find("<currentMemory unit='KiB'>2097152</currentMemory>"), std::string::npos)
+      << after;
+  EXPECT_EQ(cell_sum_kib(after), 2097152u) << after;
+  EXPECT_NE(dry.diff.find("\n-  <memory unit='KiB'>4194304</memory>"), std::string::npos)
+      << dry.diff;
+  EXPECT_NE(dry.diff.find("\n+  <memory unit='KiB'>2097152</memory>"), std::string::npos)
+      << dry.diff;
+  EXPECT_NE(dry.diff.find("\n+  <currentMemory unit='KiB'>2097152</currentMemory>"),
+            std::string::npos)
+      << dry.diff;
+  EXPECT_TRUE(has_note(dry, "memory: 4096 MiB -> 2048 MiB (layout memory_mib")) << dry.diff;
+  EXPECT_TRUE(has_note(real, "memory: 4096 MiB -> 2048 MiB (layout memory_mib"));
+
+  // Applied again: nothing left to change, and said so.
+  auto again = apply_layout_to_domain(opts(true), layout_of(2, 1, true, nullptr, "2048").layout,
+                                      layout_of(2, 1, true, nullptr, "2048").plan, "GenuineIntel");
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_FALSE(again->changed) << again->diff;
+  EXPECT_TRUE(has_note(*again, "memory: already 2048 MiB"));
+}
+
+// Hugepages back the whole memory: a size they do not divide is refused with the reason, before
+// any backup or define, whether the size or the pages come from the layout or the domain.
+TEST_F(ApplyConsistency, HugepagesThatDoNotDivideTheMemoryAreRefused) {
+  define("2097152",
+         "<memoryBacking><hugepages><page size='1' unit='G'/></hugepages></memoryBacking>"
+         "<vcpu>1</vcpu>");
+  const std::string before = xml();
+  auto odd = layout_of(1, 1, false, nullptr, "1536");
+  auto d = apply_layout_to_domain(opts(false), odd.layout, odd.plan, "GenuineIntel");
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().message.find("memory 1536 MiB is not a whole number of 1 GiB pages (the "
+                                   "domain's own <memoryBacking><hugepages>)"),
+            std::string::npos)
+      << d.error().message;
+  EXPECT_EQ(xml(), before);
+  EXPECT_FALSE(fs::exists(backups_)) << "refused before any backup or define";
+  // The layout's own 2 MiB pages replace the domain's 1 GiB ones: 1536 MiB then fits.
+  auto small_pages = layout_of(1, 1, false, "2M", "1536");
+  auto ok =
+      apply_layout_to_domain(opts(true), small_pages.layout, small_pages.plan, "GenuineIntel");
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_NE(ok->diff.find("+  <memory unit='KiB'>1572864</memory>"), std::string::npos) << ok->diff;
+  EXPECT_NE(ok->diff.find("+      <page size='2048' unit='KiB'/>"), std::string::npos) << ok->diff;
+  // The layout's 1 GiB pages on the domain's own 2 GiB (no memory_mib): fits.
+  auto big_pages = layout_of(1, 1, false, "1G");
+  EXPECT_TRUE(apply_layout_to_domain(opts(true), big_pages.layout, big_pages.plan, "GenuineIntel"));
 }
 
 TEST_F(ApplyConsistency, VcpuHotplugListIsRemovedInTheDiff) {
@@ -187,10 +257,11 @@ TEST_F(ApplyConsistency, WhatLibvirtRefusesFailsAtDryRunWithItsReason) {
 TEST_F(ApplyConsistency, HugepageCellsThatDoNotDivideTheDomainsMemoryAreRefused) {
   define("1572864", "<vcpu>1</vcpu>");  // 1.5 GiB: not a whole number of 1 GiB pages
   const std::string before = xml();
-  auto pl = layout_of(2, 1, true, "1G");
+  auto pl = layout_of(2, 1, true, "1G");  // no memory_mib: the domain's own 1.5 GiB stays
   auto d = apply_layout_to_domain(opts(true), pl.layout, pl.plan, "GenuineIntel");
   ASSERT_FALSE(d);
-  EXPECT_NE(d.error().message.find("memory 1572864 KiB cannot be split into 2 NUMA cells"),
+  EXPECT_NE(d.error().message.find("memory 1536 MiB is not a whole number of 1 GiB pages (the "
+                                   "layout's memory.hugepages)"),
             std::string::npos)
       << d.error().message;
   EXPECT_EQ(xml(), before);

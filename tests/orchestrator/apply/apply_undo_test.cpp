@@ -1,7 +1,8 @@
 // Issue 34 "a way back": `topolab apply DOMAIN --undo` on a real qemu:///system domain this test
 // defines (never starts) and undefines on every path. After apply then --undo, `virsh dumpxml
-// --inactive` prints the same bytes as before the apply; a dry-run undo changes nothing; a
-// backup of another domain of the same name (other UUID) is refused.
+// --inactive` prints the same bytes as before the apply (the memory the apply resized too); a
+// dry-run undo changes nothing; a backup of another domain of the same name (other UUID) is
+// refused.
 #include <gtest/gtest.h>
 #include <libvirt/libvirt.h>
 #include <unistd.h>
@@ -43,7 +44,7 @@ class ApplyUndo : public ::testing::Test {
     ASSERT_NE(dom_, nullptr);
     layout_ = dir_.path() / "undo.toml";
     std::ofstream(layout_) << "name = \"undo\"\n[guest]\nl3_groups = 2\ncores_per_group = 1\n"
-                              "threads_per_core = 1\nmemory_mib = 256\n[expose]\nas = \"numa\"\n"
+                              "threads_per_core = 1\nmemory_mib = 512\n[expose]\nas = \"numa\"\n"
                               "[placement]\npolicy = \"unpinned\"\n";
     backups_ = dir_.path() / "backups";
   }
@@ -77,8 +78,9 @@ TEST_F(ApplyUndo, UndoRestoresTheDefinitionByteForByte) {
   auto applied = apply({layout_.string()});
   ASSERT_EQ(applied.exit_code, 0) << applied.err;
   const std::string after = virsh_inactive_xml(name_);
-  ASSERT_NE(after, before) << "the layout changes the domain (2 vCPUs, 2 NUMA cells)";
+  ASSERT_NE(after, before) << "the layout changes the domain (2 vCPUs, 2 NUMA cells, 512 MiB)";
   EXPECT_NE(after.find("<cell"), std::string::npos) << after;
+  EXPECT_NE(after.find("<memory unit='KiB'>524288</memory>"), std::string::npos) << after;
 
   auto dry = apply({"--undo", "--dry-run", "--json"});
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
@@ -86,6 +88,9 @@ TEST_F(ApplyUndo, UndoRestoresTheDefinitionByteForByte) {
   EXPECT_EQ(j["changed"], true);
   EXPECT_NE(j["diff"].get<std::string>().find("-      <cell id='0'"), std::string::npos)
       << j["diff"];
+  EXPECT_NE(j["diff"].get<std::string>().find("+  <memory unit='KiB'>262144</memory>"),
+            std::string::npos)
+      << "undo gives the memory back too: " << j["diff"];
   EXPECT_EQ(fs::path(j["backup"].get<std::string>()).parent_path(), backups_);
   EXPECT_EQ(virsh_inactive_xml(name_), after) << "a dry-run undo defines nothing";
 

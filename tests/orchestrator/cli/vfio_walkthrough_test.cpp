@@ -127,8 +127,9 @@ testing::CliRun virsh(std::vector<std::string> args) {
   return testing::run_process(args, o);
 }
 
-// The doc's layout on a real domain: this host has 2 CPUs, so the counts and housekeeping are
-// overridden to fit; hyperv and the two [[hostdev]] stay as the doc has them.
+// The doc's layout on a real domain: this host has 2 CPUs, so the counts, memory and housekeeping
+// are overridden to fit; hyperv, the two [[hostdev]] and the 1 GiB pages stay as the doc has
+// them, and the 1 GiB domain is resized to 2 GiB (undone with the rest).
 TEST_F(VfioWalkthrough, ApplyDryRunApplyAndUndoOnARealDomain) {
   if (virsh({"uri"}).exit_code != 0) GTEST_SKIP() << "qemu:///system not reachable";
   const std::string name = "topolab-test-vfio-walk-" + std::to_string(getpid());
@@ -148,7 +149,7 @@ TEST_F(VfioWalkthrough, ApplyDryRunApplyAndUndoOnARealDomain) {
   const auto backups = dir_.path() / "backups";
   std::vector<std::string> fit = {
       "--set",        "guest.cores_per_group=1", "--set", "guest.threads_per_core=1",
-      "--set",        "guest.memory_mib=1024",   "--set", "policy=unpinned",
+      "--set",        "guest.memory_mib=2048",   "--set", "policy=unpinned",
       "--backup-dir", backups.string()};
   const std::string before = virsh({"dumpxml", "--inactive", name}).out;
   auto args = std::vector<std::string>{"apply", name, layout_.string(), "--dry-run", "--json"};
@@ -165,6 +166,9 @@ TEST_F(VfioWalkthrough, ApplyDryRunApplyAndUndoOnARealDomain) {
   EXPECT_NE(notes.find("hyperv: Hyper-V enlightenments added"), std::string::npos) << notes;
   EXPECT_NE(notes.find("hostdev 0000:0b:00.0: passed through"), std::string::npos) << notes;
   EXPECT_NE(notes.find("hostdev 0000:0b:00.1: passed through"), std::string::npos) << notes;
+  // memory_mib (1 GiB pages, as the doc's layout asks) resizes the 1 GiB domain: diff and notes.
+  EXPECT_NE(diff.find("+  <memory unit='KiB'>2097152</memory>"), std::string::npos) << diff;
+  EXPECT_NE(notes.find("memory: 1024 MiB -> 2048 MiB"), std::string::npos) << notes;
   EXPECT_EQ(virsh({"dumpxml", "--inactive", name}).out, before) << "a dry run changes nothing";
 
   args.erase(args.begin() + 3);  // --dry-run
@@ -173,6 +177,7 @@ TEST_F(VfioWalkthrough, ApplyDryRunApplyAndUndoOnARealDomain) {
   const std::string after = virsh({"dumpxml", "--inactive", name}).out;
   EXPECT_NE(after.find("<hyperv"), std::string::npos) << after;
   EXPECT_NE(after.find("bus='0x0b'"), std::string::npos) << after;
+  EXPECT_NE(after.find("<memory unit='KiB'>2097152</memory>"), std::string::npos) << after;
   auto undo = run_cli({"apply", name, "--undo", "--backup-dir", backups.string()});
   ASSERT_EQ(undo.exit_code, 0) << undo.err;
   EXPECT_EQ(virsh({"dumpxml", "--inactive", name}).out, before);

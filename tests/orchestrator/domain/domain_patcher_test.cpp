@@ -68,6 +68,7 @@ Planned plan_for(const char* preset) {
 
 TEST(DomainPatch, ReplacesOnlyCpuSectionsAndKeepsOtherBytes) {
   auto pl = plan_for("ryzen-1700x");
+  pl.layout.memory_given = false;  // the preset's memory_mib would resize <memory> (issue 34)
   DomainSpec spec;
   spec.layout = &pl.layout;
   spec.plan = &pl.plan;

@@ -226,7 +226,7 @@ TEST(Hook, OperationsMapToActions) {
 
 TEST(Hook, UnregisteredDomainIsLeftAlone) {
   ScratchRoot scratch("cgroup2-host");
-  HookRequest req{"other-vm", "prepare", "", "", scratch.dir(), false};
+  HookRequest req{"other-vm", "prepare", "", "", scratch.dir(), false, ""};
   auto out = run_hook(req);
   ASSERT_TRUE(out.ok()) << out.error().message;
   EXPECT_EQ(out->action, HookAction::kNone);
@@ -236,7 +236,7 @@ TEST(Hook, UnregisteredDomainIsLeftAlone) {
 
 TEST(Hook, DryRunPrintsThePlanAndChangesNothing) {
   ScratchRoot scratch("cgroup2-host");
-  HookRequest req{"win10", "prepare", "", "4-7", scratch.dir(), true};
+  HookRequest req{"win10", "prepare", "", "4-7", scratch.dir(), true, ""};
   auto out = run_hook(req);
   ASSERT_TRUE(out.ok()) << out.error().message;
   EXPECT_EQ(out->action, HookAction::kApply);
@@ -253,14 +253,14 @@ TEST(Hook, DryRunPrintsThePlanAndChangesNothing) {
 
 TEST(Hook, RegisteredLayoutGivesTheGuestCpus) {
   ScratchRoot scratch("cgroup2-host");
-  HookRequest req{"win10", "prepare", "", "", scratch.dir(), false};
+  HookRequest req{"win10", "prepare", "", "", scratch.dir(), false, ""};
   auto out = run_hook(req);
   ASSERT_TRUE(out.ok()) << out.error().message;
   EXPECT_EQ(out->action, HookAction::kApply);
   EXPECT_EQ(out->plan->guest_cpus.to_string(), "4-7");
   EXPECT_NE(out->reason.find("etc/topolab/layouts/win10.toml"), std::string::npos) << out->reason;
   EXPECT_EQ(scratch.read("/sys/fs/cgroup/system.slice/cpuset.cpus"), "0-3");
-  HookRequest rel{"win10", "release", "", "", scratch.dir(), false};
+  HookRequest rel{"win10", "release", "", "", scratch.dir(), false, ""};
   ASSERT_TRUE(run_hook(rel).ok());
   EXPECT_EQ(scratch.read("/sys/fs/cgroup/system.slice/cpuset.cpus"), "");
   EXPECT_FALSE(has_undo_record(scratch.root(), "win10"));
@@ -269,7 +269,7 @@ TEST(Hook, RegisteredLayoutGivesTheGuestCpus) {
 TEST(Hook, PrepareThenStartThenRelease) {
   ScratchRoot scratch("cgroup2-host");
   auto run = [&](const std::string& op) {
-    HookRequest req{"win10", op, "", "4-7", scratch.dir(), false};
+    HookRequest req{"win10", op, "", "4-7", scratch.dir(), false, ""};
     return run_hook(req).value();
   };
   EXPECT_EQ(run("prepare").action, HookAction::kApply);

@@ -126,7 +126,7 @@ TEST(RecordTrust, PrepareWithAHostileLeftoverRecordFailsAndWritesNothing) {
   root.write("sys/devices/system/cpu/online", "0-7\n");
   root.write("etc/victim", "original");
   write_record(root, "governor", "/etc/victim", "0");
-  HookRequest req{"win10", "prepare", "", "4-7", root.path(), false};
+  HookRequest req{"win10", "prepare", "", "4-7", root.path(), false, ""};
   auto out = run_hook(req);
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.error().message.find("releasing the leftover record first"), std::string::npos)
@@ -147,26 +147,33 @@ TEST(RecordTrust, SnippetForAHostilePathRunsOnlyThatBinary) {
   const std::string odd = "it's $(touch pwned) `touch pwned2` dir";
   fs::create_directories(dir.path() / odd);
   const fs::path fake = dir.path() / odd / "topolab";
-  // The harmless stand-in records its arguments.
-  dir.write(fs::path(odd) / "topolab", "#!/bin/sh\nprintf '%s|' \"$@\" > \"$0.args\"\n");
+  // The harmless stand-in records its arguments and its stdin (libvirt's domain XML).
+  dir.write(fs::path(odd) / "topolab",
+            "#!/bin/sh\nprintf '%s|' \"$@\" > \"$0.args\"\ncat > \"$0.stdin\"\n");
   fs::permissions(fake, fs::perms::owner_all);
   std::string s = hook_snippet(fake);
   const std::string log = "/var/log/topolab-hook.log";
   for (int i = 0; i < 2; ++i)
     s.replace(s.find(log), log.size(), (dir.path() / "hook.log").string());
   dir.write("qemu", s);
+  dir.write("domain.xml", "<domain><name>win10</name></domain>");
+  testing::ChildOptions o;
+  o.stdin_file = dir.path() / "domain.xml";
   auto run =
       testing::run_process({"/bin/bash", "-c", "cd \"$1\" && bash ./qemu win10 prepare begin -",
-                            "bash", dir.path().string()});
+                            "bash", dir.path().string()},
+                           o);
   EXPECT_EQ(run.status(), 0) << run.err << dir.read("hook.log");
-  EXPECT_EQ(dir.read(fs::path(odd) / "topolab.args"), "hook|win10|prepare|");
+  EXPECT_EQ(dir.read(fs::path(odd) / "topolab.args"), "hook|win10|prepare|--domain-xml|-|");
+  EXPECT_EQ(dir.read(fs::path(odd) / "topolab.stdin"), "<domain><name>win10</name></domain>")
+      << "libvirt's domain XML reaches topolab";
   EXPECT_FALSE(fs::exists(dir.path() / "pwned"));
   EXPECT_FALSE(fs::exists(dir.path() / "pwned2"));
   EXPECT_FALSE(fs::exists(dir.path() / odd / "pwned"));
 }
 
 TEST(RecordTrust, HookWithAMissingRootFails) {
-  HookRequest req{"win10", "prepare", "", "4-7", "/nonexistent/topolab-root", true};
+  HookRequest req{"win10", "prepare", "", "4-7", "/nonexistent/topolab-root", true, ""};
   auto out = run_hook(req);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.error().message, "--root /nonexistent/topolab-root: no such folder");

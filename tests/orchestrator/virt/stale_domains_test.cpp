@@ -98,6 +98,21 @@ TEST(RunIdentity, MetadataRoundTripsThroughTheDomainXml) {
   EXPECT_FALSE(add_run_metadata(*xml, owner).ok()) << "a second run element is refused";
 }
 
+// Issue 34: a copy of a template domain names it in the same element; others name none.
+TEST(RunIdentity, ACopyNamesItsTemplate) {
+  RunOwner owner{"rid", 5, 6};
+  auto plain = add_run_metadata(test_domain_xml("topolab-x"), owner);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->find("template="), std::string::npos) << *plain;
+  EXPECT_EQ(parse_run_metadata(*plain)->template_domain, "");
+  owner.template_domain = "win10";
+  auto copy = add_run_metadata(test_domain_xml("topolab-x"), owner);
+  ASSERT_TRUE(copy.ok());
+  auto back = parse_run_metadata(*copy);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->template_domain, "win10");
+}
+
 TEST(RunIdentity, TheMachineIdTravelsWithTheOwner) {
   RunOwner owner = current_run_owner("rid");
   EXPECT_EQ(owner.machine, this_machine_id());
