@@ -29,7 +29,13 @@ Result<Layout> load_layout_or_preset(std::string_view name_or_path) {
   const bool plain_name = p.filename() == p && p.extension().empty() && !p.empty();
   if (plain_name) {
     auto preset = presets_dir() / (p.string() + ".toml");
-    if (std::filesystem::exists(preset, ec)) return load_layout_file(preset);
+    if (std::filesystem::exists(preset, ec)) {
+      auto l = load_layout_file(preset);
+      // A preset's memory is an experiment's default, not a request to resize someone's VM:
+      // `apply win10 ryzen-5950x` keeps the VM's memory; a layout file or --memory sets it.
+      if (l) l->memory_given = false;
+      return l;
+    }
   }
   std::string names;
   for (const auto& n : preset_names()) names += (names.empty() ? "" : ", ") + n;

@@ -68,7 +68,7 @@ Planned plan_for(const char* preset) {
 
 TEST(DomainPatch, ReplacesOnlyCpuSectionsAndKeepsOtherBytes) {
   auto pl = plan_for("ryzen-1700x");
-  pl.layout.memory_given = false;  // the preset's memory_mib would resize <memory> (issue 34)
+  EXPECT_FALSE(pl.layout.memory_given);  // a preset's memory is a default, never a resize
   DomainSpec spec;
   spec.layout = &pl.layout;
   spec.plan = &pl.plan;
