@@ -30,6 +30,12 @@ long long ms_of(Clock::duration d) {
   return static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
 }
 
+// The first client, connected and past its hello.
+void expect_hello(RawTcp& first) {
+  ASSERT_TRUE(first.connected());
+  ASSERT_EQ(first.next_of_type("hello").value("type", ""), "hello");
+}
+
 // Three second clients in a row, each answered "busy" within 2 s (waiting up to 15 s, so the
 // old behaviour is measured, not only failed).
 void expect_busy_replies(const WineAgent& agent, const char* scenario) {
@@ -53,8 +59,7 @@ TEST(WindowsAgentBounds, AClientThatWritesAndNeverReadsDoesNotKeepASecondOneWait
   TOPOLAB_REQUIRE_WINE();
   WineAgent agent;  // the default --io-timeout (10 s)
   RawTcp deaf(agent.port());
-  ASSERT_TRUE(deaf.connected());
-  ASSERT_EQ(deaf.next_of_type("hello").value("type", ""), "hello");
+  ASSERT_NO_FATAL_FAILURE(expect_hello(deaf));
   // 16 replies of ~500 KiB: more than loopback TCP buffers hold for a peer that never reads.
   deaf.send(placement_of_size(500 * 1024));
   for (int i = 0; i < 16; ++i) deaf.send(run_line(3 + i, "sqrt", {{"n", 10}, {"repeats", 1}}));
@@ -67,8 +72,7 @@ TEST(WindowsAgentBounds, AClientThatKeepsWritingDoesNotKeepASecondOneWaiting) {
   TOPOLAB_REQUIRE_WINE();
   WineAgent agent;
   RawTcp flood(agent.port());
-  ASSERT_TRUE(flood.connected());
-  ASSERT_EQ(flood.next_of_type("hello").value("type", ""), "hello");
+  ASSERT_NO_FATAL_FAILURE(expect_hello(flood));
   // Empty lines: no replies (so the agent never waits to write), and each one is a request
   // as far as the idle bound is concerned: the agent always has input from this client.
   std::atomic<bool> stop{false};
