@@ -19,4 +19,15 @@ std::optional<FileIdentity> file_identity(const std::filesystem::path& file) {
   return id;
 }
 
+bool same_inode(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  struct stat sa {};
+  struct stat sb {};
+  if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return a == b;
+  return same_inode(sa, sb);
+}
+
 }  // namespace topolab

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/file_identity.hpp"
 #include "common/output_file.hpp"
 
 namespace topolab {
@@ -113,7 +114,7 @@ Result<void> make_private_dir(const std::filesystem::path& path) {
   OwnedFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (fd.get() < 0) return errno_error(path, errno);
   struct stat again {};
-  if (::fstat(fd.get(), &again) != 0 || again.st_ino != st.st_ino || again.st_dev != st.st_dev)
+  if (::fstat(fd.get(), &again) != 0 || !same_inode(again, st))
     return make_error(ErrorKind::input, path.string() + ": replaced while being checked");
   if (::fchmod(fd.get(), 0700) != 0) return errno_error(path, errno);
   return {};
@@ -211,7 +212,7 @@ Result<void> check_output_is_not_input(const std::filesystem::path& output,
   for (const auto& input : inputs) {
     struct stat in {};
     if (input.empty() || ::stat(input.c_str(), &in) != 0) continue;
-    if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+    if (same_inode(in, out))
       return make_error(ErrorKind::input, output.string() + ": is the input " + input.string() +
                                               "; an output never replaces an input (name "
                                               "another file)");

@@ -6,23 +6,18 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <iostream>
-#include <thread>
 
 #include "common/file_io.hpp"
 #include "common/owned_fd.hpp"
 #include "guest-agent/transport.hpp"
 #include "guest-agent/transport_shared.hpp"
-#include "protocol/protocol.hpp"
 
 namespace topolab::agent {
 
 namespace fs = std::filesystem;
-using std::chrono::milliseconds;
 
 namespace {
 
@@ -40,8 +35,7 @@ struct WaitingClients {
 // timeout_ms (-1: no limit), then gives up.
 Result<void> write_fd(int fd, std::string_view bytes, bool is_socket, int timeout_ms,
                       WaitingClients waiting = {}) {
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
+  const WriteDeadline deadline(timeout_ms);
   std::size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = is_socket ? ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL)
@@ -52,15 +46,7 @@ Result<void> write_fd(int fd, std::string_view bytes, bool is_socket, int timeou
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      int wait_ms = -1;
-      if (timeout_ms >= 0) {
-        auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) {
-          return make_error("the host did not read " + std::to_string(bytes.size() - done) +
-                            " pending bytes within " + std::to_string(timeout_ms) + " ms");
-        }
-        wait_ms = static_cast<int>(left);
-      }
+      TL_ASSIGN(const int wait_ms, deadline.wait_ms(bytes.size() - done));
       pollfd ps[2] = {{fd, POLLOUT, 0}, {waiting.listen_fd, POLLIN, 0}};
       const pollfd& p = ps[0];
       int rc = ::poll(ps, waiting.listen_fd >= 0 ? 2 : 1, wait_ms);
@@ -179,7 +165,8 @@ class ListeningSocketTransport : public Transport {
     // to leave the other waiting: one that keeps writing always has POLLIN, and starved the
     // listener for as long as it wrote.
     const bool host_left = p[0].revents & (POLLHUP | POLLRDHUP | POLLERR);
-    if ((p[1].revents & POLLIN) && !host_left) refuse_waiting_client(listen_fd_.get());
+    if (refuse_second_client(p[1].revents & POLLIN, host_left))
+      refuse_waiting_client(listen_fd_.get());
     if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) return ReadStatus::kTimeout;
     char buf[65536];
     ssize_t n = ::read(client_.get(), buf, sizeof(buf));
@@ -206,8 +193,7 @@ class ListeningSocketTransport : public Transport {
   static void refuse_waiting_client(int listen_fd) {
     OwnedFd fd(::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
     if (!fd) return;
-    const std::string line = protocol::encode(protocol::error_message(
-        std::nullopt, "busy: another client is connected to this agent; try again later"));
+    const std::string& line = busy_reply_line();
     (void)::send(fd.get(), line.data(), line.size(), MSG_NOSIGNAL);
   }
 

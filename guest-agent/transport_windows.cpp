@@ -19,12 +19,10 @@
 #include "guest-agent/transport.hpp"
 #include "guest-agent/transport_shared.hpp"
 #include "guest-agent/windows_support.hpp"
-#include "protocol/protocol.hpp"
 
 namespace topolab::agent {
 
 namespace fs = std::filesystem;
-using std::chrono::milliseconds;
 
 namespace {
 
@@ -32,12 +30,51 @@ std::string wsa_error(const char* call) { return win::error_text(call, WSAGetLas
 
 timeval to_timeval(int ms) { return timeval{ms / 1000, (ms % 1000) * 1000}; }
 
+void set_non_blocking(SOCKET s) {
+  u_long non_blocking = 1;
+  ioctlsocket(s, FIONBIO, &non_blocking);
+}
+
+// Waits up to timeout_ms (-1: no limit) until `s` is readable or writable (`for_write`) or, when
+// `listener` is a socket, a connection waits on it; the readiness of each, or the error.
+struct Ready {
+  bool socket = false;
+  bool listener = false;
+};
+Result<Ready> wait_ready(SOCKET s, bool for_write, SOCKET listener, int timeout_ms) {
+  fd_set readable;
+  fd_set writable;
+  FD_ZERO(&readable);
+  FD_ZERO(&writable);
+  FD_SET(s, for_write ? &writable : &readable);
+  if (listener != INVALID_SOCKET) FD_SET(listener, &readable);
+  timeval tv = to_timeval(timeout_ms);
+  int rc = select(0, &readable, for_write ? &writable : nullptr, nullptr,
+                  timeout_ms < 0 ? nullptr : &tv);
+  if (rc == SOCKET_ERROR) return make_error(wsa_error("select"));
+  Ready r;
+  r.socket = rc > 0 && FD_ISSET(s, for_write ? &writable : &readable);
+  r.listener = rc > 0 && listener != INVALID_SOCKET && FD_ISSET(listener, &readable);
+  return r;
+}
+
+// Whether a readable client has left: an orderly close reads as 0 bytes, a reset as an error;
+// data waiting (or nothing yet) means it is still there. Peeks, so nothing is consumed.
+bool client_left(SOCKET client) {
+  char byte = 0;
+  int n = recv(client, &byte, 1, MSG_PEEK);
+  return n == 0 || (n == SOCKET_ERROR && WSAGetLastError() != WSAEWOULDBLOCK);
+}
+
 // One client at a time on a listening Winsock socket (the Linux ListeningSocketTransport's
-// rules): a second client gets one "busy" error line and is closed; writes are bounded.
+// rules, transport_shared.hpp): a second client gets one "busy" error line and is closed while
+// the agent waits for input, reads a client that keeps writing, or waits to write to one that
+// does not read; writes are bounded.
 class SocketTransport : public Transport {
  public:
-  SocketTransport(SOCKET listener, std::string what)
-      : listener_(listener), what_(std::move(what)) {}
+  SocketTransport(SOCKET listener, std::string what) : listener_(listener), what_(std::move(what)) {
+    set_non_blocking(listener_);  // refuse_waiting_client must never block in accept
+  }
   ~SocketTransport() override {
     end_session();
     closesocket(listener_);
@@ -46,14 +83,19 @@ class SocketTransport : public Transport {
   Result<void> wait_for_host() override {
     end_session();
     for (;;) {
+      fd_set readable;
+      FD_ZERO(&readable);
+      FD_SET(listener_, &readable);
+      if (select(0, &readable, nullptr, nullptr, nullptr) == SOCKET_ERROR)
+        return make_error(wsa_error(("select on " + what_).c_str()));
       SOCKET s = accept(listener_, nullptr, nullptr);
       if (s != INVALID_SOCKET) {
-        u_long non_blocking = 1;  // so a host that does not read cannot block write_all
-        ioctlsocket(s, FIONBIO, &non_blocking);
+        set_non_blocking(s);  // so a host that does not read cannot block write_all
         client_ = s;
         return {};
       }
-      if (WSAGetLastError() == WSAECONNRESET || WSAGetLastError() == WSAEINTR) continue;
+      const int err = WSAGetLastError();
+      if (err == WSAECONNRESET || err == WSAEINTR || err == WSAEWOULDBLOCK) continue;
       return make_error(wsa_error(("accept on " + what_).c_str()));
     }
   }
@@ -61,20 +103,14 @@ class SocketTransport : public Transport {
   Result<ReadStatus> read_some(std::string& out, int timeout_ms) override {
     if (client_ == INVALID_SOCKET) return ReadStatus::kHangup;
     // The listener is watched too: a second client is refused at once.
-    fd_set readable;
-    FD_ZERO(&readable);
-    FD_SET(client_, &readable);
-    FD_SET(listener_, &readable);
-    timeval tv = to_timeval(timeout_ms);
-    int rc = select(0, &readable, nullptr, nullptr, timeout_ms < 0 ? nullptr : &tv);
-    if (rc == SOCKET_ERROR) return make_error(wsa_error("select"));
-    if (rc == 0) return ReadStatus::kTimeout;
+    TL_ASSIGN(const Ready ready, wait_ready(client_, false, listener_, timeout_ms));
+    if (!ready.socket && !ready.listener) return ReadStatus::kTimeout;
     // The current host first: when it has just closed and reconnected, the new connection is
-    // the next session, not a second client to refuse.
-    if (!FD_ISSET(client_, &readable)) {
+    // the next session, not a second client to refuse. One that keeps writing is always
+    // readable, and is no reason to leave the other waiting.
+    if (refuse_second_client(ready.listener, ready.socket && client_left(client_)))
       refuse_waiting_client();
-      return ReadStatus::kTimeout;
-    }
+    if (!ready.socket) return ReadStatus::kTimeout;
     char buf[65536];
     int n = recv(client_, buf, sizeof(buf), 0);
     if (n > 0) {
@@ -87,8 +123,7 @@ class SocketTransport : public Transport {
 
   Result<void> write_all(std::string_view bytes, int timeout_ms) override {
     if (client_ == INVALID_SOCKET) return make_error("no host connected");
-    using Clock = std::chrono::steady_clock;
-    const auto deadline = Clock::now() + milliseconds(std::max(timeout_ms, 0));
+    const WriteDeadline deadline(timeout_ms);
     std::size_t done = 0;
     while (done < bytes.size()) {
       int chunk = static_cast<int>(std::min<std::size_t>(bytes.size() - done, 1 << 20));
@@ -98,21 +133,11 @@ class SocketTransport : public Transport {
         continue;
       }
       if (n == 0 || WSAGetLastError() != WSAEWOULDBLOCK) return make_error(wsa_error("send"));
-      int wait_ms = -1;
-      if (timeout_ms >= 0) {
-        auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) {
-          return make_error("the host did not read " + std::to_string(bytes.size() - done) +
-                            " pending bytes within " + std::to_string(timeout_ms) + " ms");
-        }
-        wait_ms = static_cast<int>(left);
-      }
-      fd_set writable;
-      FD_ZERO(&writable);
-      FD_SET(client_, &writable);
-      timeval tv = to_timeval(wait_ms);
-      if (select(0, nullptr, &writable, nullptr, wait_ms < 0 ? nullptr : &tv) == SOCKET_ERROR)
-        return make_error(wsa_error("select"));
+      TL_ASSIGN(const int wait_ms, deadline.wait_ms(bytes.size() - done));
+      // While the host does not read, a client waiting on the listener is answered, not left
+      // in the backlog for the whole write bound.
+      TL_ASSIGN(const Ready ready, wait_ready(client_, true, listener_, wait_ms));
+      if (refuse_second_client(ready.listener, false)) refuse_waiting_client();
     }
     return {};
   }
@@ -127,13 +152,11 @@ class SocketTransport : public Transport {
   void refuse_waiting_client() {
     SOCKET s = accept(listener_, nullptr, nullptr);
     if (s == INVALID_SOCKET) return;
-    const std::string line = protocol::encode(protocol::error_message(
-        std::nullopt, "busy: another client is connected to this agent; try again later"));
+    set_non_blocking(s);  // a fresh connection's buffer has room for the line: never waits
+    const std::string& line = busy_reply_line();
     send(s, line.data(), static_cast<int>(line.size()), 0);
     // Closing with unread input would reset the connection and could drop the line: read what
-    // the client already sent (non-blocking), then close.
-    u_long non_blocking = 1;
-    ioctlsocket(s, FIONBIO, &non_blocking);
+    // the client already sent, then close.
     char sink[4096];
     for (int i = 0; i < 16 && recv(s, sink, sizeof(sink), 0) > 0; ++i) {
     }

@@ -347,22 +347,29 @@ Result<std::vector<VcpuMapping>> parse_placement(const Message& m) {
   return out;
 }
 
-Result<ConfigureRequest> parse_configure(const Message& m) {
-  ConfigureRequest r;
+namespace {
+
+// configure and configured: an id and a "settings" object that `parse_settings` reads (the
+// request's values or the reply's states), its errors placed in `where`.
+template <typename Parsed, typename ParseSettings>
+Result<Parsed> parse_id_and_settings(const Message& m, ParseSettings parse_settings,
+                                     const std::string& where) {
+  Parsed r;
   TL_ASSIGN(r.id, require_id(m));
   const json* settings = find_field(m.body, "settings");
   if (settings == nullptr) return field_error(m, "settings", "an object", settings);
-  TL_ASSIGN(r.settings, parse_setting_request(*settings, "'configure' message"));
+  TL_ASSIGN(r.settings, parse_settings(*settings, where));
   return r;
 }
 
+}  // namespace
+
+Result<ConfigureRequest> parse_configure(const Message& m) {
+  return parse_id_and_settings<ConfigureRequest>(m, parse_setting_request, "'configure' message");
+}
+
 Result<ConfigureReply> parse_configured(const Message& m) {
-  ConfigureReply r;
-  TL_ASSIGN(r.id, require_id(m));
-  const json* settings = find_field(m.body, "settings");
-  if (settings == nullptr) return field_error(m, "settings", "an object", settings);
-  TL_ASSIGN(r.settings, parse_setting_states(*settings, "'configured' message"));
-  return r;
+  return parse_id_and_settings<ConfigureReply>(m, parse_setting_states, "'configured' message");
 }
 
 bool is_host_request(std::string_view t) {

@@ -2,14 +2,13 @@
 //  [--compare-experiment NAME] [--format table|csv|json|html] [-o FILE]`
 // One store: its report. Two stores (or one store and --compare-experiment): the comparison of
 // B against A (report/compare.hpp).
-#include <sys/stat.h>
-
 #include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "common/file_identity.hpp"
 #include "common/file_io.hpp"
 #include "common/output_file.hpp"
 #include "orchestrator/cli/command.hpp"
@@ -19,16 +18,6 @@
 
 namespace topolab::cli {
 namespace {
-
-// Two spellings of one file (a symlink, "./a.db", a hard link) are one store: compared by what
-// they open (device and inode), not by their text (issue 32: a store compared with itself
-// through a symlink gave a table of zero differences).
-bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa {};
-  struct stat sb {};
-  if (stat(a.c_str(), &sa) != 0 || stat(b.c_str(), &sb) != 0) return a == b;
-  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
 
 class ReportCommand : public Command {
  public:
@@ -104,6 +93,8 @@ class ReportCommand : public Command {
     if (!a) return fail("report", a.error());
     auto b = load(stores_[1], compare_experiment_.empty() ? experiment_ : compare_experiment_);
     if (!b) return fail("report", b.error());
+    // Issue 32: a store compared with itself through a symlink gave a table of zero
+    // differences; same_file compares what the names open, not their text.
     if (same_file(stores_[0], stores_[1]) && a->experiment == b->experiment)
       return fail(
           "report",

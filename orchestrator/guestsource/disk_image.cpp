@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 
+#include "common/file_identity.hpp"
 #include "common/owned_fd.hpp"
 #include "common/process.hpp"
 #include "common/safe_name.hpp"
@@ -41,15 +42,6 @@ std::vector<std::filesystem::path> disk_files(const std::string& xml) {
     }
   }
   return out;
-}
-
-// One file under two names (a hard link, a bind mount, a spelling weakly_canonical cannot
-// undo) is one disk: compared by device and inode, by name only when either cannot be stat'ed.
-bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
-  struct stat sa {};
-  struct stat sb {};
-  if (stat(a.c_str(), &sa) != 0 || stat(b.c_str(), &sb) != 0) return a == b;
-  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 // Kernel pseudo file systems hold no disk images; /proc/kcore is a "regular file" of 128 TiB
@@ -127,9 +119,8 @@ Result<void> still_the_same(const OpenedDisk& d, const std::string& shown) {
   struct stat now {};
   struct stat by_name {};
   if (fstat(d.fd.get(), &now) != 0 || stat(d.path.c_str(), &by_name) != 0 ||
-      by_name.st_dev != d.st.st_dev || by_name.st_ino != d.st.st_ino ||
-      now.st_size != d.st.st_size || now.st_mtim.tv_sec != d.st.st_mtim.tv_sec ||
-      now.st_mtim.tv_nsec != d.st.st_mtim.tv_nsec)
+      !same_inode(by_name, d.st) || now.st_size != d.st.st_size ||
+      now.st_mtim.tv_sec != d.st.st_mtim.tv_sec || now.st_mtim.tv_nsec != d.st.st_mtim.tv_nsec)
     return make_error(shown +
                       ": changed while it was being checked (replaced or written); "
                       "try again when nothing writes it");
@@ -167,6 +158,8 @@ Result<void> check_not_in_use(virConnectPtr conn, const DiskImage& disk) {
     if (user.empty()) {
       auto xml = virt::domain_xml(doms[i], /*live=*/true);
       if (xml) {
+        // One file under two names (a hard link, a bind mount, a spelling weakly_canonical
+        // cannot undo) is one disk.
         for (const auto& f : disk_files(*xml))
           if (same_file(f, disk.path)) user = virt::domain_name(doms[i]);
       }

@@ -13,6 +13,7 @@
 
 #include "protocol/protocol.hpp"
 #include "tests/guest-agent/agent_process.hpp"
+#include "tests/guest-agent/large_replies.hpp"
 #include "tests/guest-agent/raw_connection.hpp"
 
 namespace topolab {
@@ -21,7 +22,10 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 using testing::AgentProcess;
+using testing::ping_lines;
+using testing::placement_of_size;
 using testing::RawConnection;
+using testing::run_line;
 using Clock = std::chrono::steady_clock;
 
 // "VmHWM:" (peak resident set) of a process, in KiB; -1 when unreadable.
@@ -41,10 +45,6 @@ long mem_available_kib() {
     if (line.rfind("MemAvailable:", 0) == 0) return std::stol(line.substr(13));
   }
   return -1;
-}
-
-std::string run_line(int id, const std::string& bench, const json& params) {
-  return protocol::encode(protocol::run_message(static_cast<std::uint64_t>(id), bench, params));
 }
 
 std::string message_of(const json& m) {
@@ -109,29 +109,6 @@ TEST(AgentBounds, SpawnLoopRefusesForeignProgramsAndRunsItself) {
   ASSERT_EQ(r["type"], "result") << r.dump().substr(0, 300);
   EXPECT_EQ(r["result"]["details"]["program"], "self");
   EXPECT_GT(r["result"]["summary"]["min"].get<double>(), 0);
-}
-
-// A placement line of about `target` bytes; its echo makes the next result as large.
-std::string placement_of_size(std::size_t target) {
-  std::string odd;  // "1,3,5,...": a list that does not compress into ranges
-  for (int c = 1; c < 8192; c += 2) odd += (odd.empty() ? "" : ",") + std::to_string(c);
-  json vcpus = json::array();
-  std::size_t bytes = protocol::encode(protocol::placement_message(vcpus)).size();
-  int v = 0;
-  // Large entries, then small ones to land within ~40 bytes of the target.
-  for (const std::string& cpus : {odd, std::string("1")}) {
-    for (;; ++v) {
-      const json entry = {{"vcpu", v}, {"host_cpus", cpus}};
-      const std::size_t add = entry.dump().size() + 1;
-      if (bytes + add > target) break;
-      vcpus.push_back(entry);
-      bytes += add;
-    }
-  }
-  std::string line = protocol::encode(protocol::placement_message(vcpus));
-  EXPECT_LE(line.size() - 1, protocol::kMaxLineBytes);
-  EXPECT_GT(line.size() + 100, target);
-  return line;
 }
 
 TEST(AgentBounds, AReplyOverTheLineCapBecomesAnErrorUnderIt) {
@@ -237,10 +214,7 @@ TEST(AgentBounds, AClientThatWritesAndNeverReadsDoesNotKeepASecondOneWaiting) {
   ASSERT_EQ(deaf.next()["type"], "hello");
   deaf.send(placement_of_size(500 * 1024));  // replies larger than the socket buffers
   for (int i = 0; i < 4; ++i) deaf.send(run_line(3 + i, "sqrt", {{"n", 10}, {"repeats", 1}}));
-  std::string pings;
-  for (int i = 0; i < 2000; ++i)
-    pings += protocol::encode(protocol::ping_message(static_cast<std::uint64_t>(100 + i)));
-  deaf.send(pings);
+  deaf.send(ping_lines(2000, 100));
   std::this_thread::sleep_for(300ms);  // the agent is now blocked writing to `deaf`
   for (int round = 0; round < 3; ++round) {
     const auto start = Clock::now();

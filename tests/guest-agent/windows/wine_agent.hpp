@@ -171,6 +171,7 @@ class RawTcp {
     if (fd_ >= 0) ::close(fd_);
   }
   bool connected() const { return fd_ >= 0; }
+  int fd() const { return fd_; }
   void send(const std::string& bytes) {
     std::size_t done = 0;
     while (done < bytes.size()) {
