@@ -83,10 +83,11 @@ TEST(HostTelemetryRun, PinnedVcpusNeverMoveAndUnpinnedOnesAreCounted) {
         EXPECT_EQ(v.vcpu_host_l3_crossings, 0u);
         ASSERT_EQ(v.l3_share.size(), 1u);
         EXPECT_DOUBLE_EQ(v.l3_share.begin()->second, 1.0);
-        if (compact)
+        if (compact) {
           EXPECT_EQ(v.vcpu_host_cpu_changes, 0u) << r.result["host_telemetry"].dump();
-        else
+        } else {
           EXPECT_LE(v.vcpu_host_cpu_changes, v.samples - 1);
+        }
         ++checked;
       }
     }
