@@ -106,7 +106,9 @@ TEST(HostTelemetryRun, PinnedVcpusNeverMoveAndUnpinnedOnesAreCounted) {
     ASSERT_TRUE(t["vcpu_host_l3_crossings"].is_number()) << t.dump();
     EXPECT_EQ(t["host_sampled_runs"], 2);
     ASSERT_EQ(t["host_vcpus"].size(), 2u) << t.dump();
-    if (row["factors"]["policy"] == "compact") EXPECT_EQ(t["vcpu_host_cpu_changes"], 0.0);
+    if (row["factors"]["policy"] == "compact") {
+      EXPECT_EQ(t["vcpu_host_cpu_changes"], 0.0);
+    }
   }
   ASSERT_EQ(run_cli({"report", db.string()}, dir / "table.out", dir / "table.err"), 0);
   EXPECT_NE(slurp(dir / "table.out").find("vcpu_chg"), std::string::npos)
