@@ -259,6 +259,9 @@ Result<BenchmarkResult> validate_fields(const json& result) {
   if (const json* t = member(result, "telemetry"); t != nullptr && !t->is_null()) {
     TL_ASSIGN(r.telemetry, parse_telemetry(*t));
   }
+  if (const json* h = member(result, "host_telemetry"); h != nullptr && !h->is_null()) {
+    TL_ASSIGN(r.host_telemetry, parse_host_telemetry(*h));
+  }
   return r;
 }
 
@@ -288,6 +291,7 @@ json result_to_json(const BenchmarkResult& r) {
               {"environment", r.environment},
               {"details", r.details}};
   if (r.telemetry) out["telemetry"] = telemetry_to_json(*r.telemetry);
+  if (r.host_telemetry) out["host_telemetry"] = host_telemetry_to_json(*r.host_telemetry);
   return out;
 }
 

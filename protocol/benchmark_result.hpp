@@ -17,6 +17,7 @@
 
 #include "common/cpu_list.hpp"
 #include "common/result.hpp"
+#include "protocol/host_telemetry.hpp"
 #include "protocol/run_telemetry.hpp"
 
 namespace topolab::protocol {
@@ -53,6 +54,10 @@ struct BenchmarkResult {
   nlohmann::json details;  // object or null; c2c pairs/matrices checked as described above
   // How the run was scheduled (issue 26); absent from older agents and stores.
   std::optional<RunTelemetry> telemetry;
+  // Where the vCPU threads ran on the host (issue 26 item 2): the host's own measurement, set
+  // by the experiment after receipt (a guest reply carrying it is refused); absent from older
+  // stores.
+  std::optional<HostTelemetry> host_telemetry;
 };
 
 // The single validator. Errors read "guest result: field 'unit': expected a string, got

@@ -319,6 +319,11 @@ Result<BenchmarkResult> parse_result(const Message& m) {
   const json* result = find_field(m.body, "result");
   if (result == nullptr || !result->is_object())
     return field_error(m, "result", "an object", result);
+  // Where the vCPUs ran is the host's measurement (issue 26): a guest cannot report it.
+  if (result->contains("host_telemetry"))
+    return make_error(
+        "guest result: field 'host_telemetry' is measured by the host, a guest "
+        "must not send it");
   return validate_result(*result);
 }
 

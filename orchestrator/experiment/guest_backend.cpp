@@ -4,6 +4,7 @@
 #include "orchestrator/experiment/boot_request.hpp"
 #include "orchestrator/experiment/guest_table.hpp"
 #include "orchestrator/experiment/hosts.hpp"
+#include "orchestrator/experiment/vcpu_sampler.hpp"
 #include "orchestrator/guestsource/disk_guest.hpp"
 #include "orchestrator/hostsource/host_source.hpp"
 #include "orchestrator/layout/layout_fields.hpp"
@@ -14,6 +15,7 @@
 #include "orchestrator/virt/connection_uri.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 #include "orchestrator/virt/stale_domains.hpp"
+#include "orchestrator/virt/vcpu_host_cpus.hpp"
 
 namespace topolab::experiment {
 namespace {
@@ -23,14 +25,35 @@ using namespace std::chrono_literals;
 class GuestTarget : public Target {
  public:
   // Verified once, against the topology the session announced (and wrote the XML from).
-  explicit GuestTarget(std::unique_ptr<GuestSession> s,
-                       std::optional<guestsource::PreparedDisk> disk = std::nullopt)
+  // `host`: the stored host topology the vCPU samples are counted on (issue 26 item 2).
+  GuestTarget(std::unique_ptr<GuestSession> s, const HostTopology& host,
+              std::optional<guestsource::PreparedDisk> disk = std::nullopt)
       : disk_(std::move(disk)),
         session_(std::move(s)),
-        verdict_(verify_guest(session_->announced(), session_->seen_topology())) {}
+        verdict_(verify_guest(session_->announced(), session_->seen_topology())),
+        host_(host) {}
+  // A local guest's vCPU threads are sampled while the benchmark runs: the sampler starts as
+  // the request goes out and is joined when the reply (or an error) is back.
   Result<protocol::BenchmarkResult> run(const std::string& benchmark, const nlohmann::json& params,
                                         std::chrono::milliseconds timeout) override {
-    return session_->agent().run(benchmark, params, timeout);
+    if (session_->remote()) {
+      auto r = session_->agent().run(benchmark, params, timeout);
+      if (r)
+        r->host_telemetry = protocol::host_not_sampled(
+            "remote host: its vCPU threads are not sampled (only a local guest's /proc is read)");
+      return r;
+    }
+    virDomainPtr dom = session_->domain();
+    VcpuSampler sampler([dom] { return virt::vcpu_host_cpus(dom); }, VcpuSampler::Options{});
+    auto r = session_->agent().run(benchmark, params, timeout);
+    const VcpuTicks ticks = sampler.stop();
+    if (!r) return r;
+    if (ticks.ticks.empty())
+      r->host_telemetry = protocol::host_not_sampled(
+          "no vCPU sample was read" + (sampler.error().empty() ? "" : ": " + sampler.error()));
+    else
+      r->host_telemetry = count_residency(ticks, host_, pinned_vcpus());
+    return r;
   }
   // SMT changes hotplug CPUs: seconds under TCG.
   Result<protocol::SettingStates> configure(
@@ -72,8 +95,21 @@ class GuestTarget : public Target {
  private:
   // Declared before the session: its overlay is deleted after the domain is gone.
   std::optional<guestsource::PreparedDisk> disk_;
+  // Per vCPU: pinned to one host CPU by the plan the session booted.
+  std::vector<bool> pinned_vcpus() const {
+    const auto& plan = session_->announced().placement;
+    std::vector<bool> out;
+    for (const auto& v : plan.vcpus) {
+      if (v.vcpu < 0 || static_cast<std::size_t>(v.vcpu) >= protocol::kMaxHostVcpus) continue;
+      if (out.size() <= static_cast<std::size_t>(v.vcpu)) out.resize(v.vcpu + 1, false);
+      out[v.vcpu] = plan.pinned && v.host_cpus.size() == 1;
+    }
+    return out;
+  }
+
   std::unique_ptr<GuestSession> session_;
   GuestVerdict verdict_;
+  HostTopology host_;
 };
 
 }  // namespace
@@ -187,7 +223,7 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
   const BootRequest req = make_boot_request(it->second, host_.vendor, choices);
   auto session = GuestSession::boot(req);
   if (!session) return session.error();
-  return std::unique_ptr<Target>(new GuestTarget(std::move(*session), std::move(disk)));
+  return std::unique_ptr<Target>(new GuestTarget(std::move(*session), host_, std::move(disk)));
 }
 
 nlohmann::json GuestBackend::layout_identity(const Configuration& c) const {

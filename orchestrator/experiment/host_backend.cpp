@@ -76,7 +76,11 @@ class HostTarget : public Target {
 
   Result<protocol::BenchmarkResult> run(const std::string& benchmark, const nlohmann::json& params,
                                         std::chrono::milliseconds timeout) override {
-    return client_->run(benchmark, params, timeout);
+    auto r = client_->run(benchmark, params, timeout);
+    if (r)
+      r->host_telemetry = protocol::host_not_sampled(
+          "host backend: the benchmark ran on the host itself, there are no vCPU threads");
+    return r;
   }
   Result<protocol::SettingStates> configure(
       const std::map<std::string, nlohmann::json>& settings) override {

@@ -386,6 +386,7 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
           add_steal(row.noise_input, valid->environment, r.duration_ms);
         }
         if (valid->telemetry) row.telemetry.push_back(*valid->telemetry);
+        if (valid->host_telemetry) row.host_telemetry.push_back(*valid->host_telemetry);
         if (auto m = latency_matrix_from_result(protocol::result_to_json(*valid))) {
           if (valid->environment.contains("placement"))
             m->placement = valid->environment["placement"];

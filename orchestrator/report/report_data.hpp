@@ -13,6 +13,7 @@
 #include "orchestrator/statistics/descriptive.hpp"
 #include "orchestrator/statistics/noise.hpp"
 #include "orchestrator/statistics/verdict.hpp"
+#include "protocol/host_telemetry.hpp"
 #include "protocol/run_telemetry.hpp"
 
 namespace topolab::store {
@@ -45,7 +46,8 @@ struct ReportRow {
   statistics::NoiseInput noise_input;  // gathered from the runs by load_report
   std::vector<std::string> noise;      // statistics::noise_reasons; empty: not noisy
   bool stopped_at_cap = false;         // [adaptive] reached max_repetitions with its target unmet
-  std::vector<protocol::RunTelemetry> telemetry;  // of the runs that carry it (issue 26)
+  std::vector<protocol::RunTelemetry> telemetry;        // of the runs that carry it (issue 26)
+  std::vector<protocol::HostTelemetry> host_telemetry;  // where the vCPUs ran, per run (item 2)
   statistics::Verdict verdict() const;
 };
 

@@ -317,7 +317,7 @@ nlohmann::json report_to_json(const ReportData& data) {
                         {"mismatch", r.mismatch},
                         {"error", r.error}};
     add_difference_json(j, r);
-    if (!r.telemetry.empty()) j["telemetry"] = telemetry_json(r);
+    if (auto t = telemetry_json(r); !t.is_null()) j["telemetry"] = t;
     if (!r.host.empty()) j["host"] = r.host;
     if (data.context) j["cell_context"] = cell_context_json(*data.context, row_ref(r));
     rows.push_back(std::move(j));

@@ -2,6 +2,7 @@
 // How a cell's runs were scheduled (issue 26): per report row the median over its runs of each
 // telemetry field (protocol/run_telemetry.hpp), for every format. One place decides which
 // fields exist and how they print; each reporter calls one function here.
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -19,12 +20,33 @@ struct TelemetryMedian {
   std::string omitted;           // the first run's reason when no run has it
 };
 std::vector<TelemetryMedian> telemetry_medians(const ReportRow& row);
+// Guest or host telemetry in any row.
 bool has_telemetry(const ReportData& data);
+
+// Where a row's vCPUs ran on the host (issue 26 item 2), over its sampled runs: per vCPU the
+// median over runs of its host-CPU changes and host-L3 crossings and its mean share per host
+// L3; for the row the median per vCPU (over every run x vCPU) of both counts.
+struct HostVcpuSummary {
+  int vcpu = -1;
+  bool pinned = false;
+  double changes = 0, crossings = 0;
+  std::map<int, double> l3_share;  // host L3 index -> mean share over the runs
+};
+struct HostTelemetrySummary {
+  std::size_t sampled_runs = 0;
+  std::string not_sampled;  // the first run's reason when no run was sampled
+  std::optional<double> changes, crossings;
+  std::vector<HostVcpuSummary> vcpus;
+};
+HostTelemetrySummary host_telemetry_summary(const ReportRow& row);
 
 // "0.852" (seconds, 3 significant digits), "12" or "12.5" (a median of counts), "-".
 std::string telemetry_text(const TelemetryMedian& m);
 
-// JSON `telemetry` of a row: {"runs": N, "cpu_user_s": median|null, ..., "omitted": {..}};
+// JSON `telemetry` of a row: {"runs": N, "cpu_user_s": median|null, ..., "omitted": {..},
+// "vcpu_host_cpu_changes": median per vCPU|null, "vcpu_host_l3_crossings": ..,
+// "host_sampled_runs": N, "host_vcpus": [{"vcpu", "pinned", "vcpu_host_cpu_changes",
+// "vcpu_host_l3_crossings", "l3_share": {"0": share}}], "host_not_sampled": reason (when none)};
 // null when no run of the row carries telemetry (older agent or store: the JSON reporter then
 // leaves the key out).
 nlohmann::json telemetry_json(const ReportRow& row);

@@ -117,6 +117,11 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   // Distinct "warning:" lines QEMU logged at start (e.g. a required CPU feature it dropped),
   // read from /var/log/libvirt/qemu/<name>.log when local; empty when unreadable.
   const std::vector<std::string>& qemu_warnings() const { return qemu_warnings_; }
+  // The connection goes through libvirt's remote driver (issue 16): the host's /proc is not ours.
+  bool remote() const { return remote_; }
+  // The running domain, for read-only queries beside the agent's run (the experiment's vCPU
+  // sampler; libvirt handles may be used from several threads). Null before define.
+  virDomainPtr domain() const { return domain_ ? domain_->get() : nullptr; }
 
  private:
   GuestSession() = default;
