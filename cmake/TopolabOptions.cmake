@@ -1,3 +1,7 @@
+# The optimisation level of the orchestrator's own code in Release and RelWithDebInfo builds
+# (orchestrator/CMakeLists.txt says why); empty: the build type's own level.
+set(TOPOLAB_ORCHESTRATOR_OPT "-O1" CACHE STRING
+    "Optimisation flag of the orchestrator's code in Release/RelWithDebInfo builds")
 option(TOPOLAB_UNITY_BUILD "Compile each folder's sources in batches (unity build)" ON)
 
 # Shared compile settings: every topolab target calls topolab_target_defaults().
