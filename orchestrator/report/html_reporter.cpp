@@ -17,14 +17,6 @@
 namespace topolab::report {
 namespace {
 
-// The pictures' escaping (invalid UTF-8, C1 and bidirectional controls included), uncut.
-std::string esc(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  svg::append_text_escaped(out, s, /*keep_whitespace=*/true);
-  return out;
-}
-
 std::string num(double v, int precision = 1) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.*f", precision, v);
@@ -45,13 +37,13 @@ void bar_chart(std::ostream& o, const std::vector<const ReportRow*>& rows) {
   for (const auto* r : rows) {
     double cy = y + row_h / 2;
     o << "<text x=\"" << num(label_w - 8, 0) << "\" y=\"" << num(cy + 4)
-      << "\" text-anchor=\"end\" class=\"lbl\">" << esc(row_ref(*r)) << "</text>\n";
+      << "\" text-anchor=\"end\" class=\"lbl\">" << svg::page_text(row_ref(*r)) << "</text>\n";
     if (std::isfinite(r->median)) {
       double w = bar_w * r->median / hi;
       o << "<rect x=\"" << num(label_w, 0) << "\" y=\"" << num(y + 4) << "\" width=\"" << num(w)
         << "\" height=\"" << num(row_h - 8) << "\" class=\"" << (r->is_baseline ? "base" : "bar")
         << (r->mismatch ? " mism" : "") << "\"><title>median " << format_number(r->median) << " "
-        << esc(r->unit) << "</title></rect>\n";
+        << svg::page_text(r->unit) << "</title></rect>\n";
       double x0 = label_w + bar_w * r->min / hi, x1 = label_w + bar_w * r->max / hi;
       o << "<path d=\"M" << num(x0) << " " << num(cy) << " H" << num(x1) << " M" << num(x0) << " "
         << num(cy - 6) << " V" << num(cy + 6) << " M" << num(x1) << " " << num(cy - 6) << " V"
@@ -65,7 +57,7 @@ void bar_chart(std::ostream& o, const std::vector<const ReportRow*>& rows) {
     if (r->mismatch) right += " (mismatch)";
     if (r->values.empty()) right = r->status.empty() ? "no data" : r->status;
     o << "<text x=\"" << num(label_w + bar_w + 8, 0) << "\" y=\"" << num(cy + 4)
-      << "\" class=\"val\">" << esc(right) << "</text>\n";
+      << "\" class=\"val\">" << svg::page_text(right) << "</text>\n";
     y += row_h;
   }
   o << "<line x1=\"" << num(label_w, 0) << "\" y1=\"" << num(top, 0) << "\" x2=\""
@@ -180,11 +172,11 @@ void html_context(std::ostream& o, const ReportContext& ctx) {
   if (ctx.experiment.emulated)
     o << "<p class=\"tcg\" style=\"background:#fde2e1;border:2px solid #c0392b;padding:8px 12px;"
          "font-weight:bold\">Warning: "
-      << esc(kTcgWarning) << "</p>\n";
+      << svg::page_text(kTcgWarning) << "</p>\n";
   o << "<table class=\"ctx\">\n";
   for (const auto& [name, value] : experiment_fields(ctx.experiment))
-    o << "<tr><th class=\"t\">" << esc(name) << "</th><td class=\"t\">" << esc(value)
-      << "</td></tr>\n";
+    o << "<tr><th class=\"t\">" << svg::page_text(name) << "</th><td class=\"t\">"
+      << svg::page_text(value) << "</td></tr>\n";
   o << "</table>\n";
 }
 
@@ -192,9 +184,9 @@ void html_cell_context(std::ostream& o, const ReportData& data) {
   o << "<h2>Topology per cell</h2>\n<table><tr><th class=\"t\">cell</th>";
   const auto& x = data.context->experiment;
   for (const auto& [name, value] : cell_fields(CellContext{}))
-    o << "<th class=\"t\">" << esc(name) << "</th>";
+    o << "<th class=\"t\">" << svg::page_text(name) << "</th>";
   for (const auto& [name, value] : condition_fields(x, CellContext{}))
-    o << "<th class=\"t\">" << esc(name) << "</th>";
+    o << "<th class=\"t\">" << svg::page_text(name) << "</th>";
   o << "</tr>\n";
   std::vector<std::string> seen;
   for (const auto& r : data.rows) {
@@ -202,11 +194,11 @@ void html_cell_context(std::ostream& o, const ReportData& data) {
     seen.push_back(row_ref(r));
     const auto& c = cell_context(*data.context, row_ref(r));
     o << "<tr" << (c.mismatches.empty() ? "" : " class=\"mism\"") << "><td class=\"t\">"
-      << esc(row_ref(r)) << "</td>";
+      << svg::page_text(row_ref(r)) << "</td>";
     for (const auto& [name, value] : cell_fields(c))
-      o << "<td class=\"t\">" << (value.empty() ? "-" : esc(value)) << "</td>";
+      o << "<td class=\"t\">" << (value.empty() ? "-" : svg::page_text(value)) << "</td>";
     for (const auto& [name, value] : condition_fields(x, c))
-      o << "<td class=\"t\">" << (value.empty() ? "-" : esc(value)) << "</td>";
+      o << "<td class=\"t\">" << (value.empty() ? "-" : svg::page_text(value)) << "</td>";
     o << "</tr>\n";
   }
   o << "</table>\n";
@@ -217,23 +209,24 @@ void html_cell_context(std::ostream& o, const ReportData& data) {
 void HtmlReporter::report(const ReportData& data) {
   auto& o = out_;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>topolab: "
-    << esc(data.experiment) << "</title><style>" << kStyle << svg::kPictureStyle
+    << svg::page_text(data.experiment) << "</title><style>" << kStyle << svg::kPictureStyle
     << "</style></head><body>\n";
-  o << "<h1>topolab experiment " << esc(data.experiment) << "</h1>\n";
+  o << "<h1>topolab experiment " << svg::page_text(data.experiment) << "</h1>\n";
   if (data.context) html_context(o, *data.context);
   if (!data.baseline.empty())
-    o << "<p>Penalty is 100&middot;(median/baseline &minus; 1) against <b>" << esc(data.baseline)
-      << "</b>. " << esc(verdict_method(data))
+    o << "<p>Penalty is 100&middot;(median/baseline &minus; 1) against <b>"
+      << svg::page_text(data.baseline) << "</b>. " << svg::page_text(verdict_method(data))
       << ". Error bars span min..max of the repetitions.</p>\n";
   if (const auto caps = cap_lines(data); !caps.empty()) {
     o << "<ul>\n";
-    for (const auto& line : caps) o << "<li>" << esc(line) << "</li>\n";
+    for (const auto& line : caps) o << "<li>" << svg::page_text(line) << "</li>\n";
     o << "</ul>\n";
   }
   std::map<int, std::vector<const ReportRow*>> by_bench;
   for (const auto& r : data.rows) by_bench[r.benchmark_index].push_back(&r);
   for (const auto& [idx, rows] : by_bench) {
-    o << "<h2>" << esc(rows.front()->benchmark) << " (" << esc(rows.front()->unit) << ", "
+    o << "<h2>" << svg::page_text(rows.front()->benchmark) << " ("
+      << svg::page_text(rows.front()->unit) << ", "
       << (rows.front()->lower_is_better ? "lower" : "higher") << " is better)</h2>\n";
     bar_chart(o, rows);
   }
@@ -246,16 +239,17 @@ void HtmlReporter::report(const ReportData& data) {
        "</tr>\n";
   for (const auto& r : data.rows) {
     o << "<tr" << (r.mismatch ? " class=\"mism\"" : "") << ">"
-      << (hosts ? "<td class=\"t\">" + esc(r.host) + "</td>" : "") << "<td class=\"t\">"
-      << esc(r.cell) << "</td><td class=\"t\">" << esc(r.benchmark) << "</td><td>"
-      << r.values.size() << "</td><td>" << format_number(r.median) << "</td><td>"
+      << (hosts ? "<td class=\"t\">" + svg::page_text(r.host) + "</td>" : "") << "<td class=\"t\">"
+      << svg::page_text(r.cell) << "</td><td class=\"t\">" << svg::page_text(r.benchmark)
+      << "</td><td>" << r.values.size() << "</td><td>" << format_number(r.median) << "</td><td>"
       << format_number(r.min) << "</td><td>" << format_number(r.max) << "</td><td>"
-      << (std::isfinite(r.cv) ? num(100 * r.cv) + "%" : "-") << "</td><td>" << esc(change_text(r))
-      << "</td><td class=\"t\">" << esc(verdict_text(r, false)) << "</td><td class=\"t\">"
-      << esc(noise_column(r)) << "</td><td class=\"t\">" << esc(r.status)
+      << (std::isfinite(r.cv) ? num(100 * r.cv) + "%" : "-") << "</td><td>"
+      << svg::page_text(change_text(r)) << "</td><td class=\"t\">"
+      << svg::page_text(verdict_text(r, false)) << "</td><td class=\"t\">"
+      << svg::page_text(noise_column(r)) << "</td><td class=\"t\">" << svg::page_text(r.status)
       << (r.stopped_at_cap ? ", stopped at max_repetitions" : "")
-      << (r.mismatch ? ", topology mismatch" : "") << (r.error.empty() ? "" : ": " + esc(r.error))
-      << "</td></tr>\n";
+      << (r.mismatch ? ", topology mismatch" : "")
+      << (r.error.empty() ? "" : ": " + svg::page_text(r.error)) << "</td></tr>\n";
   }
   o << "</table>\n";
   html_telemetry(o, data);
@@ -263,13 +257,13 @@ void HtmlReporter::report(const ReportData& data) {
   if (!data.invalid_runs.empty()) {
     o << "<h2>Invalid stored runs (left out)</h2>\n<ul>\n";
     for (const auto& i : data.invalid_runs)
-      o << "<li>run " << i.run_id << " (" << esc(i.cell) << " " << esc(i.benchmark)
-        << "): " << esc(i.reason) << "</li>\n";
+      o << "<li>run " << i.run_id << " (" << svg::page_text(i.cell) << " "
+        << svg::page_text(i.benchmark) << "): " << svg::page_text(i.reason) << "</li>\n";
     o << "</ul>\n";
   }
   svg::write_topology_sections(o, data);
   for (const auto& m : data.matrices) {
-    o << "<h2>Core-to-core latency: " << esc(m.cell)
+    o << "<h2>Core-to-core latency: " << svg::page_text(m.cell)
       << "</h2>\n<p>Guest CPU ids; dashed blue lines: L3 boundaries, solid black: sockets "
          "(from the guest-seen topology).</p>\n";
     svg::write_c2c_with_classes(o, m, heat_map);
@@ -283,47 +277,49 @@ void HtmlReporter::report(const ReportData& data) {
 void HtmlCompareReporter::report(const CompareData& d) {
   auto& o = out_;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>topolab: "
-    << esc(d.a.label) << " vs " << esc(d.b.label) << "</title><style>" << kStyle
-    << "</style></head><body>\n<h1>topolab comparison</h1>\n<p>A: <b>" << esc(d.a.label)
-    << "</b><br>B: <b>" << esc(d.b.label) << "</b></p>\n";
+    << svg::page_text(d.a.label) << " vs " << svg::page_text(d.b.label) << "</title><style>"
+    << kStyle << "</style></head><body>\n<h1>topolab comparison</h1>\n<p>A: <b>"
+    << svg::page_text(d.a.label) << "</b><br>B: <b>" << svg::page_text(d.b.label) << "</b></p>\n";
   if (d.emulated())
     o << "<p class=\"tcg\" style=\"background:#fde2e1;border:2px solid #c0392b;padding:8px 12px;"
          "font-weight:bold\">Warning ("
-      << d.emulated_sides() << "): " << esc(kTcgWarning) << "</p>\n";
+      << d.emulated_sides() << "): " << svg::page_text(kTcgWarning) << "</p>\n";
   const ExperimentContext none;
   const auto fa = experiment_fields(d.a.context ? d.a.context->experiment : none);
   const auto fb = experiment_fields(d.b.context ? d.b.context->experiment : none);
   o << "<table class=\"ctx\"><tr><th class=\"t\">context</th><th class=\"t\">A</th>"
        "<th class=\"t\">B</th></tr>\n";
   for (std::size_t i = 0; i < fa.size() && i < fb.size(); ++i)
-    o << "<tr><th class=\"t\">" << esc(fa[i].first) << "</th><td class=\"t\">" << esc(fa[i].second)
-      << "</td><td class=\"t\">" << esc(fb[i].second) << "</td></tr>\n";
+    o << "<tr><th class=\"t\">" << svg::page_text(fa[i].first) << "</th><td class=\"t\">"
+      << svg::page_text(fa[i].second) << "</td><td class=\"t\">" << svg::page_text(fb[i].second)
+      << "</td></tr>\n";
   o << "</table>\n<h2>Results</h2>\n<table><tr><th class=\"t\">cell</th><th "
        "class=\"t\">benchmark</th><th class=\"t\">unit</th><th>n A</th><th>n B</th><th>median "
        "A</th><th>median B</th><th>delta</th><th>95% CI</th><th>p adj</th><th "
        "class=\"t\">verdict</th></tr>\n";
   for (const auto& r : d.rows)
     o << "<tr" << (r.verdict == "better" || r.verdict == "worse" ? " class=\"mism\"" : "")
-      << "><td class=\"t\">" << esc(r.cell) << "</td><td class=\"t\">" << esc(r.benchmark)
-      << "</td><td class=\"t\">" << esc(r.unit) << "</td><td>" << r.a.size() << "</td><td>"
-      << r.b.size() << "</td><td>" << format_number(r.median_a) << "</td><td>"
-      << format_number(r.median_b) << "</td><td>" << delta_text(r.delta_pct) << "</td><td>"
-      << interval_or_range(r) << "</td><td>" << p_text(r) << "</td><td class=\"t\">"
-      << esc(verdict_text(r)) << "</td></tr>\n";
+      << "><td class=\"t\">" << svg::page_text(r.cell) << "</td><td class=\"t\">"
+      << svg::page_text(r.benchmark) << "</td><td class=\"t\">" << svg::page_text(r.unit)
+      << "</td><td>" << r.a.size() << "</td><td>" << r.b.size() << "</td><td>"
+      << format_number(r.median_a) << "</td><td>" << format_number(r.median_b) << "</td><td>"
+      << delta_text(r.delta_pct) << "</td><td>" << interval_or_range(r) << "</td><td>" << p_text(r)
+      << "</td><td class=\"t\">" << svg::page_text(verdict_text(r)) << "</td></tr>\n";
   o << "</table>\n";
   html_telemetry_deltas(o, d);
   for (const auto& [side, keys] : {std::pair{"A", &d.only_a}, std::pair{"B", &d.only_b}}) {
     if (keys->empty()) continue;
     o << "<h2>Only in " << side << "</h2>\n<ul>\n";
-    for (const auto& k : *keys) o << "<li>" << esc(k) << "</li>\n";
+    for (const auto& k : *keys) o << "<li>" << svg::page_text(k) << "</li>\n";
     o << "</ul>\n";
   }
   if (!d.warnings.empty()) {
     o << "<h2>Warnings</h2>\n<ul>\n";
-    for (const auto& w : d.warnings) o << "<li>" << esc(w) << "</li>\n";
+    for (const auto& w : d.warnings) o << "<li>" << svg::page_text(w) << "</li>\n";
     o << "</ul>\n";
   }
-  o << "<p>" << esc(kCompareMethod) << " = " << format_number(d.alpha) << ".</p>\n</body></html>\n";
+  o << "<p>" << svg::page_text(kCompareMethod) << " = " << format_number(d.alpha)
+    << ".</p>\n</body></html>\n";
 }
 
 }  // namespace topolab::report

@@ -74,6 +74,13 @@ void append_text_escaped(std::string& out, std::string_view s, bool keep_whitesp
   }
 }
 
+std::string page_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  append_text_escaped(out, s, /*keep_whitespace=*/true);
+  return out;
+}
+
 std::string esc(std::string_view s, std::size_t max_bytes) {
   bool cut = false;
   if (s.size() > max_bytes) {

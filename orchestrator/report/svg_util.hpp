@@ -18,6 +18,8 @@ std::string esc(std::string_view s, std::size_t max_bytes = kMaxLabelBytes);
 // U+FFFD, C1 and bidirectional controls named ("[U+202E]") instead of applied; controls below
 // 0x20 become '?' unless keep_whitespace (then tab and line breaks stay, as HTML text allows).
 void append_text_escaped(std::string& out, std::string_view s, bool keep_whitespace);
+// The page's text escaping, uncut, line breaks kept: append_text_escaped into a new string.
+std::string page_text(std::string_view s);
 // Fixed-point number ("12.3"); "-" for NaN or infinity.
 std::string num(double v, int precision = 1);
 // Colour of guest group / chart series i (a colour-blind-safe ten-colour palette, repeating).

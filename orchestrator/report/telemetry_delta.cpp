@@ -22,12 +22,6 @@ bool is_seconds(const std::string& field) { return field == "cpu_user_s" || fiel
 // A field worth a line: some run of either side has it.
 bool present(const TelemetryDeltaField& f) { return f.runs_a > 0 || f.runs_b > 0; }
 
-std::string markup(const std::string& s) {
-  std::string out;
-  svg::append_text_escaped(out, s, /*keep_whitespace=*/true);
-  return out;
-}
-
 // The lines of the table and HTML formats: (cell, benchmark, field, A, B, delta).
 std::vector<std::vector<std::string>> delta_lines(const CompareData& data) {
   std::vector<std::vector<std::string>> out;
@@ -154,13 +148,13 @@ std::string csv_telemetry_delta_values(const CompareData& data, const TelemetryD
 
 void html_telemetry_deltas(std::ostream& out, const CompareData& data) {
   if (!compare_has_telemetry(data)) return;
-  out << "<h2>Scheduling telemetry</h2>\n<p>" << markup(kTelemetryDeltaMethod) << ".</p>\n"
+  out << "<h2>Scheduling telemetry</h2>\n<p>" << svg::page_text(kTelemetryDeltaMethod) << ".</p>\n"
       << "<table><tr><th class=\"t\">cell</th><th class=\"t\">benchmark</th><th "
          "class=\"t\">field</th><th>A</th><th>B</th><th>delta B-A</th></tr>\n";
   for (const auto& line : delta_lines(data)) {
     out << "<tr>";
     for (std::size_t i = 0; i < line.size(); ++i)
-      out << (i < 3 ? "<td class=\"t\">" : "<td>") << markup(line[i]) << "</td>";
+      out << (i < 3 ? "<td class=\"t\">" : "<td>") << svg::page_text(line[i]) << "</td>";
     out << "</tr>\n";
   }
   out << "</table>\n";

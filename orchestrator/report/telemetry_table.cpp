@@ -13,13 +13,6 @@ namespace topolab::report {
 
 namespace {
 
-// The page's escaping: invalid UTF-8, C1 and bidirectional controls too (issue 32 class 6).
-std::string telemetry_markup(const std::string& s) {
-  std::string out;
-  svg::append_text_escaped(out, s, /*keep_whitespace=*/true);
-  return out;
-}
-
 // Column titles: the JSON names, shortened where a console row would get too wide.
 const char* telemetry_title(const std::string& field) {
   if (field == "ctx_switches_involuntary") return "ctx_invol";
@@ -251,8 +244,8 @@ void html_host_l3_shares(std::ostream& out, const ReportData& data) {
              "changes per run (median).</p>\n";
       headed = true;
     }
-    out << "<table><caption>" << telemetry_markup(row_ref(r)) << " &middot; "
-        << telemetry_markup(r.benchmark) << " (" << host.sampled_runs
+    out << "<table><caption>" << svg::page_text(row_ref(r)) << " &middot; "
+        << svg::page_text(r.benchmark) << " (" << host.sampled_runs
         << " runs)</caption><tr><th>vCPU</th>";
     std::size_t shown_l3 = 0;
     for (int l3 : l3s)
@@ -297,15 +290,15 @@ void html_telemetry(std::ostream& out, const ReportData& data) {
   out << "</tr>\n";
   for (const auto& r : data.rows) {
     if (!has_row_telemetry(r)) continue;
-    out << "<tr><td class=\"t\">" << telemetry_markup(row_ref(r)) << "</td><td class=\"t\">"
-        << telemetry_markup(r.benchmark) << "</td><td>" << r.telemetry.size() << "</td>";
+    out << "<tr><td class=\"t\">" << svg::page_text(row_ref(r)) << "</td><td class=\"t\">"
+        << svg::page_text(r.benchmark) << "</td><td>" << r.telemetry.size() << "</td>";
     for (const auto& m : telemetry_medians(r))
-      out << "<td" << (m.omitted.empty() ? "" : " title=\"" + telemetry_markup(m.omitted) + "\"")
+      out << "<td" << (m.omitted.empty() ? "" : " title=\"" + svg::page_text(m.omitted) + "\"")
           << ">" << telemetry_text(m) << "</td>";
     const auto host = host_telemetry_summary(r);
     const std::string why =
         host.sampled_runs == 0 && !host.not_sampled.empty()
-            ? " title=\"" + telemetry_markup("not sampled: " + host.not_sampled) + "\""
+            ? " title=\"" + svg::page_text("not sampled: " + host.not_sampled) + "\""
             : "";
     for (const auto& v : host_values(host)) out << "<td" << why << ">" << count_text(v) << "</td>";
     out << "</tr>\n";
