@@ -174,12 +174,16 @@ class RunCommand : public Command {
           summary->cells_does_not_fit
               ? ", " + std::to_string(summary->cells_does_not_fit) + " do not fit their host"
               : "";
+      const std::string reboots =
+          summary->hang_reboots
+              ? " (" + std::to_string(summary->hang_reboots) + " after a guest stopped answering)"
+              : "";
       std::printf(
-          "%s: %d cells (%d done, %d failed, %d with topology mismatch%s), %d boots, "
+          "%s: %d cells (%d done, %d failed, %d with topology mismatch%s), %d boots%s, "
           "%d runs executed, %d skipped, %d failed; store %s\n",
           e.name.c_str(), summary->cells, summary->cells_done, summary->cells_failed,
-          summary->cells_mismatch, unfit.c_str(), summary->boots, summary->runs_executed,
-          summary->runs_skipped, summary->runs_failed, store_.c_str());
+          summary->cells_mismatch, unfit.c_str(), summary->boots, reboots.c_str(),
+          summary->runs_executed, summary->runs_skipped, summary->runs_failed, store_.c_str());
       if (s.hosts.size() > 1)
         for (const auto& h : s.hosts)
           std::printf("  %s: %d done, %d failed, %d do not fit, %d boots, %d runs executed%s\n",

@@ -73,12 +73,28 @@ class HostRun {
     // os.* values read back unlike the request: {"level","intended","seen"} like a topology
     // mismatch, each distinct one once.
     nlohmann::json condition_mismatches = nlohmann::json::array();
+    std::map<int, double> slowest_ms = {};  // by benchmark: the slowest run of this process
+  };
+  // One boot of a configuration and its pending runs; `alive` false when the target stopped
+  // answering (the runs left then failed fast); `hung` when it did so by letting a run wait out
+  // its whole time bound (not by closing the connection: a killed QEMU, a lost host).
+  struct BootOutcome {
+    bool started = false;
+    bool alive = true;
+    bool hung = false;
+    std::int64_t boot_id = 0;
+    nlohmann::json mismatches;
   };
 
-  std::vector<RunSpec> pending_runs(const Configuration& config, std::uint64_t seed);
+  // The configuration's runs not stored yet, in its seeded order; `stored` counts the others.
+  std::vector<RunSpec> pending_runs(const Configuration& config, std::uint64_t seed,
+                                    int* stored = nullptr) const;
   Result<void> fail_configuration(const Configuration& config, const std::string& error);
   Result<void> settle_complete_cells(const Configuration& config);
   Result<void> run_configuration(const Configuration& config);
+  Result<BootOutcome> boot_and_run(const Configuration& config, std::uint64_t seed);
+  bool reboot_after_hang(const Configuration& config, const BootOutcome& first);
+  std::optional<double> slowest_run(int cell, int bench) const;  // ms, this process's runs
   Result<void> finish_cells(const Configuration& config, const nlohmann::json& mismatches,
                             std::int64_t boot_id);
   Result<void> execute(Target& t, const RunSpec& r, std::int64_t boot_id, bool& alive);
@@ -105,6 +121,7 @@ class HostRun {
   // process ended by a signal between its last run and finish_cells) is marked done then,
   // keeping its boot and mismatches.
   std::optional<std::map<std::int64_t, store::StoredCell>> stored_cells_;
+  bool hung_in_boot_ = false;  // this boot's target stopped answering after a run timed out
   HostSummary summary_;
 };
 

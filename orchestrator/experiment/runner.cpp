@@ -105,6 +105,7 @@ RunCounts& RunCounts::operator+=(const RunCounts& o) {
   runs_skipped += o.runs_skipped;
   runs_failed += o.runs_failed;
   runs_adaptive += o.runs_adaptive;
+  hang_reboots += o.hang_reboots;
   benchmark_ms += o.benchmark_ms;
   return *this;
 }
@@ -120,6 +121,7 @@ nlohmann::json RunCounts::to_json() const {
           {"runs_skipped", runs_skipped},
           {"runs_failed", runs_failed},
           {"runs_adaptive", runs_adaptive},
+          {"hang_reboots", hang_reboots},
           {"benchmark_ms", benchmark_ms}};
 }
 

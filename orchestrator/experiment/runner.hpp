@@ -29,6 +29,7 @@ struct RunCounts {
   int cells = 0, cells_done = 0, cells_failed = 0, cells_mismatch = 0, cells_does_not_fit = 0;
   int boots = 0;
   int runs_executed = 0, runs_skipped = 0, runs_failed = 0, runs_adaptive = 0;
+  int hang_reboots = 0;     // configurations booted again after their guest stopped answering
   double benchmark_ms = 0;  // sum of the benchmark runs' durations (host clock)
   RunCounts& operator+=(const RunCounts&);
   nlohmann::json to_json() const;

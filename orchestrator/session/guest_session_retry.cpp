@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "common/ci_retry_log.hpp"
 #include "common/file_io.hpp"
 #include "orchestrator/logging/log.hpp"
 #include "orchestrator/session/guest_session.hpp"
@@ -28,25 +29,6 @@ std::string keep_as_attempt(const std::filesystem::path& dir, const std::string&
   std::error_code ec;
   std::filesystem::rename(dir / (stem + ext), dir / kept, ec);
   return ec ? "" : kept;
-}
-
-// CI counts retried boots across the integration suite (issue 33: retries must not hide a rise
-// in hangs): when TOPOLAB_BOOT_RETRY_LOG names a file, one JSON line per retried boot is
-// appended to it. A retry the test planted (topolab.fault=... on the cmdline) is marked so the
-// count (scripts/count-retries.py) can tell it from a real hang. Best effort: no error.
-void note_retry_for_ci(const std::string& what, int attempt, const std::string& reason,
-                       const std::string& cmdline) {
-  const char* path = std::getenv("TOPOLAB_BOOT_RETRY_LOG");
-  if (path == nullptr || *path == '\0') return;
-  auto fd = open_private_append(path);
-  if (!fd) return;
-  const nlohmann::json line = {{"boot", what.substr(0, 200)},
-                               {"attempt", attempt},
-                               {"planted", cmdline.find("topolab.fault=") != std::string::npos},
-                               {"reason", reason.substr(0, 200)}};
-  const std::string text =
-      line.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace) + "\n";
-  (void)!::write(fd->get(), text.data(), text.size());
 }
 
 }  // namespace
@@ -98,8 +80,9 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
                   s->hung() ? "hung" : "panicked", hang.message.substr(0, 200));
     // The guest's whole cmdline: a planted fault comes through the image or the layout (an
     // experiment's cmdline.* factor lands in kernel_cmdline_extra).
-    note_retry_for_ci(what, attempt, hang.message,
-                      req.image.cmdline + " " + req.layout.kernel_cmdline_extra);
+    note_retry_for_ci(
+        what, attempt, hang.message,
+        names_planted_fault(req.image.cmdline + " " + req.layout.kernel_cmdline_extra));
     retries.push_back(s->discard_hung_attempt(attempt, hang.message));
     next.run_id = s->run_id_;
     // The image is on the host already: the retry boots from what this attempt placed, and its

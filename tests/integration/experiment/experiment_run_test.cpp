@@ -17,12 +17,14 @@
 
 #include "common/owned_fd.hpp"
 #include "common/process.hpp"
+#include "tests/support/run_summary.hpp"
 #include "tests/support/store_view.hpp"
 
 namespace topolab {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::configurations_booted;
 using namespace std::chrono_literals;
 using testing::read_store;
 
@@ -99,7 +101,7 @@ TEST_F(ExperimentRun, TwoBootsThenResumeDoesNothing) {
   auto first = run_json({"run", kExperiment, "--store", db.string(), "--accel", "tcg", "--json"},
                         dir_, "first", &rc);
   ASSERT_EQ(rc, 0) << slurp(dir_ / "first.err");
-  EXPECT_EQ(first["boots"], 2) << first.dump();
+  EXPECT_EQ(configurations_booted(first), 2) << first.dump();
   EXPECT_EQ(first["runs_executed"], 6);
   EXPECT_EQ(first["cells_done"], 2);
   EXPECT_EQ(read_store(db).total_runs, 6);

@@ -177,26 +177,42 @@ TEST_F(Faults, QemuKilledMidBenchmarkFailsOnlyThatCellAndRerunCompletesIt) {
   EXPECT_EQ(read_store(db).total_runs, 4);
 }
 
-TEST_F(Faults, AgentGarbageIsSkippedAndAHangingAgentFailsOnlyItsCell) {
+TEST_F(Faults, AgentGarbageIsSkippedAndAHangingAgentIsBootedOnceMore) {
   fs::path db = dir_ / "agent.db";
   CliChild run(run_args(kAgentFaults, db));
-  CliRun r = run.wait(10min);
-  ASSERT_EQ(r.exit_code, 3) << r.err;
+  CliRun r = run.wait(15min);
+  ASSERT_EQ(r.exit_code, 3) << r.err;  // hang-after:1 failed
   auto summary = summary_of(r);
-  EXPECT_EQ(summary["boots"], 2) << summary.dump();
-  EXPECT_EQ(summary["runs_executed"], 5);  // 3 garbage + 2 before the hang
-  EXPECT_EQ(summary["runs_failed"], 1);
+  // garbage 1; hang-after:3 2 (the second completes it); hang-after:1 2 (hangs in both).
+  EXPECT_EQ(summary["boots"], 5) << summary.dump();
+  EXPECT_EQ(summary["hang_reboots"], 2) << summary.dump();
+  EXPECT_EQ(summary["runs_executed"], 6);  // 3 garbage + 2 before the hang + 1 after the reboot
+  // hang-after:3: its 3rd run once; hang-after:1: its 3 runs in each boot (the first times out,
+  // the others fail at once: the agent had stopped answering).
+  EXPECT_EQ(summary["runs_failed"], 7) << summary.dump();
+  EXPECT_EQ(summary["cells_done"], 2);
+  EXPECT_EQ(summary["cells_failed"], 1);
 
   StoreView v = read_store(db);
   const std::string garbage = "cmdline.topolab.fault=garbage";
-  const std::string hang = "cmdline.topolab.fault=hang-after:3";
-  ASSERT_TRUE(v.cells.count(garbage) && v.cells.count(hang)) << r.err;
+  const std::string recovers = "cmdline.topolab.fault=hang-after:3";
+  const std::string hangs = "cmdline.topolab.fault=hang-after:1";
+  ASSERT_TRUE(v.cells.count(garbage) && v.cells.count(recovers) && v.cells.count(hangs)) << r.err;
   EXPECT_EQ(v.cells[garbage].status, "done");
   EXPECT_EQ(v.runs[garbage], 3);
-  EXPECT_EQ(v.cells[hang].status, "failed");
-  EXPECT_EQ(v.runs[hang], 2);  // answered before the hang: kept
-  EXPECT_NE(v.cells[hang].error.find("timed out"), std::string::npos) << v.cells[hang].error;
+  // The two runs answered before the hang are kept; the reboot ran only the missing one, and
+  // the hung run stays in the store as a failure.
+  EXPECT_EQ(v.cells[recovers].status, "done");
+  EXPECT_EQ(v.runs[recovers], 3);
+  ASSERT_EQ(v.failures[recovers].size(), 1u);
+  EXPECT_NE(v.failures[recovers][0].find("timed out"), std::string::npos)
+      << v.failures[recovers][0];
+  EXPECT_EQ(v.cells[hangs].status, "failed");
+  EXPECT_EQ(v.runs[hangs], 0);
+  EXPECT_NE(v.cells[hangs].error.find("timed out"), std::string::npos) << v.cells[hangs].error;
+  EXPECT_EQ(v.failures[hangs].size(), 6u);
   EXPECT_NE(r.err.find("the agent stopped answering"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rebooting"), std::string::npos) << r.err;
 
   // The garbage really crossed the channel: the host's transcript of that boot has it.
   bool garbage_seen = false;

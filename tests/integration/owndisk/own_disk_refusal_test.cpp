@@ -1,6 +1,6 @@
 // Issue 14, safety rules: `topolab boot --disk` refuses, with one clear line and exit 1 before
 // anything is created, a disk that is missing, unreadable (not a file), in a format topolab
-// cannot overlay, or open in a running domain.
+// cannot overlay, or open in a running domain; `--domain` the same for a template's disk.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -92,6 +92,48 @@ TEST_F(DiskRefusal, DiskOpenInARunningDomain) { expect_busy_refused(*this, dir_,
 
 TEST_F(DiskRefusal, DiskOpenInARunningDomainUnderAnotherName) {
   expect_busy_refused(*this, dir_, true);
+}
+
+// `--domain`: a stopped template whose disk (under another name: a hard link) is open in another
+// running domain is refused the same way, and its overlays made before the check are removed
+// (TearDown: none left with the run id) (issue 32).
+TEST_F(DiskRefusal, ATemplatesDiskOpenInAnotherRunningDomain) {
+  auto disk = dir_ / "shared.qcow2";
+  auto made =
+      run_process({"/usr/bin/qemu-img", "create", "-q", "-f", "qcow2", disk.string(), "16M"});
+  ASSERT_EQ(made.exit_code, 0) << made.err << made.out;
+  const fs::path alias = dir_ / "template-disk.qcow2";
+  fs::create_hard_link(disk, alias);
+  const std::string runner = "ownguest-user-" + std::to_string(getpid());
+  const std::string templ = "ownguest-template-" + std::to_string(getpid());
+  auto domain_xml = [](const std::string& name, const fs::path& file) {
+    return "<domain type='qemu'><name>" + name +
+           "</name><memory unit='MiB'>64</memory><os><type arch='x86_64'>hvm</type></os>"
+           "<devices><disk type='file' device='disk'><driver name='qemu' type='qcow2'/>"
+           "<source file='" +
+           file.string() + "'/><target dev='vda' bus='virtio'/></disk></devices></domain>";
+  };
+  std::ofstream(dir_ / "user.xml") << domain_xml(runner, disk);
+  std::ofstream(dir_ / "template.xml") << domain_xml(templ, alias);
+  const std::vector<std::string> virsh{"/usr/bin/virsh", "-c", "qemu:///system"};
+  auto v = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = virsh;
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_process(argv, std::chrono::minutes(2));
+  };
+  ASSERT_EQ(v({"define", (dir_ / "template.xml").string()}).exit_code, 0);
+  auto started = v({"create", (dir_ / "user.xml").string()});
+  if (started.exit_code != 0) v({"undefine", templ});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  const std::string before = v({"dumpxml", "--inactive", templ}).out;
+  auto r = run_cli({"boot", kLayout, "--accel", "tcg", "--domain", templ, "--run-id", marker_},
+                   std::chrono::minutes(2));
+  const std::string after = v({"dumpxml", "--inactive", templ}).out;
+  v({"destroy", runner});
+  v({"undefine", templ});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("in use by running domain '" + runner + "'"), std::string::npos) << r.err;
+  EXPECT_EQ(after, before) << "the template's definition changed";
 }
 
 }  // namespace

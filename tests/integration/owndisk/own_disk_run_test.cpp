@@ -12,6 +12,7 @@
 
 #include "tests/integration/owndisk/disk_experiment.hpp"
 #include "tests/integration/owndisk/test_disk.hpp"
+#include "tests/support/run_summary.hpp"
 
 namespace topolab::testing {
 namespace {
@@ -53,7 +54,7 @@ TEST_F(OwnDiskRun, TwoExposuresTwoRepetitionsFromTheDisk) {
   EXPECT_EQ(overlays_with("ov-" + std::to_string(child.pid()) + "-"), std::vector<std::string>{});
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_TRUE(j.is_object()) << r.out;
-  EXPECT_EQ(j["boots"], 2) << j.dump();
+  EXPECT_EQ(configurations_booted(j), 2) << j.dump();
   EXPECT_EQ(j["cells_done"], 2);
   EXPECT_EQ(j["runs_executed"], 4);
   const auto boots = read_store(db).boots;

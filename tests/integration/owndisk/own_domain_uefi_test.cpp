@@ -18,6 +18,7 @@
 #include "orchestrator/virt/domain_lifecycle.hpp"
 #include "orchestrator/virt/libvirt_handles.hpp"
 #include "tests/integration/owndisk/test_disk.hpp"
+#include "tests/support/store_view.hpp"
 
 namespace topolab::testing {
 namespace {
@@ -121,6 +122,29 @@ TEST_F(OwnDomainState, AnEmulatedTpmTemplateIsRefusedWithTheReasonBeforeAnything
       << r.err;
   EXPECT_NE(r.err.find("bound to the template's UUID"), std::string::npos) << r.err;
   EXPECT_EQ(overlays_with(marker_), std::vector<std::string>{});
+}
+
+// The same template under an experiment ([guest] domain = ...): `run` refuses it with the
+// reason before any boot, and records no boot or run in the store (issue 34).
+TEST_F(OwnDomainState, AnExperimentOverAnEmulatedTpmTemplateIsRefusedWithTheReason) {
+  define("", "<tpm model='tpm-crb'><backend type='emulator' version='2.0'/></tpm>");
+  const fs::path exp = dir_ / "tpm.toml";
+  std::ofstream(exp) << "name = \"tpm-template\"\nlayout = \"" << TOPOLAB_SOURCE_DIR
+                     << "/examples/layouts/two-groups.toml\"\nrepetitions = 1\n\n[guest]\n"
+                     << "domain = \"" << name_ << "\"\n\n[[benchmark]]\nname = \"sqrt\"\n"
+                     << "params = { threads = 1, n = 1000, repeats = 1 }\n";
+  const fs::path db = dir_ / "tpm.db";
+  auto r = run_cli({"run", exp.string(), "--store", db.string(), "--accel", "tcg", "--json"},
+                   std::chrono::minutes(3));
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("template domain '" + name_ + "' has an emulated TPM"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("bound to the template's UUID"), std::string::npos) << r.err;
+  EXPECT_EQ(topolab_domains_with("topolab-"), std::vector<std::string>{})
+      << "a copy of the template was created";
+  StoreView v = read_store(db);
+  EXPECT_EQ(v.total_runs, 0);
+  EXPECT_TRUE(v.boots.empty());
 }
 
 TEST_F(OwnDomainState, APciHostdevReachesTheCopyAndNothingIsLeftWhenItCannotStart) {

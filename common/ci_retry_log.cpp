@@ -1,0 +1,31 @@
+#include "common/ci_retry_log.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "common/file_io.hpp"
+
+namespace topolab {
+
+void note_retry_for_ci(const std::string& what, int attempt, const std::string& reason,
+                       bool planted) {
+  const char* path = std::getenv("TOPOLAB_BOOT_RETRY_LOG");
+  if (path == nullptr || *path == '\0') return;
+  auto fd = open_private_append(path);
+  if (!fd) return;
+  const nlohmann::json line = {{"boot", what.substr(0, 200)},
+                               {"attempt", attempt},
+                               {"planted", planted},
+                               {"reason", reason.substr(0, 200)}};
+  const std::string text =
+      line.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace) + "\n";
+  (void)!::write(fd->get(), text.data(), text.size());
+}
+
+bool names_planted_fault(std::string_view text) {
+  return text.find("topolab.fault=") != std::string_view::npos;
+}
+
+}  // namespace topolab

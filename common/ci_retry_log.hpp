@@ -1,0 +1,18 @@
+#pragma once
+// CI counts the guests booted again across the integration suite (issue 33: retries must not
+// hide a rise in hangs): when TOPOLAB_BOOT_RETRY_LOG names a file, one JSON line per retry is
+// appended to it (scripts/count-retries.py reads them). Both retries write it: the boot
+// watchdog's (a guest hung or panicked before hello) and the runner's (a booted guest stopped
+// answering mid-run). `planted`: a test asked for the fault (topolab.fault=... on the guest's
+// cmdline), so the count can tell it from a real hang. Best effort: no error.
+#include <string>
+#include <string_view>
+
+namespace topolab {
+
+void note_retry_for_ci(const std::string& what, int attempt, const std::string& reason,
+                       bool planted);
+// A guest cmdline (or a configuration's label) that carries a planted fault.
+bool names_planted_fault(std::string_view text);
+
+}  // namespace topolab
