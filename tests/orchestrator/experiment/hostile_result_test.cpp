@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "orchestrator/experiment/host_backend.hpp"
@@ -70,6 +71,61 @@ name = "sqrt"
   std::ostringstream table;
   report::ConsoleReporter(table).report(*data);
   EXPECT_EQ(table.str().find('\x1b'), std::string::npos) << table.str();
+}
+
+// Issue 26: hostile telemetry from a fake agent over the real protocol and runner. Each bad
+// object fails only its run, with the field named, and nothing of it is stored; a valid one is
+// stored as sent.
+TEST_F(HostileResult, HostileTelemetryFailsOnlyItsRunAndNothingOfItIsStored) {
+  const Experiment e = parse(R"(
+name = "hostile-telemetry"
+backend = "host"
+repetitions = 1
+timeout_s = 30
+[factors]
+"param.sqrt.threads" = [3, 4, 5, 6, 7, 8, 9]
+[[benchmark]]
+name = "sqrt"
+)",
+                             "hostile-telemetry.toml");
+  std::string log;
+  {
+    HostBackend backend(kHostileAgent);
+    auto s = run_with(e, backend, &log);
+    ASSERT_TRUE(s.ok()) << "the experiment must not abort: " << s.error().message;
+    EXPECT_EQ(s->runs_failed, 6) << log;
+    EXPECT_EQ(s->runs_executed, 1) << log;
+    EXPECT_EQ(s->cells_failed, 6);
+    EXPECT_EQ(s->cells_done, 1);
+  }
+  const std::map<int, std::string> reasons = {
+      {3, "field 'telemetry.cpu_user_s': expected seconds 0..1e7"},
+      {4, "field 'telemetry.migrations': expected an integer"},
+      {5, "field 'telemetry.cpu_user_s': expected seconds 0..1e7"},
+      {6, "field 'telemetry.samples': expected an integer 0..100000"},
+      {7, "field 'host_telemetry' is measured by the host"},
+      {9, "field 'telemetry"},
+  };
+  auto store = store::ResultStore::open_read_only(store_path());
+  ASSERT_TRUE(store.ok());
+  auto cells = (*store)->cells((*(*store)->experiments())[0].id);
+  ASSERT_EQ(cells->size(), 7u);
+  for (const auto& c : *cells) {
+    const int threads = c.cell.factors["param.sqrt.threads"].get<int>();
+    auto runs = (*store)->runs(c.id);
+    ASSERT_TRUE(runs.ok());
+    if (threads == 8) {
+      EXPECT_EQ(c.status, "done") << c.error;
+      ASSERT_EQ(runs->size(), 1u);
+      const auto& t = (*runs)[0].result["telemetry"];
+      EXPECT_EQ(t["cpu_user_s"], 0.5) << t.dump();
+      EXPECT_EQ(t["migrations"], 1) << t.dump();
+      continue;
+    }
+    EXPECT_EQ(c.status, "failed") << threads;
+    EXPECT_NE(c.error.find(reasons.at(threads)), std::string::npos) << threads << ": " << c.error;
+    EXPECT_TRUE(runs->empty()) << threads << ": a refused result was stored";
+  }
 }
 
 }  // namespace

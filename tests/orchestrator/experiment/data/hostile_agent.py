@@ -3,6 +3,10 @@
 # `--unix PATH` like topolab-agent, but answers `run` with a result whose "unit" is a number
 # when params.threads == 1, and with a control-character unit otherwise. Only the standard
 # library; exits when the host goes away or asks it to shut down.
+# Telemetry (issue 26), by params.threads: 3 a negative CPU time, 4 a count of the wrong type,
+# 5 a huge CPU time (1e300 s), 6 10^6 sampling ticks (the bound is 10^5), 7 the host's own
+# host_telemetry (a guest must not send it), 8 a valid telemetry object (stored), 9 a 10^5-item
+# list where reasons are strings (a 10^6-item one would pass 1 MiB: the line bound drops it).
 # Guest settings (issue 25): it lies about os.sched_autogroup (always reads back 1) and refuses
 # os.timer_migration = 1 with its own message; os.timer_migration = 0 is echoed.
 import json
@@ -28,12 +32,29 @@ def configured(settings):
     return out
 
 
+HOSTILE_TELEMETRY = {
+    3: {"telemetry": {"cpu_user_s": -1.5, "samples": 3, "migrations": 0}},
+    4: {"telemetry": {"cpu_user_s": 0.5, "samples": 3, "migrations": "many"}},
+    5: {"telemetry": {"cpu_user_s": 1e300, "samples": 3, "migrations": 0}},
+    6: {"telemetry": {"cpu_user_s": 0.5, "samples": 10**6, "migrations": 0}},
+    7: {"host_telemetry": {"vcpus": [{"vcpu": 0, "changes": 0}]}},
+    8: {"telemetry": {"cpu_user_s": 0.5, "cpu_sys_s": 0.01, "samples": 3, "migrations": 1}},
+    9: {"telemetry": {"cpu_user_s": 0.5, "samples": 3, "omitted": {"x": [0] * 10**5}}},
+}
+
+
 def result(params):
-    unit = 5 if params.get("threads") == 1 else "s\x1b]0;pwned\x07"
-    return {"benchmark": "sqrt", "params": params, "metric": "time", "unit": unit,
-            "lower_is_better": True, "samples": [1.0], "summary": {"n": 1, "min": 1.0,
-            "median": 1.0, "mean": 1.0, "max": 1.0, "cv": 0.0}, "environment": {},
-            "details": {}}
+    threads = params.get("threads")
+    if threads in HOSTILE_TELEMETRY:
+        unit = "s"
+    else:
+        unit = 5 if threads == 1 else "s\x1b]0;pwned\x07"
+    out = {"benchmark": "sqrt", "params": params, "metric": "time", "unit": unit,
+           "lower_is_better": True, "samples": [1.0], "summary": {"n": 1, "min": 1.0,
+           "median": 1.0, "mean": 1.0, "max": 1.0, "cv": 0.0}, "environment": {},
+           "details": {}}
+    out.update(HOSTILE_TELEMETRY.get(threads, {}))
+    return out
 
 
 def send(conn, obj):
