@@ -20,7 +20,23 @@ namespace fs = std::filesystem;
 const fs::path kHostileAgent =
     fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/experiment/data/hostile_agent.py";
 
-class HostileResult : public StoreRunTest {};
+class HostileResult : public StoreRunTest {
+ protected:
+  // Runs `e` against the hostile agent: one run per cell, `failed` of them refused, `done`
+  // stored; the experiment itself never aborts. Returns the progress log.
+  std::string run_hostile(const Experiment& e, int failed, int done) {
+    std::string log;
+    HostBackend backend(kHostileAgent);
+    auto s = run_with(e, backend, &log);
+    EXPECT_TRUE(s.ok()) << "the experiment must not abort: " << s.error().message;
+    if (!s.ok()) return log;
+    EXPECT_EQ(s->runs_failed, failed) << log;
+    EXPECT_EQ(s->runs_executed, done) << log;
+    EXPECT_EQ(s->cells_failed, failed);
+    EXPECT_EQ(s->cells_done, done);
+    return log;
+  }
+};
 
 TEST_F(HostileResult, ANumberUnitFailsOnlyItsCellAndNothingIsLeftRunning) {
   const Experiment e = parse(R"(
@@ -33,16 +49,7 @@ repetitions = 1
 name = "sqrt"
 )",
                              "hostile.toml");
-  std::string log;
-  {
-    HostBackend backend(kHostileAgent);
-    auto s = run_with(e, backend, &log);
-    ASSERT_TRUE(s.ok()) << "the experiment must not abort: " << s.error().message;
-    EXPECT_EQ(s->runs_failed, 1);
-    EXPECT_EQ(s->runs_executed, 1);
-    EXPECT_EQ(s->cells_failed, 1);
-    EXPECT_EQ(s->cells_done, 1);
-  }
+  const std::string log = run_hostile(e, 1, 1);
   // The reason reaches the progress log; the guest's escape sequences do not.
   EXPECT_NE(log.find("guest result: field 'unit': expected a string, got number 5"),
             std::string::npos)
@@ -88,16 +95,7 @@ timeout_s = 30
 name = "sqrt"
 )",
                              "hostile-telemetry.toml");
-  std::string log;
-  {
-    HostBackend backend(kHostileAgent);
-    auto s = run_with(e, backend, &log);
-    ASSERT_TRUE(s.ok()) << "the experiment must not abort: " << s.error().message;
-    EXPECT_EQ(s->runs_failed, 6) << log;
-    EXPECT_EQ(s->runs_executed, 1) << log;
-    EXPECT_EQ(s->cells_failed, 6);
-    EXPECT_EQ(s->cells_done, 1);
-  }
+  run_hostile(e, 6, 1);
   const std::map<int, std::string> reasons = {
       {3, "field 'telemetry.cpu_user_s': expected seconds 0..1e7"},
       {4, "field 'telemetry.migrations': expected an integer"},
