@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 
 #include "common/file_io.hpp"
@@ -64,9 +65,13 @@ Result<json> read_setting(const proto::SettingRow& row) {
       if (v == c) return json(v);
     return make_error("not available on this guest: " + path + " reads '" + v.substr(0, 64) + "'");
   }
-  if (v.empty() || v.size() > 18 || v.find_first_not_of("-0123456789") != std::string::npos)
+  // The whole text one integer ("-", "1-2" and "--5" are not): a file the agent reads is
+  // input, never a reason to abort (std::stoll threw on "-").
+  std::int64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size())
     return make_error(path + ": expected an integer, read '" + v.substr(0, 64) + "'");
-  return json(std::stoll(v));
+  return json(n);
 }
 
 Result<void> write_setting(const proto::SettingRow& row, const json& value) {

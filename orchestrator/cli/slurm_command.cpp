@@ -41,6 +41,9 @@ class SlurmCommand : public Command {
   }
 
   int run() override {
+    // -o over the experiment file (or the binary the tasks run) would replace it with the script.
+    if (auto same = check_output_is_not_input(output_, {file_, topolab_}); !same)
+      return fail("slurm", same.error());
     auto shards = experiment::parse_shard_count(shards_text_);
     if (!shards) return fail("slurm", shards.error().context("--shards"));
     auto e = experiment::load_experiment_file(file_, {});

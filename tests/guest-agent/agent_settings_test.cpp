@@ -59,6 +59,24 @@ TEST_F(AgentSettings, HelloListsTheLinuxRowsWithValuesOrReasons) {
       << s.at("os.sched_migration_cost_ns").error;
 }
 
+// A settings file that is not one integer ("-", "1-2", "--5", " 7 x") is that row's error in
+// hello, never an abort of the agent (redteam 2026-12-02: std::stoll threw on "-", exit 70 as
+// soon as a host connected) nor a silent misread ("1-2" read as 1).
+TEST_F(AgentSettings, AnUnreadableIntegerFileIsThatRowsErrorNotAnAbort) {
+  for (const char* text : {"-\n", "1-2\n", "--5\n", "7 x\n", "99999999999999999999\n"}) {
+    put(root_ / "proc/sys/kernel/timer_migration", text);
+    testing::AgentProcess agent({"--settings-root", root_.string()});
+    auto client = AgentClient::connect_unix(agent.socket(), 5000ms);
+    ASSERT_TRUE(client.ok()) << client.error().message;
+    auto hello = (*client)->wait_hello(5000ms);
+    ASSERT_TRUE(hello.ok()) << text << ": " << hello.error().message;
+    const auto& row = hello->settings.at("os.timer_migration");
+    EXPECT_FALSE(row.value) << text;
+    EXPECT_NE(row.error.find("expected an integer"), std::string::npos) << text << row.error;
+    EXPECT_EQ(*hello->settings.at("os.sched_autogroup").value, 1) << "the other rows stay";
+  }
+}
+
 TEST_F(AgentSettings, ConfigureAppliesReadsBackAndShutdownRestores) {
   testing::AgentProcess agent({"--settings-root", root_.string()});
   auto client = AgentClient::connect_unix(agent.socket(), 5000ms);

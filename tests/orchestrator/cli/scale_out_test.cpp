@@ -249,5 +249,23 @@ TEST_F(ScaleOutTest, SlurmWritesAnArrayAndAMergeJob) {
   EXPECT_EQ(bash.status(), 0) << bash.err;
 }
 
+// `-o` naming the experiment file (or a hard link to it) is refused before anything is made:
+// the script used to replace the experiment, exit 0 (redteam 2026-12-02, L15).
+TEST_F(ScaleOutTest, SlurmRefusesToWriteItsScriptOverTheExperiment) {
+  const fs::path copy = at("exp.toml");
+  fs::copy_file(kHost12, copy);
+  const fs::path link = at("exp-link.toml");
+  fs::create_hard_link(copy, link);
+  const std::string before = read_all(copy);
+  for (const fs::path& out : {copy, link}) {
+    auto r = run_cli({"slurm", copy.string(), "--shards", "2", "--store-dir",
+                      at("stores-refused").string(), "-o", out.string()});
+    EXPECT_EQ(r.status(), 1) << r.err;
+    EXPECT_NE(r.err.find("an output never replaces an input"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(read_all(copy), before) << "the experiment file was overwritten";
+  EXPECT_FALSE(fs::exists(at("stores-refused"))) << "a store folder was made for a refused run";
+}
+
 }  // namespace
 }  // namespace topolab
