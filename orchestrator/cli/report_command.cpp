@@ -1,5 +1,5 @@
 // `topolab report STORE [STORE_B] [--compare STORE_B] [--experiment NAME]
-//  [--compare-experiment NAME] [--format table|csv|json|html] [-o FILE]`
+//  [--compare-experiment NAME] [--format table|csv|json|html|markdown] [-o FILE]`
 // One store: its report. Two stores (or one store and --compare-experiment): the comparison of
 // B against A (report/compare.hpp).
 #include <charconv>
@@ -31,8 +31,8 @@ class ReportCommand : public Command {
         ->required()
         ->expected(1, 2);
     cmd->add_option("--compare", compare_, "Store B to compare against the first store (A)");
-    cmd->add_option("--format", format_, "table | csv | json | html")
-        ->check(CLI::IsMember({"table", "csv", "json", "html"}));
+    cmd->add_option("--format", format_, report::report_format_choices())
+        ->check(CLI::IsMember(report::report_formats()));
     cmd->add_option("-o,--output", output_, "Write to FILE instead of stdout");
     cmd->add_option("--experiment", experiment_,
                     "Experiment name (when the store holds several; also B's unless "

@@ -2,11 +2,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <tuple>
 #include <vector>
 
 #include "common/json_text.hpp"
 #include "common/terminal_text.hpp"
+#include "orchestrator/report/markdown_reporter.hpp"
 #include "orchestrator/report/report_text.hpp"
 #include "orchestrator/report/reporter.hpp"
 
@@ -174,13 +176,34 @@ void JsonCompareReporter::report(const CompareData& d) {
   out_ << json_document(compare_to_json(d));
 }
 
+namespace {
+
+template <class R>
+std::unique_ptr<CompareReporter> new_compare_reporter(std::ostream& out) {
+  return std::make_unique<R>(out);
+}
+
+struct CompareReporterFormat {
+  const char* name;
+  std::unique_ptr<CompareReporter> (*make)(std::ostream&);
+};
+
+// One row per format, the names of report_formats() (reporter.cpp; a test checks they agree).
+constexpr CompareReporterFormat kCompareReporterFormats[] = {
+    {"table", new_compare_reporter<ConsoleCompareReporter>},
+    {"csv", new_compare_reporter<CsvCompareReporter>},
+    {"json", new_compare_reporter<JsonCompareReporter>},
+    {"html", new_compare_reporter<HtmlCompareReporter>},
+    {"markdown", new_compare_reporter<MarkdownCompareReporter>},
+};
+
+}  // namespace
+
 Result<std::unique_ptr<CompareReporter>> make_compare_reporter(std::string_view format,
                                                                std::ostream& out) {
-  if (format == "table") return std::unique_ptr<CompareReporter>(new ConsoleCompareReporter(out));
-  if (format == "csv") return std::unique_ptr<CompareReporter>(new CsvCompareReporter(out));
-  if (format == "json") return std::unique_ptr<CompareReporter>(new JsonCompareReporter(out));
-  if (format == "html") return std::unique_ptr<CompareReporter>(new HtmlCompareReporter(out));
-  return make_error("--format '" + std::string(format) + "': expected table, csv, json or html");
+  for (const auto& f : kCompareReporterFormats)
+    if (format == f.name) return f.make(out);
+  return make_error("--format '" + std::string(format) + "': expected " + report_format_choices());
 }
 
 }  // namespace topolab::report

@@ -46,7 +46,7 @@ class HtmlCompareReporter : public CompareReporter {
   void report(const CompareData& data) override;
 };
 
-// "table" | "csv" | "json" | "html"
+// One of report_formats() (reporter.hpp).
 Result<std::unique_ptr<CompareReporter>> make_compare_reporter(std::string_view format,
                                                                std::ostream& out);
 

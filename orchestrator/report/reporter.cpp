@@ -8,6 +8,7 @@
 #include "common/json_text.hpp"
 #include "common/terminal_text.hpp"
 #include "orchestrator/report/c2c_class_table.hpp"
+#include "orchestrator/report/markdown_reporter.hpp"
 #include "orchestrator/report/report_text.hpp"
 #include "orchestrator/report/telemetry_table.hpp"
 #include "orchestrator/statistics/descriptive.hpp"
@@ -360,12 +361,52 @@ nlohmann::json report_to_json(const ReportData& data) {
 // thrown (nlohmann's dump() throws on invalid UTF-8 by default).
 void JsonReporter::report(const ReportData& data) { out_ << json_document(report_to_json(data)); }
 
+namespace {
+
+template <class R>
+std::unique_ptr<Reporter> new_reporter(std::ostream& out) {
+  return std::make_unique<R>(out);
+}
+
+struct ReporterFormat {
+  const char* name;
+  std::unique_ptr<Reporter> (*make)(std::ostream&);
+};
+
+// Where formats are chosen: one row per format (the CLI reads the names from here).
+// clang-format off
+constexpr ReporterFormat kReporterFormats[] = {
+    {"table", new_reporter<ConsoleReporter>},
+    {"csv", new_reporter<CsvReporter>},
+    {"json", new_reporter<JsonReporter>},
+    {"html", new_reporter<HtmlReporter>},
+    {"markdown", new_reporter<MarkdownReporter>},
+};
+// clang-format on
+
+}  // namespace
+
+const std::vector<std::string>& report_formats() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& f : kReporterFormats) out.emplace_back(f.name);
+    return out;
+  }();
+  return names;
+}
+
+std::string report_format_choices() {
+  const auto& names = report_formats();
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
 Result<std::unique_ptr<Reporter>> make_reporter(std::string_view format, std::ostream& out) {
-  if (format == "table") return std::unique_ptr<Reporter>(new ConsoleReporter(out));
-  if (format == "csv") return std::unique_ptr<Reporter>(new CsvReporter(out));
-  if (format == "json") return std::unique_ptr<Reporter>(new JsonReporter(out));
-  if (format == "html") return std::unique_ptr<Reporter>(new HtmlReporter(out));
-  return make_error("--format '" + std::string(format) + "': expected table, csv, json or html");
+  for (const auto& f : kReporterFormats)
+    if (format == f.name) return f.make(out);
+  return make_error("--format '" + std::string(format) + "': expected " + report_format_choices());
 }
 
 }  // namespace topolab::report

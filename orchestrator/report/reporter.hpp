@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.hpp"
 #include "orchestrator/report/report_data.hpp"
@@ -46,7 +47,14 @@ class HtmlReporter : public Reporter {
   void report(const ReportData& data) override;
 };
 
-// "table" | "csv" | "json" | "html"
+// The formats of `topolab report --format`, in the order they are listed: the one list the
+// CLI's option check, its help and the errors below read (a new format is one row in
+// reporter.cpp, and one in compare_reporter.cpp for comparisons).
+const std::vector<std::string>& report_formats();
+// "table, csv, json, html or markdown"
+std::string report_format_choices();
+
+// One of report_formats().
 Result<std::unique_ptr<Reporter>> make_reporter(std::string_view format, std::ostream& out);
 
 // RFC 4180 quoting of a number or fixed word topolab wrote itself.

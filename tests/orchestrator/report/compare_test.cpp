@@ -170,7 +170,7 @@ TEST(CompareReporters, UnknownFormatIsAnError) {
   std::ostringstream out;
   auto r = make_compare_reporter("xml", out);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "--format 'xml': expected table, csv, json or html");
+  EXPECT_EQ(r.error().message, "--format 'xml': expected table, csv, json, html or markdown");
   EXPECT_EQ(out.str(), "") << "a refused format wrote output";
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "orchestrator/report/compare_reporter.hpp"
 #include "tests/support/golden.hpp"
 
 namespace topolab::report {
@@ -88,7 +89,39 @@ TEST(Reporters, UnknownFormatIsAnError) {
   std::ostringstream out;
   auto r = make_reporter("xml", out);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("expected table, csv, json or html"), std::string::npos);
+  EXPECT_NE(r.error().message.find("expected table, csv, json, html or markdown"),
+            std::string::npos);
+}
+
+// One list of formats (report_formats(), which the CLI's --format check reads): the comparison
+// takes every name, and the completion, the man page and the docs, which cannot read it, list
+// each, in its order.
+TEST(ReportFormats, ComparisonsTakeEveryFormat) {
+  for (const auto& f : report_formats()) {
+    std::ostringstream out;
+    EXPECT_TRUE(make_compare_reporter(f, out).ok()) << f;
+  }
+}
+
+TEST(ReportFormats, CompletionManPageAndDocsListEveryFormat) {
+  std::string spaces, pipes;
+  for (const auto& f : report_formats()) {
+    spaces += (spaces.empty() ? "" : " ") + f;
+    pipes += (pipes.empty() ? "" : "|") + f;
+  }
+  const std::string src = TOPOLAB_SOURCE_DIR;
+  const std::pair<std::string, std::string> expected[] = {
+      {"/packaging/topolab.bash-completion",
+       "--format) COMPREPLY=($(compgen -W \"" + spaces + "\""},
+      {"/packaging/topolab.1", ".BR \\-\\-format \" " + pipes + ", \""},
+      {"/README.md", "topolab report STORE [--format " + pipes + "]"},
+      {"/docs/reports.md", "[--format " + pipes + "]"},
+      {"/docs/experiments.md", "[--format " + pipes + "]"}};
+  for (const auto& [file, text] : expected) {
+    auto content = read_file(src + file);
+    ASSERT_TRUE(content.ok()) << content.error().message;
+    EXPECT_NE(content->find(text), std::string::npos) << file << " lacks: " << text;
+  }
 }
 
 TEST(LatencyMatrix, ReadsMatrixAndPairsShapes) {

@@ -1,0 +1,212 @@
+#include "orchestrator/report/markdown_reporter.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+#include "common/terminal_text.hpp"
+#include "orchestrator/report/context.hpp"
+
+namespace topolab::report {
+namespace {
+
+// The helpers below have names of their own: a unity batch compiles this file with the other
+// reporters (issue 31).
+using MdTable = std::vector<std::vector<std::string>>;
+
+// One GFM pipe table: header, delimiter (`---:` for the number columns), body. Every cell is
+// either topolab's own text (numbers, verdict words) or went through markdown_text.
+void md_table(std::ostream& out, const MdTable& table, const std::vector<bool>& numeric) {
+  auto row = [&](const std::vector<std::string>& cells) {
+    out << "|";
+    for (const auto& c : cells) out << " " << (c.empty() ? "-" : c) << " |";
+    out << "\n";
+  };
+  row(table.front());
+  out << "|";
+  for (std::size_t i = 0; i < table.front().size(); ++i)
+    out << (i < numeric.size() && numeric[i] ? "---:|" : "---|");
+  out << "\n";
+  for (std::size_t k = 1; k < table.size(); ++k) row(table[k]);
+}
+
+std::string md_cv(const ReportRow& r) {
+  if (!std::isfinite(r.cv)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * r.cv);
+  return buf;
+}
+
+// "1 worse, 2 not_significant, 1 too_few_runs": the decided differences, in the verdict table's
+// order (docs/reports.md "Verdicts"); "none" without any.
+std::string md_verdict_counts(const std::vector<std::string>& verdicts) {
+  static const char* const kOrder[] = {"worse",        "better",  "not_significant",
+                                       "too_few_runs", "no_data", "units differ"};
+  std::map<std::string, int> count;
+  for (const auto& v : verdicts) ++count[v];
+  std::string out;
+  for (const char* name : kOrder)
+    if (auto it = count.find(name); it != count.end())
+      out += (out.empty() ? "" : ", ") + std::to_string(it->second) + " " + name;
+  return out.empty() ? "none" : out;
+}
+
+// "backend guest · host_cpu_model AMD EPYC ... · ...": the console's context fields on one line.
+std::string md_context_line(const ExperimentContext& x) {
+  std::string out;
+  for (const auto& [name, value] : experiment_fields(x))
+    out += (out.empty() ? "" : " · ") + name + " " + markdown_text(value);
+  return out;
+}
+
+void md_bullets(std::ostream& out, const std::vector<std::string>& lines) {
+  if (lines.empty()) return;
+  out << "\n";
+  for (const auto& l : lines) out << "- " << l << "\n";
+}
+
+}  // namespace
+
+std::string markdown_text(std::string_view text) {
+  const std::string safe = terminal_safe(text);
+  std::string out;
+  out.reserve(safe.size());
+  for (char c : safe) {
+    switch (c) {
+      case '\\':
+      case '|':
+      case '*':
+      case '_':
+      case '`':
+      case '[':
+      case ']':
+      case '~':
+        out += '\\';
+        out += c;
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+void MarkdownReporter::report(const ReportData& data) {
+  out_ << "**Experiment " << markdown_text(data.experiment) << "**";
+  if (!data.baseline.empty())
+    out_ << " (baseline " << markdown_text(data.baseline)
+         << (data.hosts.empty() ? "" : ", per host") << ")";
+  if (data.context) out_ << " · " << md_context_line(data.context->experiment);
+  out_ << "\n";
+  if (!data.baseline.empty()) out_ << "\n" << verdict_method(data) << "\n";  // topolab's text
+  if (data.context && data.context->experiment.emulated)
+    out_ << "\n**WARNING:** " << kTcgWarning << "\n";
+  // The console's columns (issue 16: a host column first in a store of several hosts).
+  const bool hosts = !data.hosts.empty();
+  MdTable table = {{"cell", "benchmark", "unit", "n", "median", "min", "max", "cv",
+                    "penalty [95% CI]", "verdict", "noise", "status"}};
+  std::vector<bool> numeric = {false, false, false, true, true, true, true, true, true};
+  if (hosts) {
+    table[0].insert(table[0].begin(), "host");
+    numeric.insert(numeric.begin(), false);
+  }
+  std::vector<std::string> verdicts;
+  for (const auto& r : data.rows) {
+    const std::string verdict = verdict_text(r, false);
+    if (!r.is_baseline && r.difference) verdicts.push_back(verdict);
+    table.push_back({markdown_text(r.cell), markdown_text(r.benchmark), markdown_text(r.unit),
+                     std::to_string(r.values.size()), format_number(r.median), format_number(r.min),
+                     format_number(r.max), md_cv(r), change_text(r), verdict,
+                     markdown_text(noise_column(r)),
+                     markdown_text(r.status + (r.mismatch ? ",mismatch" : ""))});
+    if (hosts) table.back().insert(table.back().begin(), markdown_text(r.host));
+  }
+  out_ << "\n";
+  md_table(out_, table, numeric);
+  if (data.context) {  // where each cell ran and what its guest saw, as the console prints it
+    const auto& x = data.context->experiment;
+    MdTable cells = {{"cell"}};
+    for (const auto& [name, value] : cell_fields(CellContext{})) cells[0].push_back(name);
+    for (const auto& [name, value] : condition_fields(x, CellContext{})) cells[0].push_back(name);
+    std::vector<std::string> seen;
+    for (const auto& r : data.rows) {
+      if (std::find(seen.begin(), seen.end(), row_ref(r)) != seen.end()) continue;
+      seen.push_back(row_ref(r));
+      std::vector<std::string> line = {markdown_text(row_ref(r))};
+      const auto& c = cell_context(*data.context, row_ref(r));
+      for (const auto& [name, value] : cell_fields(c)) line.push_back(markdown_text(value));
+      for (const auto& [name, value] : condition_fields(x, c)) line.push_back(markdown_text(value));
+      cells.push_back(std::move(line));
+    }
+    if (cells.size() > 1) {
+      out_ << "\n";
+      md_table(out_, cells, {});
+    }
+  }
+  out_ << "\n**Verdicts:** " << md_verdict_counts(verdicts);
+  if (!data.baseline.empty())
+    out_ << " ("
+         << (data.verdicts.correct ? "Holm over " + std::to_string(data.tested) + " tested"
+                                   : "not corrected")
+         << ", alpha " << format_number(data.verdicts.alpha) << ")";
+  out_ << "\n";
+  std::vector<std::string> notes;
+  for (const auto& r : data.rows)
+    if (!r.error.empty())
+      notes.push_back(std::string(r.status == "does-not-fit" ? "does not fit: " : "error in ") +
+                      markdown_text(row_ref(r)) + ": " + markdown_text(r.error));
+  for (const auto& line : cap_lines(data)) notes.push_back(markdown_text(line));
+  for (const auto& w : data.warnings) notes.push_back("warning: " + markdown_text(w));
+  for (const auto& i : data.invalid_runs)
+    notes.push_back("invalid stored run " + std::to_string(i.run_id) + " (" +
+                    markdown_text(i.cell) + " " + markdown_text(i.benchmark) +
+                    "), left out: " + markdown_text(i.reason));
+  md_bullets(out_, notes);
+}
+
+void MarkdownCompareReporter::report(const CompareData& d) {
+  out_ << "**Comparison** A: " << markdown_text(d.a.label) << " · B: " << markdown_text(d.b.label)
+       << "\n";
+  if (d.emulated()) out_ << "\n**WARNING (" << d.emulated_sides() << "):** " << kTcgWarning << "\n";
+  const ExperimentContext none;
+  const auto fa = experiment_fields(d.a.context ? d.a.context->experiment : none);
+  const auto fb = experiment_fields(d.b.context ? d.b.context->experiment : none);
+  MdTable ctx = {{"context", "A", "B"}};
+  for (std::size_t i = 0; i < fa.size() && i < fb.size(); ++i)
+    ctx.push_back({fa[i].first, markdown_text(fa[i].second), markdown_text(fb[i].second)});
+  out_ << "\n";
+  md_table(out_, ctx, {});
+  MdTable table = {{"cell", "benchmark", "unit", "n A", "n B", "median A", "median B", "delta",
+                    "95% CI", "p adj", "verdict"}};
+  std::vector<std::string> verdicts;
+  for (const auto& r : d.rows) {
+    verdicts.push_back(r.verdict);
+    table.push_back({markdown_text(r.cell), markdown_text(r.benchmark), markdown_text(r.unit),
+                     std::to_string(r.a.size()), std::to_string(r.b.size()),
+                     format_number(r.median_a), format_number(r.median_b), delta_text(r.delta_pct),
+                     interval_or_range(r), p_text(r), verdict_text(r)});  // topolab's words
+  }
+  out_ << "\n";
+  md_table(out_, table, {false, false, false, true, true, true, true, true, true, true});
+  out_ << "\n**Verdicts:** " << md_verdict_counts(verdicts) << " ("
+       << (d.verdicts.correct ? "Holm over " + std::to_string(d.tested) + " rows" : "not corrected")
+       << ", alpha " << format_number(d.alpha) << "; " << markdown_text(kCompareMethod) << ")\n";
+  std::vector<std::string> notes;
+  for (const auto& k : d.only_a) notes.push_back("only in A: " + markdown_text(k));
+  for (const auto& k : d.only_b) notes.push_back("only in B: " + markdown_text(k));
+  for (const auto& w : d.warnings) notes.push_back("warning: " + markdown_text(w));
+  md_bullets(out_, notes);
+}
+
+}  // namespace topolab::report
