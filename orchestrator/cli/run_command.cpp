@@ -7,6 +7,7 @@
 // `hosts`. Each host gets its own backend, built from its URI and nothing else.
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -100,22 +101,46 @@ class RunCommand : public Command {
       shard = *parsed;
     }
     if (store_.empty()) store_ = e->name + ".db";
+    std::error_code ec;
+    const bool store_existed = std::filesystem::exists(std::filesystem::symlink_status(store_, ec));
     auto store = store::ResultStore::open(store_);
     if (!store) return fail("run", store.error());
+    // A run refused before it booted anything (a host backend given os.* without the option, a
+    // shard beyond the configurations, a host that cannot be prepared) leaves no new store.
+    auto refused = [&](const Error& err) {
+      if (!store_existed && !has_boots(**store)) {
+        store->reset();
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+          std::filesystem::remove(store_ + suffix, ec);
+      }
+      return fail("run", err);
+    };
     auto backends = make_backends(*e);
-    if (!backends) return fail("run", backends.error());
+    if (!backends) return refused(backends.error());
     std::vector<experiment::HostSlot> slots;
     for (auto& b : *backends) slots.push_back({b->host(), b.get()});
     // Progress is information: -q (or --log-level warn and above) silences it.
     auto progress =
         experiment::Progress::for_stderr(logging::console_level() > logging::Level::info);
     auto summary = experiment::run_experiment(*e, slots, **store, progress, shard);
-    if (!summary) return fail("run", summary.error());
+    if (!summary) return refused(summary.error());
     print_summary(*e, *summary);
     return to_int(summary->cells_failed > 0 ? ExitCode::mismatch : ExitCode::ok);
   }
 
  private:
+  // Has any experiment of the store a boot (a result or a failure worth keeping)? Unreadable:
+  // yes, keep it.
+  static bool has_boots(store::ResultStore& s) {
+    auto exps = s.experiments();
+    if (!exps) return true;
+    for (const auto& x : *exps) {
+      auto boots = s.boots(x.id);
+      if (!boots || !boots->empty()) return true;
+    }
+    return false;
+  }
+
   // One backend per host, each from its own URI (the file's hosts or --connect); none named:
   // the one default connection, as before issue 16.
   Result<std::vector<std::unique_ptr<experiment::Backend>>> make_backends(

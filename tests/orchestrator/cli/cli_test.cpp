@@ -139,5 +139,35 @@ TEST_F(CliLogLevels, ErrorsAreOneLineEvenWhenQuiet) {
   EXPECT_EQ(lines(r.err), 1) << r.err;
 }
 
+// A run refused before anything booted leaves no new store behind (redteam 2026-12-02, E30 and
+// S05: an empty store file stayed); a store that existed before stays.
+TEST(CliRun, ARefusedRunLeavesNoNewStore) {
+  testing::TempDir dir{"topolab-cli-refused"};
+  dir.write("os.toml",
+            "name = \"refused\"\nbackend = \"host\"\nrepetitions = 1\n[os]\n"
+            "timer_migration = 0\n[[benchmark]]\nname = \"sqrt\"\n"
+            "params = { threads = 1, n = 1000, repeats = 1 }\n");
+  dir.write("two.toml",
+            "name = \"two\"\nbackend = \"host\"\nrepetitions = 1\n[factors]\n"
+            "\"param.sqrt.threads\" = [1, 2]\n[[benchmark]]\nname = \"sqrt\"\n"
+            "params = { n = 1000, repeats = 1 }\n");
+  const fs::path os_db = dir.path() / "os.db", shard_db = dir.path() / "shard.db";
+  auto r = run_cli({"run", (dir.path() / "os.toml").string(), "--store", os_db.string()});
+  EXPECT_EQ(r.status(), 1) << r.err;
+  EXPECT_NE(r.err.find("--allow-host-settings"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(os_db)) << "a refused run left its new store";
+  r = run_cli(
+      {"run", (dir.path() / "two.toml").string(), "--shard", "3/3", "--store", shard_db.string()});
+  EXPECT_EQ(r.status(), 1) << r.err;
+  EXPECT_FALSE(fs::exists(shard_db)) << "a refused shard left its new store";
+  // The same refusal against a store with results keeps it and them.
+  r = run_cli({"run", (dir.path() / "two.toml").string(), "--store", shard_db.string(), "-q"});
+  ASSERT_EQ(r.status(), 0) << r.err;
+  r = run_cli(
+      {"run", (dir.path() / "two.toml").string(), "--shard", "3/3", "--store", shard_db.string()});
+  EXPECT_EQ(r.status(), 1) << r.err;
+  EXPECT_TRUE(fs::exists(shard_db));
+}
+
 }  // namespace
 }  // namespace topolab
