@@ -237,7 +237,14 @@ Result<void> write_file_atomic(const std::filesystem::path& path, const std::str
   // never opened; O_EXCL also refuses to follow a symlink at the final component.
   std::string tmpl = path.string() + ".tmp.XXXXXX";
   int raw = ::mkostemp(tmpl.data(), O_CLOEXEC);
-  if (raw < 0) return make_error(errno_text(path.string() + ".tmp.XXXXXX", errno));
+  // Named by the output the user gave (and its folder), not the temporary name (redteam R11).
+  if (raw < 0) {
+    const int err = errno;
+    return make_error(
+        errno_text(path.string() + ": cannot create a file in " +
+                       (path.has_parent_path() ? path.parent_path().string() : std::string(".")),
+                   err));
+  }
   OwnedFd fd(raw);
   auto fail = [&](Error e) -> Result<void> {
     ::unlink(tmpl.c_str());

@@ -114,6 +114,10 @@ std::string shown(const json& v) {
   return s;
 }
 
+// A value of the wrong type, a string quoted: "0" is not shown as the number 0 (redteam
+// 2026-12-02, E15).
+std::string shown_typed(const json& v) { return v.is_string() ? "\"" + shown(v) + "\"" : shown(v); }
+
 // A value of the row's type (range not checked): what a read-back may be.
 Result<json> typed_value(const SettingRow& row, const json& v) {
   const std::string expected = std::string(row.name) + ": expected " + setting_domain(row);
@@ -131,11 +135,12 @@ Result<json> typed_value(const SettingRow& row, const json& v) {
                                std::fabs(v.get<double>()) < 9e15;
       const bool small_unsigned = !v.is_number_unsigned() || v.get<std::uint64_t>() < 9e15;
       if (!(v.is_number_integer() && small_unsigned) && !whole_float)
-        return make_error(expected + ", got " + shown(v) + " (not an integer)");
+        return make_error(expected + ", got " + shown_typed(v) + " (not an integer)");
       return json(whole_float ? static_cast<std::int64_t>(v.get<double>()) : v.get<std::int64_t>());
     }
     case SettingType::kNumber:
-      if (!v.is_number()) return make_error(expected + ", got " + shown(v) + " (not a number)");
+      if (!v.is_number())
+        return make_error(expected + ", got " + shown_typed(v) + " (not a number)");
       if (!std::isfinite(v.get<double>()))
         return make_error(expected + ", got a non-finite number");
       return json(v.get<double>());

@@ -4,6 +4,7 @@
 
 #include "common/file_io.hpp"
 #include "common/json_text.hpp"
+#include "common/safe_name.hpp"
 #include "orchestrator/cli/base_template.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
@@ -41,6 +42,11 @@ class XmlCommand : public Command {
   }
 
   int run() override {
+    // The domain name follows the layout name's rule (common/safe_name): no escape sequence in
+    // a libvirt name, its log lines and run folders (redteam 2026-12-02, X22).
+    if (!name_.empty())
+      if (const std::string why = name_problem(name_); !why.empty())
+        return fail("xml", make_error(ErrorKind::input, "--name: " + why));
     if (auto same = check_output_is_not_input(output_, {args_.layout, base_, kernel_, initrd_});
         !same)
       return fail("xml", same.error());

@@ -243,6 +243,11 @@ Result<void> check_distinct(const fs::path& out, const std::vector<fs::path>& in
     return make_error(ErrorKind::input,
                       "merge: more than " + std::to_string(kMaxMergeInputs) + " input stores");
   std::error_code ec;
+  // Like every other output (docs/reliability.md class 7): a link at OUT is neither followed nor
+  // replaced (merge replaced it by a regular file; redteam 2026-12-02, M26 and M13).
+  if (fs::is_symlink(fs::symlink_status(out, ec)))
+    return make_error(ErrorKind::input,
+                      "merge: " + out.string() + " is a symbolic link; name the store file itself");
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (fs::exists(out, ec) && fs::equivalent(out, inputs[i], ec))
       return make_error(ErrorKind::input,

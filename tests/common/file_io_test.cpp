@@ -211,6 +211,21 @@ TEST(WriteFileAtomic, WritesReplacesAndLeavesNoTemporary) {
   EXPECT_EQ(entries_in(dir.path()), 1u);
 }
 
+// An output in a folder that does not exist is named as given, with its folder, not by the
+// temporary name the write uses (redteam 2026-12-02, R11).
+TEST(WriteFileAtomic, AMissingFolderNamesTheOutputNotTheTemporary) {
+  testing::TempDir dir;
+  const fs::path out = dir.path() / "nodir" / "r.html";
+  auto r = write_file_atomic(out, "x", 0600);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.find(".tmp."), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find(out.string() + ": cannot create a file in " +
+                                   (dir.path() / "nodir").string()),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("No such file or directory"), std::string::npos);
+}
+
 // Issue 32 class 7: `report -o` over a user's 0600 file came back 0644 (and root's when root
 // ran it): the replaced file's mode, and as root its owner, now carry over; a new file gets the
 // given mode.

@@ -43,7 +43,15 @@ TEST(GuestSettings, ValuesAreCheckedByTypeRangeAndEnum) {
   ASSERT_FALSE(low.ok());
   EXPECT_EQ(low.error().message, "os.timer_resolution_ms: expected a number 0.5..15.625, got 0.4");
   EXPECT_FALSE(check_setting_value(timer, json(std::numeric_limits<double>::infinity())).ok());
-  EXPECT_FALSE(check_setting_value(timer, json("0.5")).ok());
+  auto text = check_setting_value(timer, json("0.5"));
+  ASSERT_FALSE(text.ok());
+  // Quoted: a string is never shown as if it were the number (redteam 2026-12-02).
+  EXPECT_NE(text.error().message.find("got \"0.5\" (not a number)"), std::string::npos)
+      << text.error().message;
+  auto zero = check_setting_value(*find_setting("os.timer_migration"), json("0"));
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.error().message.find("got \"0\" (not an integer)"), std::string::npos)
+      << zero.error().message;
   const auto& smt = *find_setting("os.smt");
   EXPECT_TRUE(check_setting_value(smt, json("off")).ok());
   EXPECT_FALSE(check_setting_value(smt, json("forceoff")).ok());

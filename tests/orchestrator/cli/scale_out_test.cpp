@@ -197,6 +197,17 @@ TEST_F(MergeRefusalTest, TheSameFileTwiceAndOutAsInputAreRefused) {
   expect_refused({"out.db"}, "is the output store");
 }
 
+// OUT a symbolic link (to a store or to any file): refused, the link and its target untouched
+// (merge replaced the link by a regular file; redteam 2026-12-02, M26 and M13).
+TEST_F(MergeRefusalTest, AnOutThatIsASymlinkIsRefusedAndLeftAlone) {
+  fs::create_symlink(at("out.db"), at("out-link.db"));
+  auto r = run_cli({"merge", at("out-link.db").string(), at("s2.db").string()});
+  EXPECT_EQ(r.status(), 1) << r.err;
+  EXPECT_NE(r.err.find("is a symbolic link"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_symlink(at("out-link.db")));
+  EXPECT_EQ(read_all(at("out.db")), before_) << "the link's target was changed";
+}
+
 // A table the schema does not have is refused (by the store's reader first; merge's own rule
 // check refuses a table the schema gained without a merge rule, which
 // StoreMergeRules.EveryTableOfTheSchemaHasAMergeRule catches before any store has one).
