@@ -1,7 +1,9 @@
 #pragma once
-// How long one benchmark run may take before its guest counts as hung (pure). The runs of one
-// cell repeat one configuration, so a run 20 times slower than any before it (and over a minute)
-// is a guest that stopped: it is found then instead of after timeout_s (600 s by default).
+// How long one benchmark run may take before its guest counts as hung (pure). Runs of the same
+// work (one configuration, benchmark and parameters: the repetitions of a cell, and the cells
+// of os.* or replicate factors) repeat one measurement, so a run 20 times slower than any
+// before it (and over a minute) is a guest that stopped: it is found then instead of after
+// timeout_s (600 s by default). The first run of a work has only timeout_s.
 #include <chrono>
 #include <optional>
 
@@ -15,7 +17,7 @@ struct RunBound {
   bool hang_bound = false;  // shorter than timeout_s: the cell's earlier runs set it
 };
 
-// `slowest_ms`: the slowest earlier run of the same cell and benchmark (none: the first run).
+// `slowest_ms`: the slowest earlier run of the same work (none: the first run).
 RunBound run_bound(std::optional<double> slowest_ms, std::chrono::seconds timeout);
 
 }  // namespace topolab::experiment

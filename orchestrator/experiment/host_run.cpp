@@ -280,10 +280,15 @@ Result<nlohmann::json> HostRun::apply_conditions(Target& t, int cell) {
   return out;
 }
 
-std::optional<double> HostRun::slowest_run(int cell, int bench) const {
-  const auto& slowest = state_[cell].slowest_ms;
-  auto it = slowest.find(bench);
-  if (it == slowest.end()) return std::nullopt;
+std::string HostRun::work_key(int cell, int bench) const {
+  const Cell& c = d_.cells[cell];
+  return c.config_key + "\n" + std::to_string(bench) + "\n" +
+         benchmark_params(d_.e, c, bench).dump();
+}
+
+std::optional<double> HostRun::slowest_run(const std::string& work) const {
+  auto it = slowest_ms_.find(work);
+  if (it == slowest_ms_.end()) return std::nullopt;
   return it->second;
 }
 
@@ -304,16 +309,17 @@ Result<void> HostRun::execute(Target& t, const RunSpec& r, std::int64_t boot_id,
     auto applied = apply_conditions(t, r.cell);
     if (applied) {
       conditions = *applied;
-      const RunBound bound =
-          run_bound(slowest_run(r.cell, r.benchmark), std::chrono::seconds(d_.e.timeout_s));
+      const RunBound bound = run_bound(slowest_run(work_key(r.cell, r.benchmark)),
+                                       std::chrono::seconds(d_.e.timeout_s));
+      const auto run_t0 = Clock::now();
       result = t.run(bench.name, benchmark_params(d_.e, cell, r.benchmark), bound.wait);
       ms = ms_since(t0);
-      waited_out = !result && ms >= 0.9 * static_cast<double>(bound.wait.count());
+      waited_out = !result && ms_since(run_t0) >= 0.9 * static_cast<double>(bound.wait.count());
       if (!result && bound.hang_bound)
         result =
             Error{result.error().message + " (after " + std::to_string(bound.wait.count() / 1000) +
                       " s: " + std::to_string(static_cast<int>(kSlowerThanHung)) +
-                      " x this cell's slowest run so far; timeout_s is " +
+                      " x the slowest earlier run of this work; timeout_s is " +
                       std::to_string(d_.e.timeout_s) + ")",
                   result.error().kind};
     } else {
@@ -345,7 +351,7 @@ Result<void> HostRun::execute(Target& t, const RunSpec& r, std::int64_t boot_id,
                        result_json,  ms};
   TL_TRY(store_.with([&](store::ResultStore& s) { return s.add_run(rec); }));
   st.done.insert({r.benchmark, r.repetition});
-  double& slowest = st.slowest_ms[r.benchmark];
+  double& slowest = slowest_ms_[work_key(r.cell, r.benchmark)];
   slowest = std::max(slowest, ms);
   ++summary_.runs_executed;
   summary_.benchmark_ms += ms;

@@ -73,7 +73,6 @@ class HostRun {
     // os.* values read back unlike the request: {"level","intended","seen"} like a topology
     // mismatch, each distinct one once.
     nlohmann::json condition_mismatches = nlohmann::json::array();
-    std::map<int, double> slowest_ms = {};  // by benchmark: the slowest run of this process
   };
   // One boot of a configuration and its pending runs; `alive` false when the target stopped
   // answering (the runs left then failed fast); `hung` when it did so by letting a run wait out
@@ -94,7 +93,10 @@ class HostRun {
   Result<void> run_configuration(const Configuration& config);
   Result<BootOutcome> boot_and_run(const Configuration& config, std::uint64_t seed);
   bool reboot_after_hang(const Configuration& config, const BootOutcome& first);
-  std::optional<double> slowest_run(int cell, int bench) const;  // ms, this process's runs
+  // The same work: one configuration, one benchmark, the same parameters (the cells of os.*
+  // or replicate factors share them, and every run of one cell does).
+  std::string work_key(int cell, int bench) const;
+  std::optional<double> slowest_run(const std::string& work) const;  // ms, this process's runs
   Result<void> finish_cells(const Configuration& config, const nlohmann::json& mismatches,
                             std::int64_t boot_id);
   Result<void> execute(Target& t, const RunSpec& r, std::int64_t boot_id, bool& alive);
@@ -122,6 +124,7 @@ class HostRun {
   // keeping its boot and mismatches.
   std::optional<std::map<std::int64_t, store::StoredCell>> stored_cells_;
   bool hung_in_boot_ = false;  // this boot's target stopped answering after a run timed out
+  std::map<std::string, double> slowest_ms_;  // by work_key: the slowest run of this process
   HostSummary summary_;
 };
 
