@@ -9,13 +9,14 @@
 
 namespace topolab {
 
-void note_retry_for_ci(const std::string& what, int attempt, const std::string& reason,
-                       bool planted) {
+void note_retry_for_ci(const std::string& kind, const std::string& what, int attempt,
+                       const std::string& reason, bool planted) {
   const char* path = std::getenv("TOPOLAB_BOOT_RETRY_LOG");
   if (path == nullptr || *path == '\0') return;
   auto fd = open_private_append(path);
   if (!fd) return;
-  const nlohmann::json line = {{"boot", what.substr(0, 200)},
+  const nlohmann::json line = {{"kind", kind.substr(0, 16)},
+                               {"boot", what.substr(0, 200)},
                                {"attempt", attempt},
                                {"planted", planted},
                                {"reason", reason.substr(0, 200)}};

@@ -10,8 +10,10 @@
 
 namespace topolab {
 
-void note_retry_for_ci(const std::string& what, int attempt, const std::string& reason,
-                       bool planted);
+// `kind`: "boot" (the watchdog's retry of a boot) or "run" (a configuration booted again
+// after its guest stopped answering mid-run); CI bounds each kind on its own.
+void note_retry_for_ci(const std::string& kind, const std::string& what, int attempt,
+                       const std::string& reason, bool planted);
 // A guest cmdline (or a configuration's label) that carries a planted fault.
 bool names_planted_fault(std::string_view text);
 

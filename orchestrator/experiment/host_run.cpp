@@ -172,7 +172,7 @@ bool HostRun::reboot_after_hang(const Configuration& config, const BootOutcome& 
   const std::string why = "the agent stopped answering with " + std::to_string(missing) +
                           " run(s) left: booting it again for those (once)";
   lane_.message("rebooting " + config.label() + ": " + why);
-  note_retry_for_ci("run " + d_.e.name + " " + config.label(), 1, why,
+  note_retry_for_ci("run", "run " + d_.e.name + " " + config.label(), 1, why,
                     names_planted_fault(config.label()));
   return true;
 }

@@ -81,7 +81,7 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
     // The guest's whole cmdline: a planted fault comes through the image or the layout (an
     // experiment's cmdline.* factor lands in kernel_cmdline_extra).
     note_retry_for_ci(
-        what, attempt, hang.message,
+        "boot", what, attempt, hang.message,
         names_planted_fault(req.image.cmdline + " " + req.layout.kernel_cmdline_extra));
     retries.push_back(s->discard_hung_attempt(attempt, hang.message));
     next.run_id = s->run_id_;

@@ -27,13 +27,16 @@ TEST(CiRetryLog, AppendsOneLinePerRetryWithThePlantedMark) {
   const fs::path dir = mkdtemp(tmpl);
   const fs::path log = dir / "retries.jsonl";
   ASSERT_EQ(setenv("TOPOLAB_BOOT_RETRY_LOG", log.c_str(), 1), 0);
-  note_retry_for_ci("boot a", 1, "hung", false);
-  note_retry_for_ci("run e cmdline.topolab.fault=hang-after:3", 1, std::string(500, 'x'), true);
+  note_retry_for_ci("boot", "boot a", 1, "hung", false);
+  note_retry_for_ci("run", "run e cmdline.topolab.fault=hang-after:3", 1, std::string(500, 'x'),
+                    true);
   unsetenv("TOPOLAB_BOOT_RETRY_LOG");
-  note_retry_for_ci("not logged", 1, "no variable", false);
+  note_retry_for_ci("boot", "not logged", 1, "no variable", false);
   const auto lines = read_lines(log);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0]["boot"], "boot a");
+  EXPECT_EQ(lines[0]["kind"], "boot");
+  EXPECT_EQ(lines[1]["kind"], "run");
   EXPECT_EQ(lines[0]["planted"], false);
   EXPECT_EQ(lines[1]["planted"], true);
   EXPECT_EQ(lines[1]["reason"].get<std::string>().size(), 200u);  // bounded
