@@ -8,6 +8,7 @@
 
 #include "common/terminal_text.hpp"
 #include "orchestrator/report/context.hpp"
+#include "orchestrator/report/svg_util.hpp"
 
 namespace topolab::report {
 namespace {
@@ -86,17 +87,10 @@ std::string markdown_text(std::string_view text) {
         out += '\\';
         out += c;
         break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
       default:
-        out += c;
+        // HTML's specials as entities (a Markdown viewer renders inline HTML): the one markup
+        // escaping of the report folder.
+        svg::append_markup_escaped(out, c);
     }
   }
   return out;
