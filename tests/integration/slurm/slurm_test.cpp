@@ -163,7 +163,7 @@ TEST_F(SlurmCluster, AJobArrayMergesFailedCellsAndAResubmissionCompletesThem) {
   const auto [array, merge] = submit(script);
   // The direct run of the same experiment, meanwhile, outside Slurm.
   testing::CliChild direct({"run", kExperiment, "--store", (dir_ / "direct.db").string(), "-q"});
-  auto tasks = wait_job(array, 240s);
+  auto tasks = wait_job(array, 420s);  // one mid-run hang: 60 s + a reboot
   EXPECT_EQ(tasks.size(), 4u);
   EXPECT_EQ(std::count(tasks.begin(), tasks.end(), "FAILED"), 1) << ::testing::PrintToString(tasks);
   EXPECT_EQ(std::count(tasks.begin(), tasks.end(), "COMPLETED"), 3)
@@ -179,7 +179,7 @@ TEST_F(SlurmCluster, AJobArrayMergesFailedCellsAndAResubmissionCompletesThem) {
 
   fs::remove(flag);
   const auto [array2, merge2] = submit(script);
-  auto again = wait_job(array2, 240s);
+  auto again = wait_job(array2, 420s);
   EXPECT_EQ(std::count(again.begin(), again.end(), "COMPLETED"), 4)
       << ::testing::PrintToString(again);
   EXPECT_EQ(wait_job(merge2, 120s), std::vector<std::string>{"COMPLETED"})
