@@ -2,6 +2,7 @@
 # (orchestrator/CMakeLists.txt says why); empty: the build type's own level.
 set(TOPOLAB_ORCHESTRATOR_OPT "-O1" CACHE STRING
     "Optimisation flag of the orchestrator's code in Release/RelWithDebInfo builds")
+option(TOPOLAB_TEST_PCH "Precompile the headers every test program includes" ON)
 option(TOPOLAB_UNITY_BUILD "Compile each folder's sources in batches (unity build)" ON)
 
 # Shared compile settings: every topolab target calls topolab_target_defaults().

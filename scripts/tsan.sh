@@ -2,7 +2,7 @@
 # ThreadSanitizer stage: builds only the threaded code and its tests (tests/tsan/CMakeLists.txt:
 # one tsan_<folder>_tests per threaded test folder + topolab-agent-tsan) in build-tsan and runs
 # each executable once (all its tests in one process).
-# Usage: bash scripts/tsan.sh [--no-build] [-- gtest args...]
+# Usage: bash scripts/tsan.sh [--no-build | --build-only] [-- gtest args...]
 # Exits non-zero on a build failure, a failed test or any TSan report (halt_on_error=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,10 +10,12 @@ ROOT=$(pwd)
 BUILD_DIR=${TSAN_BUILD_DIR:-build-tsan}
 JOBS=${JOBS:-2}
 BUILD=1
+RUN=1
 GTEST_ARGS=()
 while (($#)); do
   case "$1" in
     --no-build) BUILD=0; shift ;;
+    --build-only) RUN=0; shift ;;
     --) shift; GTEST_ARGS=("$@"); break ;;
     -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
     *) echo "tsan.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -27,6 +29,7 @@ if ((BUILD)); then
     -DTOPOLAB_TSAN=ON >/dev/null
   ninja -C "$BUILD_DIR" -j"$JOBS" tsan_tests
 fi
+((RUN)) || exit 0
 EXES=("$BUILD_DIR"/tests/tsan/tsan_*_tests)
 [[ -x "${EXES[0]}" ]] || { echo "tsan.sh: no tsan_*_tests in $BUILD_DIR/tests/tsan" >&2; exit 2; }
 EXE=${EXES[0]}  # the probe below
