@@ -99,7 +99,10 @@ if ((!QUICK)); then
 fi
 
 if ((!QUICK)); then
-  setsid chrt --idle 0 bash -c "$(declare -f build_asan); JOBS=$JOBS; set -euo pipefail; build_asan" \
+  # SCHED_IDLE where the kernel allows it, else the lowest nice level.
+  idle=(chrt --idle 0)
+  "${idle[@]}" true 2>/dev/null || idle=(nice -n 19)
+  setsid "${idle[@]}" bash -c "$(declare -f build_asan); JOBS=$JOBS; set -euo pipefail; build_asan" \
     >"$ASAN_LOG" 2>&1 &
   asan_pid=$!
 fi
