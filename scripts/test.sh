@@ -70,8 +70,11 @@ fi
 # SCHED_IDLE: they take only the CPU time the tests and guests leave (the integration stage
 # mostly waits on boots, bounds and shutdowns), so they neither slow nor load the TCG guests, and
 # the stages below find most of them built. (Building them after the integration stage made the
-# suite longer than CI's 90 minutes.) The ASan stage waits for both.
+# suite longer than CI's 90 minutes.) The ASan stage waits for the ASan build, the TSan one for
+# the rest.
 ASAN_LOG="$ROOT/build/asan-build.log"
+ASAN_DONE="$ROOT/build/asan-build.done"
+rm -f "$ASAN_DONE"
 asan_pid=""
 build_asan() {
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTOPOLAB_SANITIZE=ON >/dev/null
@@ -83,6 +86,7 @@ build_asan() {
     sed -n 's#^\(tests/[a-z0-9_]*_tests\): .*#\1#p' | grep -v '^tests/integration_')
   ((${#asan_targets[@]} > 10)) || { echo "test.sh: no unit test programs in build-asan" >&2; exit 1; }
   ninja -C build-asan -j"$JOBS" "${asan_targets[@]}" "${ASAN_IT[@]}"
+  touch "$ASAN_DONE"  # the ASan stages may start; the TSan build goes on beside them
   # Then the TSan build, the same way (its stage below only runs it).
   JOBS="$JOBS" bash scripts/tsan.sh --build-only
 }
@@ -102,7 +106,7 @@ if ((!QUICK)); then
   # SCHED_IDLE where the kernel allows it, else the lowest nice level.
   idle=(chrt --idle 0)
   "${idle[@]}" true 2>/dev/null || idle=(nice -n 19)
-  setsid "${idle[@]}" bash -c "$(declare -f build_asan); JOBS=$JOBS; set -euo pipefail; build_asan" \
+  setsid "${idle[@]}" bash -c "$(declare -f build_asan); JOBS=$JOBS; ASAN_DONE='$ASAN_DONE'; set -euo pipefail; build_asan" \
     >"$ASAN_LOG" 2>&1 &
   asan_pid=$!
 fi
@@ -129,12 +133,20 @@ python3 scripts/count-retries.py "$TOPOLAB_BOOT_RETRY_LOG"
 stage "package (.deb built, unpacked away from the source and build trees, run there)"
 accounted_ctest package build release -L package --output-on-failure
 
+# $1: what the background job must have built by now
+background_builds_failed() {
+  local rc=0
+  wait "$asan_pid" || rc=$?
+  asan_pid=""
+  tail -n 20 "$ASAN_LOG"
+  echo "test.sh: the background builds failed before $1 (exit $rc): $ASAN_LOG" >&2
+  exit 1
+}
 stage "ASan+UBSan build (in the background since the unit tests)"
-asan_rc=0
-wait "$asan_pid" || asan_rc=$?
-asan_pid=""
-tail -n 20 "$ASAN_LOG"
-((asan_rc == 0)) || { echo "test.sh: the ASan+UBSan build failed (exit $asan_rc): $ASAN_LOG" >&2; exit 1; }
+while [[ ! -e "$ASAN_DONE" ]]; do
+  kill -0 "$asan_pid" 2>/dev/null || background_builds_failed "the ASan build was done"
+  sleep 5
+done
 # The sanitized agent is dynamic and cannot be a guest's /init: images take the release one.
 export TOPOLAB_AGENT_BINARY="$ROOT/build/guest-agent/topolab-agent"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -152,6 +164,10 @@ accounted_ctest asan-integration build-asan sanitized -L integration --output-on
 unset TOPOLAB_AGENT_BINARY ASAN_OPTIONS UBSAN_OPTIONS
 
 stage "ThreadSanitizer unit tests (threaded code only; built in the background after the ASan build)"
+asan_rc=0
+wait "$asan_pid" || asan_rc=$?
+asan_pid=""
+((asan_rc == 0)) || { tail -n 20 "$ASAN_LOG"; echo "test.sh: the TSan build failed (exit $asan_rc): $ASAN_LOG" >&2; exit 1; }
 JOBS="$JOBS" bash scripts/tsan.sh --no-build
 
 # Always (it was skipped silently when scripts/fuzz.sh lost its x bit).
