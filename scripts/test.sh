@@ -57,7 +57,7 @@ wait_background() {
   local rc=0
   wait "$1" || rc=$?
   cat "$2"
-  ((rc == 0)) || { echo "test.sh: building the test disk's $3 failed (exit $rc)" >&2; exit 1; }
+  ((rc == 0)) || { echo "test.sh: building $3 failed (exit $rc)" >&2; exit 1; }
 }
 if ((!QUICK)); then
   mkdir -p build
@@ -120,8 +120,8 @@ if ((QUICK)); then exit 0; fi
 # here, outside ctest's per-test timeout; cached afterwards. This stage's time is what the
 # background build did not hide.
 stage "own-guest test disk (debootstrap in the background since setup; cached in /var/cache/topolab-test)"
-wait_background "$root_pid" "$ROOT_LOG" root
-wait_background "$disk_pid" "$DISK_LOG" disk
+wait_background "$root_pid" "$ROOT_LOG" "the test disk's root"
+wait_background "$disk_pid" "$DISK_LOG" "the test disk"
 root_pid=""
 disk_pid=""
 
@@ -133,18 +133,13 @@ python3 scripts/count-retries.py "$TOPOLAB_BOOT_RETRY_LOG"
 stage "package (.deb built, unpacked away from the source and build trees, run there)"
 accounted_ctest package build release -L package --output-on-failure
 
-# $1: what the background job must have built by now
-background_builds_failed() {
-  local rc=0
-  wait "$asan_pid" || rc=$?
-  asan_pid=""
-  tail -n 20 "$ASAN_LOG"
-  echo "test.sh: the background builds failed before $1 (exit $rc): $ASAN_LOG" >&2
-  exit 1
-}
 stage "ASan+UBSan build (in the background since the unit tests)"
 while [[ ! -e "$ASAN_DONE" ]]; do
-  kill -0 "$asan_pid" 2>/dev/null || background_builds_failed "the ASan build was done"
+  if ! kill -0 "$asan_pid" 2>/dev/null; then
+    wait_background "$asan_pid" "$ASAN_LOG" "the ASan+UBSan programs"
+    echo "test.sh: the background builds ended before the ASan+UBSan build was done" >&2
+    exit 1
+  fi
   sleep 5
 done
 # The sanitized agent is dynamic and cannot be a guest's /init: images take the release one.
@@ -164,10 +159,8 @@ accounted_ctest asan-integration build-asan sanitized -L integration --output-on
 unset TOPOLAB_AGENT_BINARY ASAN_OPTIONS UBSAN_OPTIONS
 
 stage "ThreadSanitizer unit tests (threaded code only; built in the background after the ASan build)"
-asan_rc=0
-wait "$asan_pid" || asan_rc=$?
+wait_background "$asan_pid" "$ASAN_LOG" "the TSan programs"
 asan_pid=""
-((asan_rc == 0)) || { tail -n 20 "$ASAN_LOG"; echo "test.sh: the TSan build failed (exit $asan_rc): $ASAN_LOG" >&2; exit 1; }
 JOBS="$JOBS" bash scripts/tsan.sh --no-build
 
 # Always (it was skipped silently when scripts/fuzz.sh lost its x bit).
