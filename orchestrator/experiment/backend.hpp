@@ -14,6 +14,10 @@
 
 namespace topolab::experiment {
 
+// How long applying a cell's guest settings may take (SMT changes hotplug CPUs: seconds under
+// TCG). A configure that uses all of it found a guest that stopped answering (HostRun::execute).
+inline constexpr std::chrono::seconds kConfigureTimeout{60};
+
 // One started configuration: a booted guest or a host agent process.
 class Target {
  public:

@@ -55,10 +55,9 @@ class GuestTarget : public Target {
       r->host_telemetry = count_residency(ticks, host_, pinned_vcpus());
     return r;
   }
-  // SMT changes hotplug CPUs: seconds under TCG.
   Result<protocol::SettingStates> configure(
       const std::map<std::string, nlohmann::json>& settings) override {
-    return session_->agent().configure(settings, 60s);
+    return session_->agent().configure(settings, kConfigureTimeout);
   }
   Result<void> ping() override { return session_->agent().ping(10s); }
   Result<void> shutdown() override { return session_->shutdown(); }

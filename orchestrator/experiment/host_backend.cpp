@@ -84,7 +84,7 @@ class HostTarget : public Target {
   }
   Result<protocol::SettingStates> configure(
       const std::map<std::string, nlohmann::json>& settings) override {
-    return client_->configure(settings, 60s);
+    return client_->configure(settings, kConfigureTimeout);
   }
   Result<void> ping() override { return client_->ping(5s); }
   Result<void> shutdown() override {

@@ -324,6 +324,11 @@ Result<void> HostRun::execute(Target& t, const RunSpec& r, std::int64_t boot_id,
                   result.error().kind};
     } else {
       result = applied.error();
+      // A configure that used its whole bound is a guest that stopped answering, like a run that
+      // waited out its bound, and gets the same one reboot (a CI run: a TCG guest hung while
+      // os.smt=off took a vCPU offline, and its cells failed without a second boot).
+      waited_out = ms_since(t0) >=
+                   0.9 * std::chrono::duration<double, std::milli>(kConfigureTimeout).count();
     }
   }
   if (!result) {

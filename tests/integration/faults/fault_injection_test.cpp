@@ -36,6 +36,7 @@ using testing::StoreView;
 const fs::path kData = fs::path(TOPOLAB_TESTS_DIR) / "integration/faults/data";
 const std::string kLongSqrt = (kData / "long-sqrt.toml").string();        // 2 configs x 2 reps
 const std::string kAgentFaults = (kData / "agent-faults.toml").string();  // garbage, hang
+const std::string kConfigureHang = (kData / "configure-hang.toml").string();
 constexpr const char* kDomainPrefix = "topolab-faults-";
 
 std::vector<std::string> our_domains() { return testing::topolab_domains_with(kDomainPrefix); }
@@ -228,6 +229,33 @@ TEST_F(Faults, AgentGarbageIsSkippedAndAHangingAgentIsBootedOnceMore) {
         garbage_seen = true;
   }
   EXPECT_TRUE(garbage_seen) << "no garbage line in any agent.log of this run";
+}
+
+// A guest that stops answering while a cell's settings are applied gets the same one reboot as
+// one that stops in a run: the cell completes in the second boot, the hung configure stays a
+// failure in the store.
+TEST_F(Faults, AgentHangingInConfigureIsBootedOnceMore) {
+  fs::path db = dir_ / "configure.db";
+  CliChild run(run_args(kConfigureHang, db));
+  CliRun r = run.wait(10min);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto summary = summary_of(r);
+  EXPECT_EQ(summary["boots"], 2) << summary.dump();
+  EXPECT_EQ(summary["hang_reboots"], 1) << summary.dump();
+  EXPECT_EQ(summary["runs_executed"], 2) << summary.dump();
+  EXPECT_EQ(summary["runs_failed"], 1) << summary.dump();
+  EXPECT_EQ(summary["cells_done"], 1);
+
+  StoreView v = read_store(db);
+  ASSERT_EQ(v.cells.size(), 1u);
+  const auto& [label, cell] = *v.cells.begin();
+  EXPECT_EQ(cell.status, "done") << cell.error;
+  EXPECT_EQ(v.runs[label], 2);
+  ASSERT_EQ(v.failures[label].size(), 1u);
+  EXPECT_NE(v.failures[label][0].find("configure"), std::string::npos) << v.failures[label][0];
+  EXPECT_NE(v.failures[label][0].find("timed out"), std::string::npos) << v.failures[label][0];
+  EXPECT_NE(r.err.find("rebooting"), std::string::npos) << r.err;
+  EXPECT_TRUE(our_domains().empty());
 }
 
 TEST_F(Faults, LibvirtdRestartedDuringABenchmarkLosesNothing) {
