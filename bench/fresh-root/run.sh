@@ -84,7 +84,16 @@ unshare --mount --pid --fork --propagation private bash -c '
   mount -t devpts -o newinstance,gid=5,mode=620,ptmxmode=000 devpts "$r/dev/pts" # as systemd
   mount -t tmpfs tmpfs "$r/dev/shm"
   mount -t tmpfs tmpfs "$r/run"
-  exec chroot "$r" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  # The root becomes the namespace'"'"'s own / (pivot_root, not chroot): libvirt enters QEMU'"'"'s
+  # mount namespace with setns, which moves a process to that namespace'"'"'s root; after a mere
+  # chroot that was this machine'"'"'s /, so libvirt populated the real /dev (it replaced the
+  # machine'"'"'s /dev/ptmx by a link, 2026-12-06) and QEMU failed "Failed to create PTY".
+  cd "$r"
+  mkdir -p .oldroot
+  pivot_root . .oldroot
+  umount -l /.oldroot
+  rmdir /.oldroot
+  exec /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/root LANG=C.UTF-8 TERM=dumb bash -c "cd /root/topolab && $1"
 ' fresh-root "$root" "$cmd" 2>&1 | tee "$root.out"
 rc=${PIPESTATUS[0]}
