@@ -86,8 +86,9 @@ unshare --mount --pid --fork --propagation private bash -c '
   mount -t tmpfs tmpfs "$r/run"
   # The root becomes the namespace'"'"'s own / (pivot_root, not chroot): libvirt enters QEMU'"'"'s
   # mount namespace with setns, which moves a process to that namespace'"'"'s root; after a mere
-  # chroot that was this machine'"'"'s /, so libvirt populated the real /dev (it replaced the
-  # machine'"'"'s /dev/ptmx by a link, 2026-12-06) and QEMU failed "Failed to create PTY".
+  # chroot that was this machine'"'"'s /, so libvirt populated the real /dev (2026-12-06: a chroot
+  # run with a /dev/ptmx link replaced the machine'"'"'s /dev/ptmx by a link and changed the group
+  # of its /dev/kvm) and QEMU failed "Failed to create PTY".
   cd "$r"
   mkdir -p .oldroot
   pivot_root . .oldroot
