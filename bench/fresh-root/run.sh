@@ -76,6 +76,11 @@ unshare --mount --pid --fork --propagation private bash -c '
   mkdir -p "$r/dev/pts" "$r/dev/shm" "$r/dev/net"
   node null c 1 3 666; node zero c 1 5 666; node full c 1 7 666; node random c 1 8 666
   node urandom c 1 9 666; node tty c 5 0 666; node kvm c 10 232 666; node net/tun c 10 200 666
+  # Loop devices (scripts/build-test-disk.sh, the test command'"'"'s own disk): the control node
+  # and block nodes for the numbers losetup --find may be handed (devtmpfs would make them, a
+  # tmpfs does not).
+  node loop-control c 10 237 660
+  for i in $(seq 0 31); do node "loop$i" b 7 "$i" 660; done
   node ptmx c 5 2 666 # a node, as devtmpfs has (a container-style pts/ptmx link is what
   # scripts/qemu-access.sh repairs)
   ln -s /proc/self/fd "$r/dev/fd" # bash process substitution (setup.sh) opens /dev/fd/N

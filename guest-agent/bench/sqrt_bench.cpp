@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "guest-agent/bench/benchmark_def.hpp"
+#include "guest-agent/bench/cpu_board.hpp"
 #include "guest-agent/bench/summary.hpp"
 #include "guest-agent/bench/timing.hpp"
 
@@ -22,6 +23,7 @@ double newton_sqrt(double k) {
 SqrtWork sqrt_range(std::uint64_t first, std::uint64_t last) {
   SqrtWork w;
   for (std::uint64_t k = first; k <= last; ++k) {
+    if ((k & 4095) == 0) note_current_cpu();  // Windows' migration count (cpu_board.hpp)
     double r = newton_sqrt(static_cast<double>(k));
     auto s = static_cast<std::uint64_t>(r);
     if (!(s * s <= k && (s + 1) * (s + 1) > k)) ++w.failures;

@@ -48,17 +48,23 @@ void MigrationTally::fill(protocol::RunTelemetry& t) const {
   }
 }
 
-TelemetryProbe::TelemetryProbe(const HostTopology* topo, bool sample)
+TelemetryProbe::TelemetryProbe(const HostTopology* topo, bool sample, bool board)
     : tally_(topo), start_times_(agent::os::process_cpu_times()) {
   caller_ = agent::os::current_thread_id();
   auto threads = agent::os::thread_cpus(protocol::kMaxSampledThreads);
-  if (!threads) {
-    sample_error_ = threads.error().message;
+  if (!sample) {
+    sample_error_ = "sampling turned off (bench only)";
+  } else if (!threads || board) {
+    // The threads post their own CPUs (Windows); another open board (a run inside a run
+    // cannot happen) leaves the fields omitted with the OS's reason.
+    if (!board_.emplace().open()) {
+      board_.reset();
+      sample_error_ = threads ? "another run's CPU board is open" : threads.error().message;
+    }
   } else {
     for (const auto& t : *threads)
       if (t.tid != caller_) before_.insert(t.tid);
   }
-  if (!sample && sample_error_.empty()) sample_error_ = "sampling turned off (bench only)";
   auto counter = agent::os::start_migration_counter();
   if (counter) {
     counter_ = *counter;
@@ -78,6 +84,10 @@ void TelemetryProbe::sample_loop() {
   std::unique_lock lock(mutex_);
   const auto period = std::chrono::milliseconds(protocol::kTelemetryIntervalMs);
   while (!wake_.wait_for(lock, period, [this] { return stop_; })) {
+    if (board_) {
+      tally_.tick(board_->read());
+      continue;
+    }
     auto threads = agent::os::thread_cpus(protocol::kMaxSampledThreads);
     if (!threads) continue;
     std::map<std::int64_t, int> bench;
@@ -113,6 +123,10 @@ protocol::RunTelemetry TelemetryProbe::finish() {
   }
   if (const std::string why = agent::os::ctx_switches_why(); !why.empty())
     t.omitted["ctx_switches_voluntary"] = t.omitted["ctx_switches_involuntary"] = why;
+  if (board_ && !board_->any_posted())
+    sample_error_ = "no thread of this benchmark posted its CPU (Windows counts migrations of "
+                    "the threads that post theirs: bench/cpu_board.hpp)";
+  board_.reset();  // closed: the benchmark's threads are joined
   if (sample_error_.empty()) {
     tally_.fill(t);
   } else {

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "guest-agent/bench/cpu_board.hpp"
 #include "guest-agent/telemetry_os.hpp"
 #include "host/host_topology.hpp"
 #include "protocol/run_telemetry.hpp"
@@ -33,7 +34,10 @@ class MigrationTally {
 
 class TelemetryProbe {
  public:
-  explicit TelemetryProbe(const HostTopology* topo, bool sample = true);
+  // `sample` false: no migration sampling (the overhead bench's baseline). `board` true: the
+  // threads post their CPUs on a CpuBoard even where thread_cpus works (tests of the Windows
+  // way on Linux); it is the way anyhow where thread_cpus fails.
+  explicit TelemetryProbe(const HostTopology* topo, bool sample = true, bool board = false);
   ~TelemetryProbe();
   TelemetryProbe(const TelemetryProbe&) = delete;
   TelemetryProbe& operator=(const TelemetryProbe&) = delete;
@@ -49,6 +53,7 @@ class TelemetryProbe {
   std::int64_t caller_ = 0;
   std::int64_t sampler_tid_ = 0;
   std::string sample_error_;
+  std::optional<CpuBoard> board_;  // open where the threads post their own CPUs
   std::optional<std::int64_t> counter_;
   std::string counter_error_;
   Result<agent::os::ProcessCpuTimes> start_times_;

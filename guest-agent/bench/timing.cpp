@@ -3,6 +3,7 @@
 #include <mutex>
 #include <optional>
 
+#include "guest-agent/bench/cpu_board.hpp"
 #include "guest-agent/bench/pinning.hpp"
 
 namespace topolab::bench {
@@ -19,6 +20,7 @@ Result<void> run_threads(const std::vector<int>& cpus,
   threads.reserve(cpus.size());
   for (std::size_t i = 0; i < cpus.size(); ++i) {
     threads.emplace_back([&, i] {
+      const CpuBoardSeat seat;  // posts this thread's CPU where the sampler cannot read it
       // A failed pin still runs the body so barriers inside it are not left waiting.
       if (auto pinned = pin_current_thread(cpus[i]); !pinned) record(pinned.error());
       if (auto r = body(static_cast<int>(i)); !r) record(r.error());

@@ -78,7 +78,7 @@ C2cViews c2c_views(const LatencyMatrix& m) {
   const auto placed = vcpu_host_cpus(m.placement);
   if (!host)
     out.host_view_missing = "no host topology stored";
-  else if (placed.empty())
+  else if (placed.empty() && !m.cpus_are_host_cpus)
     out.host_view_missing = "no vCPU placement stored with the runs";
   std::map<CpuPairClass, std::vector<double>> gv, hv;
   const std::size_t n = std::min(m.ns.size(), m.cpus.size());
@@ -89,6 +89,10 @@ C2cViews c2c_views(const LatencyMatrix& m) {
       const int a = m.cpus[i], b = m.cpus[j];
       gv[guest ? classify_cpu_pair(*guest, a, b) : CpuPairClass::kUnknown].push_back(v);
       if (!out.host_view_missing.empty()) continue;
+      if (m.cpus_are_host_cpus) {
+        hv[classify_cpu_pair(*host, a, b)].push_back(v);
+        continue;
+      }
       auto pa = placed.find(a), pb = placed.find(b);  // guest CPU id = vCPU number
       hv[pa == placed.end() || pb == placed.end() ? CpuPairClass::kUnknown
                                                   : host_pair_class(*host, pa->second, pb->second)]

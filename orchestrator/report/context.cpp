@@ -146,12 +146,21 @@ std::string date_text(const store::StoredExperiment& e) {
   return u.empty() || u == c ? c : c + " .. " + u;
 }
 
-// Experiment-level fields read from the experiment row alone.
-ExperimentContext experiment_context(const store::StoredExperiment& e) {
-  ExperimentContext x;
+}  // namespace
+
+std::string experiment_backend(const store::StoredExperiment& e) {
   std::string backend = text_of(e.context, "backend");
   if (backend.empty()) backend = text_of(e.versions, "backend");
   if (backend.empty()) backend = text_of(e.spec, "backend");
+  return backend;
+}
+
+namespace {
+
+// Experiment-level fields read from the experiment row alone.
+ExperimentContext experiment_context(const store::StoredExperiment& e) {
+  ExperimentContext x;
+  const std::string backend = experiment_backend(e);
   if (!backend.empty()) x.backend = backend;
   if (auto m = text_of(e.host_topology, "model"); !m.empty()) x.host_cpu_model = m;
   x.host_topology = topology_summary(e.host_topology);

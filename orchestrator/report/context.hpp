@@ -77,5 +77,8 @@ ReportContext load_context(store::ResultStore& store, const store::StoredExperim
 // "2 packages, 2 dies, 4 L3, 8 cores, 16 CPUs" from a topology_to_json object (validated with
 // topology_from_json); "unknown" for null, "unreadable: <why>" for anything else.
 std::string topology_summary(const nlohmann::json& topology);
+// Where the experiment ran, "guest" or "host", as recorded (context, then versions, then the
+// spec: older stores); "" when none says.
+std::string experiment_backend(const store::StoredExperiment& e);
 
 }  // namespace topolab::report

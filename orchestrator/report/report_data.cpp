@@ -399,7 +399,10 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
       LatencyMatrix m = combine(matrices);
       m.cell = row_ref(c.cell.label, data.hosts.empty() ? "" : c.cell.host);
       if (data.hosts.empty()) m.host_topology = exp->host_topology;
-      if (c.boot_id) {
+      if (experiment_backend(*exp) == "host") {  // the benchmark's CPUs are the host's
+        m.topology = exp->host_topology;
+        m.cpus_are_host_cpus = true;
+      } else if (c.boot_id) {
         auto boot = store.boot(c.boot_id);
         if (boot) m.topology = boot->boot.seen;  // absent or unreadable: no topology shown
       }

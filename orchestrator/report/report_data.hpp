@@ -64,6 +64,9 @@ struct LatencyMatrix {
   nlohmann::json topology;              // guest-seen topology (topology_to_json shape)
   nlohmann::json placement;             // a run's environment.placement: the vCPUs' host CPUs
   nlohmann::json host_topology;         // the experiment's host (one-host stores; null otherwise)
+  // The host backend: the benchmark ran on the host, its CPU ids are host CPUs and `topology`
+  // is the host's, so both views are the host's (no placement is stored or needed).
+  bool cpus_are_host_cpus = false;
 };
 
 // A stored run whose result fails validation (a store written by an older or hostile build):

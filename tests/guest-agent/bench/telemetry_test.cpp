@@ -9,7 +9,10 @@
 #include <thread>
 
 #include "guest-agent/bench/benchmark.hpp"
+#include "guest-agent/bench/cpu_board.hpp"
+#include "guest-agent/bench/timing.hpp"
 #include "guest-agent/bench/pinning.hpp"
+#include "guest-agent/bench/sqrt_bench.hpp"
 #include "protocol/benchmark_result.hpp"
 
 namespace topolab::bench {
@@ -97,6 +100,85 @@ TEST(TelemetryProbe, ASqrtRunCarriesTelemetryTheValidatorAccepts) {
   EXPECT_GT(*t.cpu_user_s, 0.0);
   EXPECT_LE(*t.cpu_user_s + *t.cpu_sys_s, wall * 2 * 1.1 + 0.05);
   EXPECT_EQ(protocol::result_to_json(*valid)["telemetry"], (*r)["telemetry"]);
+}
+
+// The Windows way (cpu_board.hpp), exercised on Linux: threads post their own CPUs.
+TEST(CpuBoard, SeatedThreadsPostTheirCpusAndUnseatedOnesDoNot) {
+  const CpuList allowed = allowed_cpus();
+  const std::vector<int> ids(allowed.begin(), allowed.end());
+  CpuBoard board;
+  ASSERT_TRUE(board.open());
+  CpuBoard second;
+  EXPECT_FALSE(second.open()) << "one board at a time";
+  note_current_cpu();  // this thread has no seat: nothing posted
+  EXPECT_FALSE(board.any_posted());
+  std::map<std::int64_t, int> seen;
+  std::thread mover([&] {
+    const CpuBoardSeat seat;
+    for (int round = 0; round < 2; ++round) {
+      ASSERT_TRUE(pin_current_thread(ids[static_cast<std::size_t>(round) % ids.size()]));
+      note_current_cpu();
+      auto now = board.read();
+      ASSERT_EQ(now.size(), 1u);
+      EXPECT_EQ(now.begin()->second, ids[static_cast<std::size_t>(round) % ids.size()]);
+      if (!seen.empty()) {
+        EXPECT_EQ(now.begin()->first, seen.begin()->first) << "one key";
+      }
+      seen = now;
+    }
+  });
+  mover.join();
+  EXPECT_TRUE(board.any_posted());
+  // A later thread in the next slot gets another key: two threads, two keys.
+  ASSERT_TRUE(run_threads({ids[0]}, [](int) -> Result<void> { return {}; }));
+  EXPECT_EQ(board.read().size(), 2u);
+}
+
+TEST(TelemetryProbe, OnTheBoardASqrtRunIsCountedAndAPinnedOneDoesNotMove) {
+  const CpuList allowed = allowed_cpus();
+  const std::vector<int> ids(allowed.begin(), allowed.end());
+  {
+    TelemetryProbe probe(nullptr, /*sample=*/true, /*board=*/true);
+    // Two threads pinned to one CPU each: the board sees them and no change.
+    std::vector<int> cpus = {ids[0], ids[ids.size() - 1]};
+    ASSERT_TRUE(run_threads(cpus, [](int) -> Result<void> {
+      (void)sqrt_range(1, 400000);
+      return {};
+    }));
+    const protocol::RunTelemetry t = probe.finish();
+    ASSERT_TRUE(t.migrations) << (t.omitted.empty() ? "" : t.omitted.begin()->second);
+    EXPECT_EQ(*t.migrations, 0u);
+    EXPECT_FALSE(t.omitted.count("migrations"));
+  }
+  {
+    // A thread that moves itself and posts between the moves (the sampler ticks every 10 ms).
+    TelemetryProbe probe(nullptr, true, true);
+    ASSERT_TRUE(run_threads({-1}, [&](int) -> Result<void> {
+      for (int round = 0; round < 4; ++round) {
+        TL_TRY(pin_current_thread(ids[static_cast<std::size_t>(round) % ids.size()]));
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(60);
+        while (std::chrono::steady_clock::now() < until) note_current_cpu();
+      }
+      return {};
+    }));
+    const protocol::RunTelemetry t = probe.finish();
+    ASSERT_TRUE(t.migrations);
+    // Three moves between the rounds (a fourth if it started on the other CPU); a tick that the
+    // load delays past a whole round sees fewer, never none.
+    if (ids.size() >= 2) {
+      EXPECT_GE(*t.migrations, 1u) << "samples " << t.samples;
+      EXPECT_LE(*t.migrations, 4u);
+    } else {
+      EXPECT_EQ(*t.migrations, 0u);
+    }
+  }
+  {
+    // Nothing seated (the benchmark starts no thread of its own): omitted, with the reason.
+    TelemetryProbe probe(nullptr, true, true);
+    const protocol::RunTelemetry t = probe.finish();
+    EXPECT_FALSE(t.migrations);
+    EXPECT_NE(t.omitted.at("migrations").find("posted its CPU"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -115,5 +115,32 @@ TEST(WindowsAgentBenchmarks, C2cLatencyMatchesTheLinuxAgent) {
   EXPECT_TRUE(within) << "no round within 0.5-2x of the Linux agent:\n" << rounds;
 }
 
+// Telemetry on Windows (issue 26): CPU times from GetProcessTimes; migrations from the CPUs the
+// benchmark threads post themselves (GetCurrentProcessorNumberEx, guest-agent/bench/
+// cpu_board.hpp), since Windows tells no thread another's CPU; context switches and the kernel
+// count omitted with the reason. Pinned threads (SetThreadGroupAffinity) never move.
+TEST(WindowsAgentBenchmarks, TelemetryCountsMigrationsFromTheThreadsOwnCpus) {
+  TOPOLAB_REQUIRE_WINE();
+  for (const char* pin : {"list", "none"}) {
+    std::vector<std::string> args = {"sqrt", "--param", "n=4000000", "--param", "repeats=1",
+                                     "--param", "threads=2", "--param",
+                                     std::string("pin=") + pin};
+    if (std::string(pin) == "list") args.insert(args.end(), {"--param", "cpus=0,1"});
+    json r = run_json(true, args);
+    ASSERT_TRUE(r.is_object()) << pin;
+    const json& t = r["telemetry"];
+    SCOPED_TRACE(std::string("pin=") + pin + ": " + t.dump());
+    ASSERT_TRUE(t.contains("migrations") && t["migrations"].is_number_unsigned());
+    EXPECT_GT(t["samples"].get<std::uint64_t>(), 0u);
+    EXPECT_GT(t["cpu_user_s"].get<double>(), 0.0);
+    EXPECT_FALSE(t["omitted"].contains("migrations"));
+    for (const char* why : {"ctx_switches_voluntary", "kernel_migrations"})
+      EXPECT_TRUE(t["omitted"].contains(why)) << why;
+    if (std::string(pin) == "list") {
+      EXPECT_EQ(t["migrations"], 0) << "pinned threads moved";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace topolab
