@@ -124,8 +124,9 @@ protocol::RunTelemetry TelemetryProbe::finish() {
   if (const std::string why = agent::os::ctx_switches_why(); !why.empty())
     t.omitted["ctx_switches_voluntary"] = t.omitted["ctx_switches_involuntary"] = why;
   if (board_ && !board_->any_posted())
-    sample_error_ = "no thread of this benchmark posted its CPU (Windows counts migrations of "
-                    "the threads that post theirs: bench/cpu_board.hpp)";
+    sample_error_ =
+        "no thread of this benchmark posted its CPU (Windows counts migrations of "
+        "the threads that post theirs: bench/cpu_board.hpp)";
   board_.reset();  // closed: the benchmark's threads are joined
   if (sample_error_.empty()) {
     tally_.fill(t);

@@ -10,9 +10,9 @@
 
 #include "guest-agent/bench/benchmark.hpp"
 #include "guest-agent/bench/cpu_board.hpp"
-#include "guest-agent/bench/timing.hpp"
 #include "guest-agent/bench/pinning.hpp"
 #include "guest-agent/bench/sqrt_bench.hpp"
+#include "guest-agent/bench/timing.hpp"
 #include "protocol/benchmark_result.hpp"
 
 namespace topolab::bench {

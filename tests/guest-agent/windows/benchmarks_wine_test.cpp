@@ -122,9 +122,9 @@ TEST(WindowsAgentBenchmarks, C2cLatencyMatchesTheLinuxAgent) {
 TEST(WindowsAgentBenchmarks, TelemetryCountsMigrationsFromTheThreadsOwnCpus) {
   TOPOLAB_REQUIRE_WINE();
   for (const char* pin : {"list", "none"}) {
-    std::vector<std::string> args = {"sqrt", "--param", "n=4000000", "--param", "repeats=1",
-                                     "--param", "threads=2", "--param",
-                                     std::string("pin=") + pin};
+    std::vector<std::string> args = {"sqrt",      "--param",   "n=4000000",
+                                     "--param",   "repeats=1", "--param",
+                                     "threads=2", "--param",   std::string("pin=") + pin};
     if (std::string(pin) == "list") args.insert(args.end(), {"--param", "cpus=0,1"});
     json r = run_json(true, args);
     ASSERT_TRUE(r.is_object()) << pin;
