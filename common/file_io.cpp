@@ -196,8 +196,9 @@ Result<void> check_output_target(const std::filesystem::path& path) {
     return errno_error(path, errno);
   }
   if (S_ISLNK(st.st_mode)) {
-    return make_error(path.string() +
-                      ": is a symbolic link; outputs never follow or replace links");
+    return make_error(
+        ErrorKind::input,
+        path.string() + ": is a symbolic link; outputs never follow or replace links");
   }
   if (!S_ISREG(st.st_mode)) return not_regular(path, st.st_mode);
   return {};
@@ -241,6 +242,7 @@ Result<void> write_file_atomic(const std::filesystem::path& path, const std::str
   if (raw < 0) {
     const int err = errno;
     return make_error(
+        ErrorKind::io,
         errno_text(path.string() + ": cannot create a file in " +
                        (path.has_parent_path() ? path.parent_path().string() : std::string(".")),
                    err));

@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "common/exit_code.hpp"
 #include "guest-agent/agent.hpp"
 #include "guest-agent/agent_version.hpp"
 #include "guest-agent/benchmarks.hpp"
@@ -146,7 +147,7 @@ int serve(const ServeArgs& a, Platform& platform, bool as_init) {
   auto transport = open_transport(a);
   if (!transport) {
     std::cerr << "topolab-agent: " << transport.error().message << "\n";
-    return 1;
+    return to_int(exit_code_for(transport.error()));
   }
   std::cerr << "topolab-agent " << agent_version() << ": serving on " << (*transport)->describe()
             << "\n";
@@ -157,7 +158,7 @@ int serve(const ServeArgs& a, Platform& platform, bool as_init) {
   const bool clean = agent.serve(**transport);
   if (!as_init) os::set_termination_hook(nullptr);
   if (clean && (as_init || a.poweroff)) platform.power_off(as_init);
-  return clean ? 0 : 1;
+  return to_int(clean ? ExitCode::ok : ExitCode::failed);
 }
 
 int topology_command(int argc, char** argv, Platform& platform) {
@@ -167,20 +168,20 @@ int topology_command(int argc, char** argv, Platform& platform) {
       json = true;
     } else {
       std::fprintf(stderr, "topolab-agent topology: unknown argument '%s'\n", argv[i]);
-      return 2;
+      return to_int(ExitCode::usage);
     }
   }
   auto topo = platform.read_topology();
   if (!topo) {
     std::fprintf(stderr, "topolab-agent topology: %s\n", topo.error().message.c_str());
-    return 1;
+    return to_int(exit_code_for(topo.error()));
   }
   if (!json) {
     print_topology_tree(std::cout, *topo);
-    return 0;
+    return to_int(ExitCode::ok);
   }
   std::cout << platform.topology_json(*topo).dump(2) << "\n";
-  return 0;
+  return to_int(ExitCode::ok);
 }
 
 // PID 1 must never exit (the kernel would panic): serve, and power off when done or broken.
@@ -222,11 +223,11 @@ int main(int argc, char** argv) {
     std::string cmd = argc > 1 ? argv[1] : "serve";
     if (cmd == "--version") {
       std::printf("topolab-agent %s (protocol %d)\n", agent_version(), protocol::kProtocolVersion);
-      return 0;
+      return to_int(ExitCode::ok);
     }
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
       std::fputs(kUsage, stdout);
-      return 0;
+      return to_int(ExitCode::ok);
     }
     if (cmd == "run") return run_benchmark_command(argc - 1, argv + 1);
     if (cmd == "topology") return topology_command(argc, argv, *platform);
@@ -235,7 +236,7 @@ int main(int argc, char** argv) {
       std::string err = parse_serve_args(count, args, first, a);
       if (!err.empty()) {
         std::fprintf(stderr, "topolab-agent: %s\n%s", err.c_str(), kUsage);
-        return 2;
+        return to_int(ExitCode::usage);
       }
       return serve(a, *platform, false);
     };
@@ -244,6 +245,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "topolab-agent: internal error: %s\n", e.what());
     if (platform->is_init()) platform->power_off(true);
-    return 70;
+    return to_int(ExitCode::internal);
   }
 }

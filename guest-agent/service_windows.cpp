@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/exit_code.hpp"
 #include "guest-agent/os.hpp"
 #include "guest-agent/windows_support.hpp"
 
@@ -100,9 +101,9 @@ int run_service(int argc, char** argv, const ServeFn& serve) {
   if (!StartServiceCtrlDispatcherW(table)) {
     std::fprintf(stderr, "topolab-agent: %s (is this started by the service manager?)\n",
                  win::last_error("StartServiceCtrlDispatcher").c_str());
-    return 1;
+    return to_int(ExitCode::failed);
   }
-  return 0;
+  return to_int(ExitCode::ok);
 }
 
 struct ScHandle {
@@ -114,13 +115,14 @@ struct ScHandle {
 
 int fail(const char* call) {
   std::fprintf(stderr, "topolab-agent service: %s\n", win::last_error(call).c_str());
-  return 1;
+  return to_int(ExitCode::failed);
 }
 
 int install(bool poweroff) {
   auto self = self_executable();
   if (!self)
-    return std::fprintf(stderr, "topolab-agent service: %s\n", self.error().message.c_str()), 1;
+    return std::fprintf(stderr, "topolab-agent service: %s\n", self.error().message.c_str()),
+           to_int(ExitCode::failed);
   std::wstring command =
       L"\"" + win::widen(*self) + L"\" service run" + (poweroff ? L" --poweroff" : L"");
   ScHandle scm{OpenSCManagerW(nullptr, nullptr, SC_MANAGER_CREATE_SERVICE)};
@@ -145,7 +147,7 @@ int install(bool poweroff) {
   if (!StartServiceW(svc.h, 0, nullptr)) return fail("StartService topolab-agent");
   std::printf("topolab-agent: service installed (automatic start) and started: %s\n",
               win::narrow(command).c_str());
-  return 0;
+  return to_int(ExitCode::ok);
 }
 
 int uninstall() {
@@ -157,7 +159,7 @@ int uninstall() {
   ControlService(svc.h, SERVICE_CONTROL_STOP, &status);  // not running is fine
   if (!DeleteService(svc.h)) return fail("DeleteService topolab-agent");
   std::printf("topolab-agent: service stopped and removed\n");
-  return 0;
+  return to_int(ExitCode::ok);
 }
 
 }  // namespace
@@ -171,7 +173,7 @@ std::optional<int> os_command(int argc, char** argv, const ServeFn& serve) {
     return install(false);
   if (action == "uninstall" && argc == 3) return uninstall();
   std::fputs(kServiceUsage, stderr);
-  return 2;
+  return to_int(ExitCode::usage);
 }
 
 }  // namespace topolab::agent::os

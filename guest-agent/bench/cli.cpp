@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/exit_code.hpp"
 #include "common/terminal_text.hpp"
 #include "guest-agent/bench/benchmark.hpp"
 #include "guest-agent/bench/benchmark_def.hpp"
@@ -99,10 +100,10 @@ int run_benchmark_cli(int argc, char** argv) {
       (arg == "--json" ? json : ctx.sample_telemetry) = arg == "--json";
     } else if (arg == "--list") {
       print_list(std::cout);
-      return 0;
+      return to_int(ExitCode::ok);
     } else if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
-      return 0;
+      return to_int(ExitCode::ok);
     } else if (arg == "--param" || arg == "-p" || arg.rfind("--param=", 0) == 0) {
       std::string kv;
       if (arg.rfind("--param=", 0) == 0) {
@@ -111,41 +112,41 @@ int run_benchmark_cli(int argc, char** argv) {
         kv = argv[++i];
       } else {
         std::cerr << "topolab-agent run: --param needs k=v\n";
-        return 2;
+        return to_int(ExitCode::usage);
       }
       auto eq = kv.find('=');
       if (eq == std::string::npos || eq == 0) {
         std::cerr << "topolab-agent run: --param '" << kv << "' is not k=v\n";
-        return 2;
+        return to_int(ExitCode::usage);
       }
       params[kv.substr(0, eq)] = parse_cli_value(kv.substr(eq + 1));
     } else if (!arg.empty() && arg[0] == '-') {
       std::cerr << "topolab-agent run: unknown option '" << arg << "'\n" << kUsage;
-      return 2;
+      return to_int(ExitCode::usage);
     } else if (name.empty()) {
       name = arg;
     } else {
       std::cerr << "topolab-agent run: unexpected argument '" << arg << "'\n" << kUsage;
-      return 2;
+      return to_int(ExitCode::usage);
     }
   }
   // The tiny program spawn-loop execs: the agent's own binary, `run true`.
-  if (name == "true") return 0;
+  if (name == "true") return to_int(ExitCode::ok);
   if (name.empty()) {
     std::cerr << "topolab-agent run: no benchmark named\n" << kUsage;
-    return 2;
+    return to_int(ExitCode::usage);
   }
   auto result = run_benchmark(name, params, ctx);
   if (!result) {
     std::cerr << "topolab-agent run: " << terminal_safe(result.error().message) << "\n";
-    return 1;
+    return to_int(exit_code_for(result.error()));
   }
   if (json) {
     std::cout << result->dump() << "\n";
   } else {
     print_human(std::cout, *result);
   }
-  return 0;
+  return to_int(ExitCode::ok);
 }
 
 }  // namespace topolab::bench

@@ -52,7 +52,7 @@ class ApplyCommand : public Command {
                           {"diff", result->diff},     {"notes", result->notes},
                           {"warnings", plan.warnings}};
       std::cout << json_document(j);
-      return 0;
+      return to_int(ExitCode::ok);
     }
     std::cout << result->diff;
     for (const auto& w : plan.warnings) logging::warn("{}", w);
@@ -61,7 +61,7 @@ class ApplyCommand : public Command {
       logging::info("defined '{}'; previous XML saved to {}", opts_.domain,
                     result->backup.string());
     }
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
  private:
@@ -80,13 +80,13 @@ class ApplyCommand : public Command {
                           {"diff", result->diff},
                           {"notes", result->notes}};
       std::cout << json_document(j);
-      return 0;
+      return to_int(ExitCode::ok);
     }
     std::cout << result->diff;
     for (const auto& n : result->notes) logging::info("note: {}", n);
     const char* verb = opts_.dry_run ? "would restore" : result->changed ? "restored" : "kept";
     logging::info("{} '{}' from {}", verb, opts_.domain, result->backup.string());
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
   ApplyOptions opts_;

@@ -90,7 +90,7 @@ class HookCommand : public Command {
                   ExitCode::failed);
     }
     std::cout << isolation::hook_snippet(own_binary());
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
   int remove_snippet() {
@@ -109,7 +109,7 @@ class HookCommand : public Command {
                 << (r->found ? " (topolab's snippet calling " + r->binary + ")" : "") << "\n";
       if (r->removed) std::cout << "restart libvirtd so it stops calling the hook\n";
     }
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
   std::string domain_, operation_, layout_, guest_cpus_, root_ = "/", domain_xml_;

@@ -33,7 +33,7 @@ class HostCommand : public Command {
       print_topology_tree(std::cout, *topo);
       print_remote_note();
     }
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
  private:

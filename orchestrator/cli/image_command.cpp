@@ -56,7 +56,7 @@ class ImageCommand : public Command {
                           {"pvh_fallback", img->pvh_fallback},
                           {"pruned", img->pruned}};
       std::cout << json_document(j);
-      return 0;
+      return to_int(ExitCode::ok);
     }
     std::cout << (img->rebuilt ? "built" : "up to date") << ": " << img->initrd.string() << " ("
               << img->initrd_bytes << " bytes)\n"
@@ -65,7 +65,7 @@ class ImageCommand : public Command {
               << "modules:";
     for (const auto& m : img->modules) std::cout << " " << m;
     std::cout << "\n";
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
  private:
@@ -84,12 +84,12 @@ class ImageCommand : public Command {
                                                 {"files", iso->files},
                                                 {"bytes", iso->bytes},
                                                 {"agent_bytes", iso->agent_bytes}});
-      return 0;
+      return to_int(ExitCode::ok);
     }
     std::cout << "written: " << iso->iso.string() << " (" << iso->bytes << " bytes)\nfiles:";
     for (const auto& f : iso->files) std::cout << " " << f;
     std::cout << "\nattach it as a CD-ROM and run install.cmd as Administrator\n";
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
   std::string output_, kernel_, agent_, modules_dir_;

@@ -34,7 +34,7 @@ class MergeCommand : public Command {
                              {"cells_advanced", m.cells_advanced}});
     if (json_) {
       std::cout << json_document(j) << std::flush;
-      return 0;
+      return to_int(ExitCode::ok);
     }
     for (const auto& m : *merged) {
       const auto count = [](const std::map<std::string, int>& by, const char* t) {
@@ -47,7 +47,7 @@ class MergeCommand : public Command {
           m.path.c_str(), count(m.added, "cells"), count(m.added, "boots"), count(m.added, "runs"),
           count(m.present, "runs"), out_.c_str(), m.cells_advanced);
     }
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
  private:

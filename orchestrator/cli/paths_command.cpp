@@ -37,13 +37,13 @@ class PathsCommand : public Command {
                         {"build_marker", p.build_marker.string()}};
     if (json_) {
       std::cout << json_document(j);
-      return 0;
+      return to_int(ExitCode::ok);
     }
     // The paths come from the environment and the file system: an escape sequence in
     // TOPOLAB_TEMPLATES_DIR must reach the terminal as text, like every outside string.
     for (const auto& [k, v] : j.items())
       std::cout << k << ": " << terminal_safe(v.get<std::string>()) << "\n";
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
  private:

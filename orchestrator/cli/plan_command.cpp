@@ -40,7 +40,7 @@ class PlanCommand : public Command {
     } else {
       print_plan(std::cout, layout, plan, host);
     }
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
  private:

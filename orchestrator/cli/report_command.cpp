@@ -49,7 +49,7 @@ class ReportCommand : public Command {
 
   int run() override {
     if (json_) format_ = "json";
-    if (!parse_alpha()) return 1;
+    if (auto alpha = parse_alpha(); !alpha) return fail("report", alpha.error());
     if (!compare_.empty()) {
       if (stores_.size() > 1)
         return fail("report", make_error(ErrorKind::input,
@@ -67,11 +67,11 @@ class ReportCommand : public Command {
     if (rc != 0) return rc;
     if (output_.empty()) {
       std::cout << text.str() << std::flush;
-      return 0;
+      return to_int(ExitCode::ok);
     }
     auto written = write_file_atomic(output_, text.str(), 0644, ExistingFile::kKeepModeAndOwner);
     if (!written) return fail("report", written.error());
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
  private:
@@ -85,7 +85,7 @@ class ReportCommand : public Command {
     if (!reporter) return fail("report", reporter.error());
     (*reporter)->report(*data);
     warn_left_out(*data, "");
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
   int report_compare(std::ostream& text) {
@@ -110,20 +110,18 @@ class ReportCommand : public Command {
     (*reporter)->report(data);
     warn_left_out(*a, "A: ");
     warn_left_out(*b, "B: ");
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
   // from_chars: the whole text is a number strictly between 0 and 1 ("nan", "1e999", "0.05x"
   // refused; CLI11's range check lets NaN through).
-  bool parse_alpha() {
-    if (alpha_text_.empty()) return true;
+  Result<void> parse_alpha() {
+    if (alpha_text_.empty()) return {};
     const char* end = alpha_text_.data() + alpha_text_.size();
     auto [p, ec] = std::from_chars(alpha_text_.data(), end, alpha_);
-    if (ec == std::errc() && p == end && alpha_ > 0 && alpha_ < 1) return true;
-    fail("report",
-         make_error(ErrorKind::input,
-                    "--alpha '" + alpha_text_ + "': expected a number between 0 and 1, e.g. 0.05"));
-    return false;
+    if (ec == std::errc() && p == end && alpha_ > 0 && alpha_ < 1) return {};
+    return make_error(ErrorKind::input, "--alpha '" + alpha_text_ +
+                                            "': expected a number between 0 and 1, e.g. 0.05");
   }
 
   // One store decides verdicts only against its experiment's baseline: an --alpha with no

@@ -169,7 +169,7 @@ class RunCommand : public Command {
     if (!listing) return fail("run", listing.error());
     if (json_) {
       std::cout << json_document({{"experiment", e.name}, {"shards", *listing}}) << std::flush;
-      return 0;
+      return to_int(ExitCode::ok);
     }
     for (const auto& s : *listing) {
       std::printf("shard %s: %zu configuration(s), %zu cell(s)\n",
@@ -177,7 +177,7 @@ class RunCommand : public Command {
                   s["cells"].size());
       for (const auto& c : s["cells"]) std::printf("  %s\n", c.get<std::string>().c_str());
     }
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
   void print_summary(const experiment::Experiment& e, const experiment::RunSummary& s) {

@@ -69,7 +69,7 @@ class SlurmCommand : public Command {
     const std::string script = experiment::slurm_submit_script(job_);
     if (output_.empty()) {
       std::cout << script << std::flush;
-      return 0;
+      return to_int(ExitCode::ok);
     }
     if (auto ok = write_file_atomic(output_, script, 0755); !ok) return fail("slurm", ok.error());
     if (json_)
@@ -82,7 +82,7 @@ class SlurmCommand : public Command {
     else
       std::printf("wrote %s: %d shards of %s into %s; submit with: bash %s\n", output_.c_str(),
                   *shards, e->name.c_str(), job_.store_dir.c_str(), output_.c_str());
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
  private:

@@ -95,12 +95,12 @@ class XmlCommand : public Command {
     for (const auto& w : plan.warnings) logging::warn("{}", w);
     if (output_.empty()) {
       std::cout << text;
-      return 0;
+      return to_int(ExitCode::ok);
     }
     auto w = write_file_atomic(output_, text);
     if (!w) return fail("xml", w.error());
     logging::info("wrote {} ({})", output_, choice.reason);
-    return 0;
+    return to_int(ExitCode::ok);
   }
 
  private:

@@ -42,7 +42,7 @@ Result<Layout> load_layout_or_preset(std::string_view name_or_path) {
   // Name the folder: an installed topolab with a wrong TOPOLAB_TEMPLATES_DIR (or a broken
   // install) otherwise says "one of )" and leaves the user guessing where it looked.
   const std::string dir = presets_dir().string();
-  return make_error(ErrorKind::input,
+  return make_error(ErrorKind::not_found,
                     "layout '" + std::string(name_or_path) +
                         "': no such file, and not a preset in " + dir +
                         (names.empty() ? " (it holds no presets; `topolab paths` shows where "

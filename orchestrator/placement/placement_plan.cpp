@@ -250,16 +250,17 @@ Result<PlacementPlan> plan_placement(const Layout& layout, const HostTopology& h
     change(alt);
     if (alt.policy == PlacementPolicy::kExplicit) break;
     if (plan_once(alt, host)) {
-      return make_error(plan.error().message + "; nearest feasible: " + text);
+      return Error{plan.error().message + "; nearest feasible: " + text, plan.error().kind};
     }
   }
   if (layout.policy == PlacementPolicy::kL3Aligned) {
     Layout alt = layout;
     alt.policy = PlacementPolicy::kCompact;
     if (plan_once(alt, host)) {
-      return make_error(plan.error().message +
-                        "; nearest feasible: policy compact (--policy "
-                        "compact, groups not L3-aligned)");
+      return Error{plan.error().message +
+                       "; nearest feasible: policy compact (--policy compact, groups not "
+                       "L3-aligned)",
+                   plan.error().kind};
     }
   }
   return plan;

@@ -86,13 +86,16 @@ Result<void> check_threads(const Layout& l, const HostTopology& host, const Usab
   std::size_t best = 0;
   for (const auto& c : u.cores) best = std::max(best, c.cpus.size());
   if (!host.has_smt()) {
-    return make_error("SMT requested (threads_per_core=" + std::to_string(l.threads_per_core) +
-                      ") but the host has no SMT siblings");
+    return make_error(ErrorKind::does_not_fit,
+                      "SMT requested (threads_per_core=" + std::to_string(l.threads_per_core) +
+                          ") but the host has no SMT siblings");
   }
   if (static_cast<int>(best) < l.threads_per_core) {
-    return make_error("SMT requested (threads_per_core=" + std::to_string(l.threads_per_core) +
-                      ") but host cores" + within(u) + " offer at most " + std::to_string(best) +
-                      " usable thread(s) each (siblings outside the allowed CPUs?)");
+    return make_error(ErrorKind::does_not_fit,
+                      "SMT requested (threads_per_core=" + std::to_string(l.threads_per_core) +
+                          ") but host cores" + within(u) + " offer at most " +
+                          std::to_string(best) +
+                          " usable thread(s) each (siblings outside the allowed CPUs?)");
   }
   return {};
 }
@@ -128,22 +131,27 @@ Result<std::vector<int>> fitting_domains(const Layout& l, const UsableHost& u,
     }
   }
   if (static_cast<int>(by_l3.size()) < g_count) {
-    return make_error(std::to_string(g_count) + " L3 groups requested, host offers " +
-                      std::to_string(by_l3.size()) + " L3 domain" + (by_l3.size() == 1 ? "" : "s") +
-                      within(u) + " (" + list_of(offered) + ")");
+    return make_error(ErrorKind::does_not_fit, std::to_string(g_count) +
+                                                   " L3 groups requested, host offers " +
+                                                   std::to_string(by_l3.size()) + " L3 domain" +
+                                                   (by_l3.size() == 1 ? "" : "s") + within(u) +
+                                                   " (" + list_of(offered) + ")");
   }
   if (fitting.empty()) {
     int largest = *std::max_element(capacities.begin(), capacities.end());
-    return make_error("L3 group of " + group_shape(c_count, l.threads_per_core) +
-                      " is larger than any host L3 domain" + within(u) + ": the largest offers " +
-                      std::to_string(largest) + " whole core" + (largest == 1 ? "" : "s") + " (" +
-                      list_of(offered) + ")");
+    return make_error(ErrorKind::does_not_fit,
+                      "L3 group of " + group_shape(c_count, l.threads_per_core) +
+                          " is larger than any host L3 domain" + within(u) +
+                          ": the largest offers " + std::to_string(largest) + " whole core" +
+                          (largest == 1 ? "" : "s") + " (" + list_of(offered) + ")");
   }
   if (static_cast<int>(fitting.size()) < g_count) {
-    return make_error(std::to_string(g_count) + " L3 groups of " + std::to_string(c_count) +
-                      " cores requested, only " + std::to_string(fitting.size()) +
-                      " host L3 domain" + (fitting.size() == 1 ? "" : "s") + within(u) + " hold " +
-                      std::to_string(c_count) + " whole cores (" + list_of(fitting_cpus) + ")");
+    return make_error(ErrorKind::does_not_fit,
+                      std::to_string(g_count) + " L3 groups of " + std::to_string(c_count) +
+                          " cores requested, only " + std::to_string(fitting.size()) +
+                          " host L3 domain" + (fitting.size() == 1 ? "" : "s") + within(u) +
+                          " hold " + std::to_string(c_count) + " whole cores (" +
+                          list_of(fitting_cpus) + ")");
   }
   return fitting;
 }
@@ -263,10 +271,11 @@ Result<PlacementPlan> plan_compact_or_scatter(const Layout& l, const HostTopolog
   auto eligible = eligible_cores(l, u);
   const int needed = l.cores_total();
   if (static_cast<int>(eligible.size()) < needed) {
-    return make_error(group_shape(needed, l.threads_per_core) + " requested, host offers " +
-                      std::to_string(eligible.size()) + " whole core" +
-                      (eligible.size() == 1 ? "" : "s") + " with " +
-                      std::to_string(l.threads_per_core) + " usable thread(s)" + within(u));
+    return make_error(ErrorKind::does_not_fit,
+                      group_shape(needed, l.threads_per_core) + " requested, host offers " +
+                          std::to_string(eligible.size()) + " whole core" +
+                          (eligible.size() == 1 ? "" : "s") + " with " +
+                          std::to_string(l.threads_per_core) + " usable thread(s)" + within(u));
   }
   // "Fill domains in order": by L3 domain, then first CPU.
   auto by_l3 = cores_by_l3(eligible);

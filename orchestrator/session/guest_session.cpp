@@ -185,9 +185,10 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
     auto message = "no hello from the agent within " + std::to_string(req.hello_timeout.count()) +
                    " ms (" + why + "); console: " + virt::console_tail(run_dir_ / "console.log", 5);
     auto base = read_file(req.base_template, 4u << 20);
-    return make_error(message + "; " +
-                      own_guest_hello_hint(base ? *base : std::string(), *live, channel.name,
-                                           run_dir_ / "console.log"));
+    return make_error(ErrorKind::guest,
+                      message + "; " +
+                          own_guest_hello_hint(base ? *base : std::string(), *live, channel.name,
+                                               run_dir_ / "console.log"));
   };
   // The built-in guest's agent is this tree's: its own hello is the first line (no sync).
   std::string where;  // the channel, for errors
@@ -209,18 +210,20 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   if (watchdog_) watchdog_->stop();
   if (!hello && !req.base_template.empty()) return no_hello(hello.error().message);
   if (!hello) {
-    return make_error("no hello from the agent within " +
-                      std::to_string(req.hello_timeout.count()) + " ms (" + hello.error().message +
-                      "); console: " + virt::console_tail(run_dir_ / "console.log", 5));
+    return make_error(ErrorKind::guest, "no hello from the agent within " +
+                                            std::to_string(req.hello_timeout.count()) + " ms (" +
+                                            hello.error().message + "); console: " +
+                                            virt::console_tail(run_dir_ / "console.log", 5));
   }
   hello_ = *hello;
   timings_["hello_ms"] = ms_between(t_started, t_hello);
   timings_["guest_uptime_at_hello_ms"] = hello_.uptime_ms;
   if (hello_.topology.is_null()) {
-    return make_error(
-        "the agent's hello has no topology (" +
-        (hello_.topology_error.empty() ? std::string("no reason given") : hello_.topology_error) +
-        ")");
+    return make_error(ErrorKind::guest,
+                      "the agent's hello has no topology (" +
+                          (hello_.topology_error.empty() ? std::string("no reason given")
+                                                         : hello_.topology_error) +
+                          ")");
   }
   auto seen = topology_from_json(hello_.topology);
   if (!seen) return seen.error().context("guest topology in hello");

@@ -136,7 +136,8 @@ std::optional<Error> GuestSession::retryable_failure(const Error& failure) const
   auto panic = virt::console_panic_line(run_dir_ / "console.log");
   if (panic.empty()) return std::nullopt;
   return Error{"guest kernel panicked before hello (" + panic + "; " + failure.message +
-               "); console: " + virt::console_tail(run_dir_ / "console.log", 10)};
+                   "); console: " + virt::console_tail(run_dir_ / "console.log", 10),
+               ErrorKind::guest};
 }
 
 Error GuestSession::hang_error() const {
@@ -145,10 +146,11 @@ Error GuestSession::hang_error() const {
                                             std::to_string(armed) + " ms after start)"
                                       : "";
   return Error{"guest hung: no console output for " + std::to_string(watchdog_->bound().count()) +
-               " ms" + since + " and no hello (boot watchdog fired " +
-               std::to_string(watchdog_->fired_after().count()) + " ms after start, console " +
-               std::to_string(watchdog_->console_bytes()) + " bytes); " + vcpu_summary() +
-               "console: " + virt::console_tail(run_dir_ / "console.log", 10)};
+                   " ms" + since + " and no hello (boot watchdog fired " +
+                   std::to_string(watchdog_->fired_after().count()) + " ms after start, console " +
+                   std::to_string(watchdog_->console_bytes()) + " bytes); " + vcpu_summary() +
+                   "console: " + virt::console_tail(run_dir_ / "console.log", 10),
+               ErrorKind::guest};
 }
 
 // "vCPUs at the hang: <summary>; " from vcpus.log's first line, or "" when none was taken.

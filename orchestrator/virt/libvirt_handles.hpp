@@ -2,6 +2,7 @@
 // RAII owners for libvirt C handles and libvirt-allocated strings, and libvirt errors turned
 // into our Error. All libvirt calls in topolab go through these.
 #include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
 
 #include <chrono>
 #include <memory>
@@ -44,8 +45,11 @@ struct LibvirtError {
   int code = 0;  // virErrorNumber; 0 when libvirt recorded none
   std::string message;
   bool is(int c) const { return code == c; }
+  // A domain libvirt does not know is the user's missing thing (exit 66), any other failure
+  // libvirt's (69).
   Error context(const std::string& what) const {
-    return Error{what + ": " + message, ErrorKind::libvirt};
+    return Error{what + ": " + message,
+                 code == VIR_ERR_NO_DOMAIN ? ErrorKind::not_found : ErrorKind::libvirt};
   }
 };
 LibvirtError capture_libvirt_error();

@@ -30,7 +30,7 @@ class StartFailure : public ::testing::Test {
 
 void expect_reason(const CliRun& r, const std::string& reason) {
   EXPECT_FALSE(r.timed_out);
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 69) << "libvirt's refusal: ExitCode::unavailable\n" << r.err;
   EXPECT_NE(r.err.find("virDomainCreate(topolab-ryzen-1700x-"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("unknown libvirt error"), std::string::npos) << r.err;

@@ -53,7 +53,7 @@ TEST(OwnDiskLifecycle, HelloTimeoutSaysWhatToCheckAndKeepsTheConsole) {
                image.string(), "--os", "linux", "--run-id", marker, "--hello-timeout", "45000"},
               std::chrono::minutes(10));
   EXPECT_FALSE(r.timed_out);
-  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_EQ(r.exit_code, 76) << "a guest failure: ExitCode::guest\n" << r.err << r.out;
   for (const char* part : {"no hello from the agent within 45000 ms", "topolab-agent.service",
                            "the topolab-agent service", "virtio-serial port 'org.topolab.agent.0'",
                            "the domain's virtio channels: 'org.topolab.agent.0' (unix /",

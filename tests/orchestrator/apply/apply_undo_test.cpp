@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/exit_code.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -72,7 +73,7 @@ TEST_F(ApplyUndo, UndoRestoresTheDefinitionByteForByte) {
   const std::string before = virsh_inactive_xml(name_);
   ASSERT_NE(before.find("<vcpu"), std::string::npos) << before;
   auto nothing = apply({"--undo"});
-  EXPECT_EQ(nothing.exit_code, 1);
+  EXPECT_EQ(nothing.exit_code, to_int(ExitCode::data_error));
   EXPECT_NE(nothing.err.find("no backup of '" + name_ + "'"), std::string::npos) << nothing.err;
 
   auto applied = apply({layout_.string()});
@@ -111,7 +112,7 @@ TEST_F(ApplyUndo, ABackupOfAnotherDomainOfThatNameIsRefused) {
   std::ofstream(backups_ / (name_ + ".not-a-stamp.xml")) << "ignored";
   const std::string before = virsh_inactive_xml(name_);
   auto r = apply({"--undo"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, to_int(ExitCode::data_error));
   EXPECT_NE(r.err.find("UUID 00000000-0000-4000-8000-000000000034 differs"), std::string::npos)
       << r.err;
   EXPECT_EQ(virsh_inactive_xml(name_), before);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "common/exit_code.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -39,9 +40,9 @@ TEST(CliExitCodes, AnUncheckedResultIsABugAndExits70WithOneLine) {
   EXPECT_NE(r.err.find("topolab: internal error: unchecked error:"), std::string::npos) << r.err;
 }
 
-TEST(CliExitCodes, RefusedInputStillExits1WithOneLine) {
+TEST(CliExitCodes, AMissingLayoutExits66WithOneLine) {
   auto r = run_cli({"plan", "/nonexistent/topolab/layout.toml", "--caps", kCaps});
-  EXPECT_EQ(r.status(), 1) << r.err;
+  EXPECT_EQ(r.status(), to_int(ExitCode::no_input)) << r.err;
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("topolab plan: "), std::string::npos) << r.err;
 }
@@ -135,7 +136,7 @@ TEST_F(CliLogLevels, QuietAndVerboseTogetherAreRefused) {
 
 TEST_F(CliLogLevels, ErrorsAreOneLineEvenWhenQuiet) {
   auto r = run_cli({"-q", "plan", "/nonexistent/topolab/layout.toml", "--caps", kCaps});
-  EXPECT_EQ(r.status(), 1);
+  EXPECT_EQ(r.status(), to_int(ExitCode::no_input));
   EXPECT_EQ(lines(r.err), 1) << r.err;
 }
 
@@ -158,14 +159,14 @@ TEST(CliRun, ARefusedRunLeavesNoNewStore) {
   EXPECT_FALSE(fs::exists(os_db)) << "a refused run left its new store";
   r = run_cli(
       {"run", (dir.path() / "two.toml").string(), "--shard", "3/3", "--store", shard_db.string()});
-  EXPECT_EQ(r.status(), 1) << r.err;
+  EXPECT_EQ(r.status(), to_int(ExitCode::data_error)) << r.err;
   EXPECT_FALSE(fs::exists(shard_db)) << "a refused shard left its new store";
   // The same refusal against a store with results keeps it and them.
   r = run_cli({"run", (dir.path() / "two.toml").string(), "--store", shard_db.string(), "-q"});
   ASSERT_EQ(r.status(), 0) << r.err;
   r = run_cli(
       {"run", (dir.path() / "two.toml").string(), "--shard", "3/3", "--store", shard_db.string()});
-  EXPECT_EQ(r.status(), 1) << r.err;
+  EXPECT_EQ(r.status(), to_int(ExitCode::data_error)) << r.err;
   EXPECT_TRUE(fs::exists(shard_db));
 }
 

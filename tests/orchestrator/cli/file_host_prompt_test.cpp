@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/exit_code.hpp"
 #include "common/file_io.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -47,7 +48,7 @@ class FileHostPrompt : public ::testing::Test {
     options.env = {"PATH=" + (tmp_.path() / "bin").string() + ":" + (path ? path : "/usr/bin")};
     auto r = testing::run_cli(args, options);
     EXPECT_FALSE(r.timed_out);
-    EXPECT_EQ(r.status(), 1) << r.err;
+    EXPECT_EQ(r.status(), to_int(ExitCode::unavailable)) << r.err;
     EXPECT_NE(r.err.find("cannot connect to qemu+ssh://topolab-no-such-host.invalid/system"),
               std::string::npos)
         << r.err;

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "common/exit_code.hpp"
 #include "orchestrator/store/result_store.hpp"
 #include "orchestrator/store/store_merge.hpp"
 #include "tests/support/child_process.hpp"
@@ -162,7 +163,7 @@ class MergeRefusalTest : public ScaleOutTest {
     std::vector<std::string> args = {"merge", at("out.db").string()};
     for (const auto& i : inputs) args.push_back(at(i).string());
     auto r = run_cli(args);
-    EXPECT_EQ(r.status(), 1) << r.err;
+    EXPECT_EQ(r.status(), to_int(ExitCode::data_error)) << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
     EXPECT_EQ(read_all(at("out.db")), before_) << "OUT was changed";
     for (const auto& e : fs::directory_iterator(dir_))
@@ -202,7 +203,7 @@ TEST_F(MergeRefusalTest, TheSameFileTwiceAndOutAsInputAreRefused) {
 TEST_F(MergeRefusalTest, AnOutThatIsASymlinkIsRefusedAndLeftAlone) {
   fs::create_symlink(at("out.db"), at("out-link.db"));
   auto r = run_cli({"merge", at("out-link.db").string(), at("s2.db").string()});
-  EXPECT_EQ(r.status(), 1) << r.err;
+  EXPECT_EQ(r.status(), to_int(ExitCode::data_error)) << r.err;
   EXPECT_NE(r.err.find("is a symbolic link"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::is_symlink(at("out-link.db")));
   EXPECT_EQ(read_all(at("out.db")), before_) << "the link's target was changed";
@@ -271,7 +272,7 @@ TEST_F(ScaleOutTest, SlurmRefusesToWriteItsScriptOverTheExperiment) {
   for (const fs::path& out : {copy, link}) {
     auto r = run_cli({"slurm", copy.string(), "--shards", "2", "--store-dir",
                       at("stores-refused").string(), "-o", out.string()});
-    EXPECT_EQ(r.status(), 1) << r.err;
+    EXPECT_EQ(r.status(), to_int(ExitCode::data_error)) << r.err;
     EXPECT_NE(r.err.find("an output never replaces an input"), std::string::npos) << r.err;
   }
   EXPECT_EQ(read_all(copy), before) << "the experiment file was overwritten";

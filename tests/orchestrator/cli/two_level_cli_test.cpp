@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 
+#include "common/exit_code.hpp"
 #include "tests/orchestrator/placement/fixture_hosts.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -66,7 +67,7 @@ TEST(TwoLevelCli, OnTheDualSocketEpyc) {
   const auto root = testing::find_fs_root(dir.path());
   ASSERT_FALSE(root.empty());
   auto r = run_cli({"xml", "threadripper-2990wx", "--sysfs", root.string()});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, to_int(ExitCode::does_not_fit));
   EXPECT_NE(r.err.find("nearest feasible: cores_per_group=3"), std::string::npos) << r.err;
 
   r = run_cli({"plan", "epyc-7451", "--sysfs", root.string(), "--json"});

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 
+#include "common/exit_code.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/zen_sysfs.hpp"
@@ -81,7 +82,7 @@ TEST(XmlBase, UnknownBaseNamesTheTemplatesFolder) {
   testing::TempDir dir("topolab-xml-base-missing");
   const auto root = testing::write_zen_sysfs(dir.path() / "root", testing::ryzen_5950x());
   auto r = run_cli({"xml", "ryzen-5950x-ccd", "--sysfs", root.string(), "--base", "nope.xml"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, to_int(ExitCode::data_error));
   EXPECT_NE(r.err.find("--base nope.xml: No such file, and not a template in"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("windows-vfio.xml"), std::string::npos) << r.err;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/exit_code.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -14,6 +15,8 @@
 namespace {
 
 using topolab::testing::run_cli;
+using topolab::ExitCode;
+using topolab::to_int;
 namespace fs = std::filesystem;
 
 const std::string kRoot =
@@ -107,7 +110,7 @@ TEST(HookCli, SnippetFromABuildTreeNeedsForceAndUninstallRemovesOnlyOurs) {
   // Merged with another tool's lines: the user's file, left alone.
   std::ofstream(hooks / "qemu") << forced.out << "# vfio-isolate lines below\n";
   auto merged = run_cli({"hook", "--uninstall-snippet", "--root", root});
-  EXPECT_EQ(merged.exit_code, 1);
+  EXPECT_EQ(merged.exit_code, to_int(ExitCode::data_error));
   EXPECT_NE(merged.err.find("edited or merged since topolab wrote it"), std::string::npos)
       << merged.err;
   EXPECT_TRUE(std::filesystem::exists(hooks / "qemu"));
@@ -199,7 +202,7 @@ TEST(HookCli, WhatTheHookReadsOfACopysXmlIsChecked) {
     return hook_with_xml({"hook", domain, "prepare", "--root", kRoot, "--dry-run"}, xml);
   };
   auto other_name = prepare(kCopy, copy_xml("topolab-win10-other", "win10"));
-  EXPECT_EQ(other_name.exit_code, 1);
+  EXPECT_EQ(other_name.exit_code, to_int(ExitCode::data_error));
   EXPECT_NE(other_name.err.find("domain XML names 'topolab-win10-other', expected '" + kCopy),
             std::string::npos)
       << other_name.err;
@@ -210,14 +213,14 @@ TEST(HookCli, WhatTheHookReadsOfACopysXmlIsChecked) {
   for (int i = 0; i < 100; ++i) deep += "<a>";
   for (int i = 0; i < 100; ++i) deep += "</a>";
   auto too_deep = prepare(kCopy, deep + "</domain>");
-  EXPECT_EQ(too_deep.exit_code, 1);
+  EXPECT_EQ(too_deep.exit_code, to_int(ExitCode::data_error));
   EXPECT_NE(too_deep.err.find("nested deeper than 64"), std::string::npos) << too_deep.err;
   auto huge = prepare(kCopy, "<domain><name>" + kCopy + "</name><!--" +
                                  std::string(std::size_t{5} << 20, 'x') + "--></domain>");
-  EXPECT_EQ(huge.exit_code, 1);
+  EXPECT_EQ(huge.exit_code, to_int(ExitCode::data_error));
   EXPECT_NE(huge.err.find("larger than 4194304 bytes"), std::string::npos) << huge.err;
   auto broken = prepare(kCopy, "<domain><name>");
-  EXPECT_EQ(broken.exit_code, 1);
+  EXPECT_EQ(broken.exit_code, to_int(ExitCode::data_error));
   EXPECT_NE(broken.err.find("domain XML: offset"), std::string::npos) << broken.err;
 
   auto unregistered = prepare(kCopy, copy_xml(kCopy, "win11"));

@@ -1,6 +1,7 @@
-// Every refusal of the layout readers carries ErrorKind::input (exit 1, like before), whatever
-// stage refused it: TOML syntax, an unknown key, a value, a CPU list (CpuList's own error), the
-// cross-field check, `--set`, a preset name. A file that cannot be read keeps its own kind.
+// Every refusal of the layout readers carries ErrorKind::input (exit 65), whatever stage
+// refused it: TOML syntax, an unknown key, a value, a CPU list (CpuList's own error), the
+// cross-field check, `--set`. A file that cannot be read keeps its own kind, and a name that is
+// neither a file nor a preset is not_found (exit 66).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -31,7 +32,14 @@ TEST(LayoutErrorKind, EveryRefusalIsInput) {
                             "t.toml"),
                "explicit list length");
   expect_input(parse_layout("name = \"x\"\n", "t.toml"), "missing [guest]");
-  expect_input(load_layout_or_preset("no-such-preset-anywhere"), "unknown preset");
+}
+
+// A name that is neither a file nor a preset is the user's missing thing (exit 66), not a
+// malformed one.
+TEST(LayoutErrorKind, AnUnknownPresetIsNotFound) {
+  auto r = load_layout_or_preset("no-such-preset-anywhere");
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().is(ErrorKind::not_found)) << r.error().message;
 }
 
 TEST(LayoutErrorKind, SetFieldRefusalsAreInput) {

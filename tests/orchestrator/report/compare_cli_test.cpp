@@ -14,6 +14,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/exit_code.hpp"
 #include "tests/support/child_process.hpp"
 
 namespace topolab::report {
@@ -116,11 +117,11 @@ TEST_F(CompareCli, EveryFormatAndOneSidedCellsThroughTheCli) {
   EXPECT_EQ(j["rows"].size(), 2u);
   auto same = testing::run_cli({"report", db("a.db"), "--compare-experiment", "sqrt-n"},
                                std::chrono::minutes(1));
-  EXPECT_EQ(same.exit_code, 1);
+  EXPECT_EQ(same.exit_code, to_int(ExitCode::data_error));
   EXPECT_NE(same.err.find("same experiment"), std::string::npos) << same.err;
   auto twice = testing::run_cli({"report", db("a.db"), db("b.db"), "--compare", db("b.db")},
                                 std::chrono::minutes(1));
-  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_EQ(twice.exit_code, to_int(ExitCode::data_error));
   EXPECT_NE(twice.err.find("give store B once"), std::string::npos) << twice.err;
   auto missing =
       testing::run_cli({"report", db("a.db"), db("nothing.db")}, std::chrono::minutes(1));
