@@ -8,11 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "orchestrator/cli/layout_override_options.hpp"
+#include "bench/support/planned_guest.hpp"
+#include "common/exit_code.hpp"
 #include "orchestrator/experiment/boot_request.hpp"
-#include "orchestrator/hostsource/host_source.hpp"
-#include "orchestrator/image/guest_image.hpp"
-#include "orchestrator/plan/guest_plan.hpp"
 #include "orchestrator/session/guest_session.hpp"
 
 namespace {
@@ -59,24 +57,18 @@ int main(int argc, char** argv) {
 
   auto fail = [](const Error& e) {
     std::cerr << "boot_bench: " << e.message << "\n";
-    return 1;
+    return to_int(exit_code_for(e));
   };
-  auto layout = cli::load_layout_with_overrides(largs);
-  if (!layout) return fail(layout.error());
-  auto host = load_host_topology({});
-  if (!host) return fail(host.error());
-  auto plan = plan::plan_guest(*layout, {*host, std::nullopt});
-  if (!plan) return fail(plan.error());
-  auto image = build_guest_image({});
-  if (!image) return fail(image.error());
+  auto g = bench_support::plan_guest_here(largs);
+  if (!g) return fail(g.error());
 
   std::vector<double> define, start, hello, uptime, ratio, ratio_from_start_call;
   nlohmann::json runs = nlohmann::json::array();
   for (int i = 0; i < boots; ++i) {
     experiment::BootChoices choices;
     choices.accel = *virt::parse_accel_mode(accel);
-    choices.image = *image;
-    auto s = GuestSession::boot(experiment::make_boot_request(*plan, host->vendor, choices));
+    choices.image = g->image;
+    auto s = GuestSession::boot(experiment::make_boot_request(g->plan, g->host.vendor, choices));
     if (!s) return fail(s.error());
     auto t = (*s)->timings();
     (void)(*s)->shutdown();
@@ -95,8 +87,8 @@ int main(int argc, char** argv) {
                 << static_cast<int>(100 * ratio.back()) << " %)\n";
     }
   }
-  nlohmann::json out = {{"layout", layout->name},
-                        {"vcpus", layout->vcpu_count()},
+  nlohmann::json out = {{"layout", g->layout.name},
+                        {"vcpus", g->layout.vcpu_count()},
                         {"accel", accel},
                         {"boots", boots},
                         {"define_ms", to_json(stat_of(define))},
@@ -111,12 +103,12 @@ int main(int argc, char** argv) {
     std::cout << out.dump(2) << "\n";
   } else {
     auto r = stat_of(ratio);
-    std::cout << layout->name << " x" << boots << " (" << accel << ", " << layout->vcpu_count()
+    std::cout << g->layout.name << " x" << boots << " (" << accel << ", " << g->layout.vcpu_count()
               << " vCPUs): hello median " << stat_of(hello).median
               << " ms after start, guest uptime"
               << " median " << stat_of(uptime).median << " ms; uptime/hello mean "
               << static_cast<int>(100 * r.mean) << " % (min " << static_cast<int>(100 * r.min)
               << " %), goal >= 90 %\n";
   }
-  return 0;
+  return to_int(ExitCode::ok);
 }

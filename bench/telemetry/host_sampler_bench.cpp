@@ -10,13 +10,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "bench/support/planned_guest.hpp"
+#include "common/exit_code.hpp"
 #include "orchestrator/agent/agent_client.hpp"
-#include "orchestrator/cli/layout_override_options.hpp"
 #include "orchestrator/experiment/boot_request.hpp"
 #include "orchestrator/experiment/vcpu_sampler.hpp"
-#include "orchestrator/hostsource/host_source.hpp"
-#include "orchestrator/image/guest_image.hpp"
-#include "orchestrator/plan/guest_plan.hpp"
 #include "orchestrator/session/guest_session.hpp"
 #include "orchestrator/statistics/descriptive.hpp"
 #include "orchestrator/statistics/shift_interval.hpp"
@@ -71,19 +69,13 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   auto fail = [](const Error& e) {
     std::cerr << "host_sampler_bench: " << e.message << "\n";
-    return 1;
+    return to_int(exit_code_for(e));
   };
-  auto layout = cli::load_layout_with_overrides(largs);
-  if (!layout) return fail(layout.error());
-  auto host = load_host_topology({});
-  if (!host) return fail(host.error());
-  auto plan = plan::plan_guest(*layout, {*host, std::nullopt});
-  if (!plan) return fail(plan.error());
-  auto image = build_guest_image({});
-  if (!image) return fail(image.error());
+  auto g = bench_support::plan_guest_here(largs);
+  if (!g) return fail(g.error());
   experiment::BootChoices choices;
-  choices.image = *image;
-  auto s = GuestSession::boot(experiment::make_boot_request(*plan, host->vendor, choices));
+  choices.image = g->image;
+  auto s = GuestSession::boot(experiment::make_boot_request(g->plan, g->host.vendor, choices));
   if (!s) return fail(s.error());
   const nlohmann::json params = {{"threads", threads}, {"n", n}, {"repeats", 1}};
   Arm with, without;
@@ -106,8 +98,8 @@ int main(int argc, char** argv) {
   (void)(*s)->shutdown();
   const double med = statistics::median(ratios);
   const auto iv = statistics::median_interval(ratios);
-  nlohmann::json out = {{"layout", layout->name},
-                        {"vcpus", layout->vcpu_count()},
+  nlohmann::json out = {{"layout", g->layout.name},
+                        {"vcpus", g->layout.vcpu_count()},
                         {"rounds", rounds},
                         {"n", n},
                         {"threads", threads},
@@ -119,9 +111,9 @@ int main(int argc, char** argv) {
   if (iv) out["overhead_interval_pct"] = {100 * (iv->low - 1), 100 * (iv->high - 1)};
   if (json) {
     std::cout << out.dump(2) << "\n";
-    return 0;
+    return to_int(ExitCode::ok);
   }
-  std::cout << layout->name << " (" << layout->vcpu_count() << " vCPUs), sqrt n=" << n << " x "
+  std::cout << g->layout.name << " (" << g->layout.vcpu_count() << " vCPUs), sqrt n=" << n << " x "
             << threads << " threads, " << rounds << " rounds: with "
             << out["with_median_s"].get<double>() << " s, without "
             << out["without_median_s"].get<double>() << " s; overhead (paired median) "
@@ -132,5 +124,5 @@ int main(int argc, char** argv) {
     std::cout << " (no interval below 6 rounds)";
   std::cout << "; one sampler read " << out["sampler_read_us_median"].get<double>()
             << " us per 100 ms\n";
-  return 0;
+  return to_int(ExitCode::ok);
 }
