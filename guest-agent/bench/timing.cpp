@@ -20,9 +20,11 @@ Result<void> run_threads(const std::vector<int>& cpus,
   threads.reserve(cpus.size());
   for (std::size_t i = 0; i < cpus.size(); ++i) {
     threads.emplace_back([&, i] {
-      const CpuBoardSeat seat;  // posts this thread's CPU where the sampler cannot read it
       // A failed pin still runs the body so barriers inside it are not left waiting.
       if (auto pinned = pin_current_thread(cpus[i]); !pinned) record(pinned.error());
+      // Seated after the pin: its first post is where the thread runs, so the pin itself is
+      // never counted as a migration (a CI run of 751d051 counted one for pinned threads).
+      const CpuBoardSeat seat;  // posts this thread's CPU where the sampler cannot read it
       if (auto r = body(static_cast<int>(i)); !r) record(r.error());
     });
   }
