@@ -7,6 +7,7 @@
 // that one).
 // Usage: host_sampler_bench [LAYOUT] [--rounds N] [--n N] [--threads T] [--policy P] [--json]
 #include <CLI/CLI.hpp>
+#include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -113,16 +114,18 @@ int main(int argc, char** argv) {
     std::cout << out.dump(2) << "\n";
     return to_int(ExitCode::ok);
   }
+  // Seconds to ms, percentages to 0.1, a read to whole us: a TCG run's noise is larger still.
+  std::cout << std::fixed << std::setprecision(3);
   std::cout << g->layout.name << " (" << g->layout.vcpu_count() << " vCPUs), sqrt n=" << n << " x "
             << threads << " threads, " << rounds << " rounds: with "
             << out["with_median_s"].get<double>() << " s, without "
             << out["without_median_s"].get<double>() << " s; overhead (paired median) "
-            << out["overhead_pct"].get<double>() << " %";
+            << std::setprecision(1) << out["overhead_pct"].get<double>() << " %";
   if (iv)
     std::cout << ", 95 % interval " << 100 * (iv->low - 1) << ".." << 100 * (iv->high - 1) << " %";
   else
     std::cout << " (no interval below 6 rounds)";
-  std::cout << "; one sampler read " << out["sampler_read_us_median"].get<double>()
-            << " us per 100 ms\n";
+  std::cout << std::setprecision(0) << "; one sampler read "
+            << out["sampler_read_us_median"].get<double>() << " us per 100 ms\n";
   return to_int(ExitCode::ok);
 }
