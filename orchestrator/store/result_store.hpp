@@ -12,10 +12,11 @@
 #include <vector>
 
 #include "common/result.hpp"
-
-struct sqlite3;
+#include "orchestrator/store/sqlite_handle.hpp"
 
 namespace topolab::store {
+
+class Statement;  // sqlite_statement.hpp, internal to the store
 
 struct CellRecord {
   std::string key;         // canonical factor levels
@@ -119,7 +120,7 @@ class ResultStore {
   // The tables of schema `version` (1 to the newest) and its schema_version row, as SQL: what a
   // new store is created with (the newest), and what tests build an older store from.
   static std::string schema_sql(int version);
-  ~ResultStore();
+  ~ResultStore() = default;
   ResultStore(const ResultStore&) = delete;
   ResultStore& operator=(const ResultStore&) = delete;
 
@@ -167,11 +168,13 @@ class ResultStore {
   Result<std::vector<std::string>> failures(std::int64_t cell_id);
 
  private:
-  ResultStore(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}
+  ResultStore(SqliteDb db, std::filesystem::path path)
+      : db_(std::move(db)), path_(std::move(path)) {}
+  // A statement on this store: its failures are db_error(what).
+  Statement statement(const std::string& sql);
   Result<void> exec(const std::string& sql);
   Result<void> check_store_file();
   Result<void> migrate();
-  static bool known_schema(const std::string& version);
   Result<bool> has_column(const char* table, const char* column);
   Result<void> migrate_cells_host();
   std::string boot_columns() const;
@@ -181,7 +184,7 @@ class ResultStore {
   Result<void> check_run_budget(std::int64_t cell_id);
   std::int64_t runs_read_ = 0;  // by runs(), against kMaxRunsPerStore
   Error db_error(const std::string& what) const;
-  sqlite3* db_;
+  SqliteDb db_;
   std::filesystem::path path_;
 };
 
