@@ -37,21 +37,25 @@ std::string read_only_uri(const fs::path& p) {
   return out + "?mode=ro";
 }
 
-struct Stmt {
-  sqlite3_stmt* s = nullptr;
-  Stmt(sqlite3* db, const std::string& sql) {
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) != SQLITE_OK) s = nullptr;
-  }
-  ~Stmt() { sqlite3_finalize(s); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-};
-
-Row read_row(sqlite3_stmt* s, std::size_t n) {
+Row read_row(const Statement& s, std::size_t n) {
   Row r;
-  r.id = sqlite3_column_int64(s, 0);
-  for (std::size_t i = 0; i < n; ++i) r.values.push_back(Value::read(s, static_cast<int>(i) + 1));
+  r.id = s.i64(0);
+  for (std::size_t i = 0; i < n; ++i)
+    r.values.push_back(Value::read(s.get(), static_cast<int>(i) + 1));
   return r;
+}
+
+// OUT's committed content copied into `tmp` by SQLite (VACUUM INTO), OUT opened read-only.
+Result<void> copy_store(const fs::path& out, const fs::path& tmp) {
+  sqlite3* opened = nullptr;
+  const int rc = sqlite3_open_v2(out.c_str(), &opened, SQLITE_OPEN_READONLY, nullptr);
+  const SqliteDb src(opened);
+  const SqlError copy_error = [&](const std::string&) {
+    return make_error(ErrorKind::io,
+                      "merge: copy " + out.string() + ": " + sqlite3_errmsg(src.get()));
+  };
+  if (rc != SQLITE_OK) return copy_error("open");
+  return Statement(src.get(), "VACUUM INTO ?1", copy_error).bind(1, tmp.string()).run("copy");
 }
 
 }  // namespace
@@ -114,19 +118,9 @@ Result<std::unique_ptr<Db>> Db::begin(const fs::path& out) {
   if (fs::exists(out, ec)) {
     TL_ASSIGN(auto store, ResultStore::open_read_only(out));  // its file and schema checks
     store.reset();
-    sqlite3* src = nullptr;
-    const int rc = sqlite3_open_v2(out.c_str(), &src, SQLITE_OPEN_READONLY, nullptr);
-    Stmt copy(src, "VACUUM INTO ?1");
-    const std::string tmp_name = tmp.string();
-    if (copy.s) sqlite3_bind_text(copy.s, 1, tmp_name.c_str(), -1, SQLITE_TRANSIENT);
-    const bool ok = rc == SQLITE_OK && copy.s && sqlite3_step(copy.s) == SQLITE_DONE;
-    const std::string why = sqlite3_errmsg(src);
-    sqlite3_finalize(copy.s);
-    copy.s = nullptr;
-    sqlite3_close(src);
-    if (!ok) {
+    if (auto copied = copy_store(out, tmp); !copied) {
       fs::remove(tmp, ec);
-      return make_error(ErrorKind::io, "merge: copy " + out.string() + ": " + why);
+      return copied.error();
     }
   }
   {  // creates a new store's schema, or migrates an older OUT's copy to the newest
@@ -139,7 +133,7 @@ Result<std::unique_ptr<Db>> Db::begin(const fs::path& out) {
   sqlite3* db = nullptr;
   const int rc =
       sqlite3_open_v2(tmp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, nullptr);
-  std::unique_ptr<Db> out_db(new Db(db, out, tmp));
+  std::unique_ptr<Db> out_db(new Db(SqliteDb(db), out, tmp));
   if (rc != SQLITE_OK) return out_db->error("open " + tmp.string());
   sqlite3_busy_timeout(db, 5000);
   // One file to rename: no WAL beside the copy.
@@ -154,7 +148,7 @@ Result<std::unique_ptr<Db>> Db::begin(const fs::path& out) {
 Db::~Db() {
   if (committed_) return;
   (void)exec("ROLLBACK");
-  sqlite3_close(db_);
+  db_.reset();  // closed before its files are removed
   std::error_code ec;
   fs::remove(tmp_, ec);
   fs::remove(tmp_.string() + "-journal", ec);
@@ -162,29 +156,35 @@ Db::~Db() {
   fs::remove(tmp_.string() + "-shm", ec);
 }
 
+Statement Db::statement(const std::string& sql) {
+  return Statement(db_.get(), sql, [this](const std::string& what) { return error(what); });
+}
+
 Error Db::error(const std::string& what) const {
   return make_error(ErrorKind::io, "merge into " + out_.string() + ": " + what + ": " +
-                                       (db_ ? sqlite3_errmsg(db_) : "out of memory"));
+                                       (db_ ? sqlite3_errmsg(db_.get()) : "out of memory"));
 }
 
 Result<void> Db::exec(const std::string& sql) {
-  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) return error(sql);
+  if (sqlite3_exec(db_.get(), sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
+    return error(sql);
   return {};
 }
 
 Result<std::string> Db::schema_version(const std::string& schema) {
-  Stmt v(db_, "SELECT value FROM " + quoted(schema) + ".meta WHERE key='schema_version'");
-  if (v.s && sqlite3_step(v.s) == SQLITE_ROW && sqlite3_column_text(v.s, 0))
-    return std::string(reinterpret_cast<const char*>(sqlite3_column_text(v.s, 0)));
-  return error("read the schema version");
+  TL_ASSIGN(auto version,
+            statement("SELECT value FROM " + quoted(schema) + ".meta WHERE key='schema_version'")
+                .one_row("read the schema version", [](const Statement& row) {
+                  return row.is_null(0) ? std::optional<std::string>() : row.text(0);
+                }));
+  if (!version) return error("read the schema version");
+  return std::move(*version);
 }
 
 Result<void> Db::attach(const fs::path& input) {
-  Stmt a(db_, "ATTACH DATABASE ?1 AS src");
-  const std::string uri = read_only_uri(input);
-  if (!a.s) return error("attach");
-  sqlite3_bind_text(a.s, 1, uri.c_str(), -1, SQLITE_TRANSIENT);
-  if (sqlite3_step(a.s) != SQLITE_DONE) return error("attach " + input.string());
+  Statement a = statement("ATTACH DATABASE ?1 AS src");
+  if (!a.prepared()) return error("attach");
+  TL_TRY(a.bind(1, read_only_uri(input)).run("attach " + input.string()));
   auto found_version = schema_version("src");
   const std::string found = found_version ? *found_version : "";
   if (found != version_)
@@ -203,41 +203,24 @@ Result<void> Db::detach() {
 }
 
 Result<std::vector<std::string>> Db::tables(const std::string& schema) {
-  Stmt q(db_, "SELECT name FROM " + quoted(schema) +
-                  ".sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
-  if (!q.s) return error("read tables");
-  std::vector<std::string> out;
-  int rc;
-  while ((rc = sqlite3_step(q.s)) == SQLITE_ROW)
-    out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(q.s, 0)));
-  if (rc != SQLITE_DONE) return error("read tables");
-  return out;
+  return statement("SELECT name FROM " + quoted(schema) +
+                   ".sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .rows("read tables", [](const Statement& row) { return row.text(0); });
 }
 
 Result<std::vector<std::string>> Db::columns(const std::string& schema, const std::string& table) {
-  Stmt q(db_, "SELECT name FROM pragma_table_info(?1, ?2) ORDER BY cid");
-  if (!q.s) return error("read columns of " + table);
-  sqlite3_bind_text(q.s, 1, table.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(q.s, 2, schema.c_str(), -1, SQLITE_TRANSIENT);
-  std::vector<std::string> out;
-  int rc;
-  while ((rc = sqlite3_step(q.s)) == SQLITE_ROW)
-    out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(q.s, 0)));
-  if (rc != SQLITE_DONE) return error("read columns of " + table);
-  return out;
+  return statement("SELECT name FROM pragma_table_info(?1, ?2) ORDER BY cid")
+      .bind(1, table)
+      .bind(2, schema)
+      .rows("read columns of " + table, [](const Statement& row) { return row.text(0); });
 }
 
 Result<std::vector<Row>> Db::rows(const std::string& schema, const std::string& table, bool has_id,
                                   const std::vector<std::string>& cols) {
   const std::string id = has_id ? "id" : "rowid";
-  Stmt q(db_, "SELECT " + id + ", " + column_list(cols) + " FROM " + quoted(schema) + "." +
-                  quoted(table) + " ORDER BY " + id);
-  if (!q.s) return error("read " + table);
-  std::vector<Row> out;
-  int rc;
-  while ((rc = sqlite3_step(q.s)) == SQLITE_ROW) out.push_back(read_row(q.s, cols.size()));
-  if (rc != SQLITE_DONE) return error("read " + table);
-  return out;
+  return statement("SELECT " + id + ", " + column_list(cols) + " FROM " + quoted(schema) + "." +
+                   quoted(table) + " ORDER BY " + id)
+      .rows("read " + table, [&](const Statement& row) { return read_row(row, cols.size()); });
 }
 
 Result<std::optional<Row>> Db::find(const std::string& schema, const std::string& table,
@@ -246,28 +229,28 @@ Result<std::optional<Row>> Db::find(const std::string& schema, const std::string
   std::string where;
   for (std::size_t k = 0; k < key.size(); ++k)
     where += (k ? " AND " : "") + quoted(key[k]) + " IS ?" + std::to_string(k + 1);
-  Stmt q(db_, "SELECT " + std::string(has_id ? "id" : "rowid") + ", " + column_list(cols) +
-                  " FROM " + quoted(schema) + "." + quoted(table) + " WHERE " + where + " LIMIT 1");
-  if (!q.s) return error("look up " + table);
+  Statement q =
+      statement("SELECT " + std::string(has_id ? "id" : "rowid") + ", " + column_list(cols) +
+                " FROM " + quoted(schema) + "." + quoted(table) + " WHERE " + where + " LIMIT 1");
+  if (!q.prepared()) return error("look up " + table);
   for (std::size_t k = 0; k < key.size(); ++k)
     for (std::size_t i = 0; i < cols.size(); ++i)
-      if (cols[i] == key[k]) row.values[i].bind(q.s, static_cast<int>(k) + 1);
-  const int rc = sqlite3_step(q.s);
-  if (rc == SQLITE_DONE) return std::optional<Row>();
-  if (rc != SQLITE_ROW) return error("look up " + table);
-  return std::optional<Row>(read_row(q.s, cols.size()));
+      if (cols[i] == key[k]) row.values[i].bind(q.get(), static_cast<int>(k) + 1);
+  return q.first_row("look up " + table,
+                     [&](const Statement& found) { return read_row(found, cols.size()); });
 }
 
 Result<std::int64_t> Db::insert(const std::string& schema, const std::string& table,
                                 const std::vector<std::string>& cols, const Row& row) {
   std::string params;
   for (std::size_t i = 0; i < cols.size(); ++i) params += (i ? ", ?" : "?") + std::to_string(i + 1);
-  Stmt q(db_, "INSERT INTO " + quoted(schema) + "." + quoted(table) + "(" + column_list(cols) +
-                  ") VALUES(" + params + ")");
-  if (!q.s) return error("insert into " + table);
-  for (std::size_t i = 0; i < cols.size(); ++i) row.values[i].bind(q.s, static_cast<int>(i) + 1);
-  if (sqlite3_step(q.s) != SQLITE_DONE) return error("insert into " + table);
-  return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
+  Statement q = statement("INSERT INTO " + quoted(schema) + "." + quoted(table) + "(" +
+                          column_list(cols) + ") VALUES(" + params + ")");
+  if (!q.prepared()) return error("insert into " + table);
+  for (std::size_t i = 0; i < cols.size(); ++i)
+    row.values[i].bind(q.get(), static_cast<int>(i) + 1);
+  TL_TRY(q.run("insert into " + table));
+  return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_.get()));
 }
 
 Result<void> Db::update(const std::string& schema, const std::string& table, std::int64_t id,
@@ -275,20 +258,21 @@ Result<void> Db::update(const std::string& schema, const std::string& table, std
   std::string set;
   for (std::size_t i = 0; i < cols.size(); ++i)
     set += (i ? ", " : "") + quoted(cols[i]) + "=?" + std::to_string(i + 1);
-  Stmt q(db_, "UPDATE " + quoted(schema) + "." + quoted(table) + " SET " + set + " WHERE rowid=?" +
-                  std::to_string(cols.size() + 1));
-  if (!q.s) return error("update " + table);
-  for (std::size_t i = 0; i < cols.size(); ++i) row.values[i].bind(q.s, static_cast<int>(i) + 1);
-  sqlite3_bind_int64(q.s, static_cast<int>(cols.size()) + 1, id);
-  if (sqlite3_step(q.s) != SQLITE_DONE) return error("update " + table);
-  return {};
+  Statement q = statement("UPDATE " + quoted(schema) + "." + quoted(table) + " SET " + set +
+                          " WHERE rowid=?" + std::to_string(cols.size() + 1));
+  if (!q.prepared()) return error("update " + table);
+  for (std::size_t i = 0; i < cols.size(); ++i)
+    row.values[i].bind(q.get(), static_cast<int>(i) + 1);
+  return q.bind(static_cast<int>(cols.size()) + 1, id).run("update " + table);
 }
 
 Result<void> Db::commit() {
   TL_TRY(exec("DROP INDEX merge_boots_lookup"));
   TL_TRY(exec("DROP INDEX merge_failures_lookup"));
-  if (sqlite3_close(db_) != SQLITE_OK) return error("close");
-  db_ = nullptr;
+  // sqlite3_close refuses (SQLITE_BUSY) while a statement is open, which its deleter cannot
+  // say: none may be, so OUT's copy is closed before it is renamed.
+  if (sqlite3_next_stmt(db_.get(), nullptr) != nullptr) return error("close");
+  db_.reset();
   std::error_code ec;
   fs::rename(tmp_, out_, ec);
   committed_ = true;

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "orchestrator/store/sqlite_handle.hpp"
+#include "orchestrator/store/sqlite_statement.hpp"
 
 namespace topolab::store::merge {
 
@@ -75,12 +77,14 @@ class Db {
   Result<void> commit();
 
  private:
-  Db(sqlite3* db, std::filesystem::path out, std::filesystem::path tmp)
-      : db_(db), out_(std::move(out)), tmp_(std::move(tmp)) {}
+  Db(SqliteDb db, std::filesystem::path out, std::filesystem::path tmp)
+      : db_(std::move(db)), out_(std::move(out)), tmp_(std::move(tmp)) {}
+  // A statement on OUT's copy: its failures are error(what).
+  Statement statement(const std::string& sql);
   Result<void> exec(const std::string& sql);
   Result<std::string> schema_version(const std::string& schema);
   Error error(const std::string& what) const;
-  sqlite3* db_;
+  SqliteDb db_;
   std::filesystem::path out_, tmp_;
   bool committed_ = false;
   std::string version_;  // OUT's schema version
