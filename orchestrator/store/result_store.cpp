@@ -89,7 +89,11 @@ Error ResultStore::db_error(const std::string& what) const {
   if (code == SQLITE_TOOBIG)
     hint = " (a stored value or row over " + std::to_string(kMaxStoredBytes >> 20) +
            " MiB: topolab never writes one)";
-  return make_error(ErrorKind::io, "store " + path_.string() + ": " + what + ": " + msg + hint);
+  // A file that is no SQLite database, a damaged one, or one holding a value topolab never
+  // writes is a store to refuse (input); any other failure is reading or writing the file (io).
+  const bool not_a_store = code == SQLITE_NOTADB || code == SQLITE_CORRUPT || code == SQLITE_TOOBIG;
+  return make_error(not_a_store ? ErrorKind::input : ErrorKind::io,
+                    "store " + path_.string() + ": " + what + ": " + msg + hint);
 }
 
 Result<void> ResultStore::exec(const std::string& sql) {
@@ -110,7 +114,8 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::pa
   sqlite3_busy_timeout(db, 5000);
   // SQLite silently falls back to read-only for a write-protected file: refuse instead.
   if (sqlite3_db_readonly(db, "main") == 1)
-    return make_error("store " + path.string() + ": the file is read-only; cannot record results");
+    return make_error(ErrorKind::io,
+                      "store " + path.string() + ": the file is read-only; cannot record results");
   TL_TRY(store->check_store_file());
   TL_TRY(store->exec("PRAGMA journal_mode=WAL"));
   TL_TRY(store->exec("PRAGMA synchronous=NORMAL"));
@@ -131,9 +136,11 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open(const std::filesystem::pa
 Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
     const std::filesystem::path& path) {
   std::error_code ec;  // the throwing overload aborted on a symlink loop (redteam)
+  // A symlink loop or an unreadable folder on the way is a path to refuse, like a layout's
+  // (input); only a path that leads nowhere is a missing store (not_found).
   if (!std::filesystem::exists(path, ec))
-    return make_error("store " + path.string() + ": " +
-                      (ec ? ec.message() : std::string("no such file")));
+    return ec ? make_error(ErrorKind::input, "store " + path.string() + ": " + ec.message())
+              : make_error(ErrorKind::not_found, "store " + path.string() + ": no such file");
   TL_TRY(check_sqlite_paths(path));  // a FIFO or device would block SQLite (issue 12)
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
@@ -146,7 +153,7 @@ Result<std::unique_ptr<ResultStore>> ResultStore::open_read_only(
       store->statement("SELECT value FROM meta WHERE key='schema_version'")
           .first_row("read the schema version", [](const Statement& row) { return row.text(0); });
   if (!version || !*version)
-    return make_error("store " + path.string() + ": not a topolab results store");
+    return make_error(ErrorKind::input, "store " + path.string() + ": not a topolab results store");
   // A store from a newer topolab may mean something else by the same columns: refuse it
   // rather than report it as if it were ours (redteam: schema 999 was reported silently).
   if (!known_schema(**version)) return unknown_schema(path, **version, "");

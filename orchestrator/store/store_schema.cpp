@@ -91,9 +91,10 @@ bool known_schema(const std::string& version) {
 
 Error unknown_schema(const std::filesystem::path& path, const std::string& version,
                      const std::string& advice) {
-  return make_error("store " + path.string() + ": schema version '" + version +
-                    "' is not one this topolab knows (1 to " + std::to_string(kSchemaVersion) +
-                    "); it was written by another version" + advice);
+  return make_error(ErrorKind::input, "store " + path.string() + ": schema version '" + version +
+                                          "' is not one this topolab knows (1 to " +
+                                          std::to_string(kSchemaVersion) +
+                                          "); it was written by another version" + advice);
 }
 
 std::string ResultStore::schema_sql(int version) {

@@ -25,7 +25,8 @@ bool is_store_table(const std::string& name);
 // "1" to kSchemaVersion: a schema_version this topolab reads.
 bool known_schema(const std::string& version);
 // The refusal of a store whose schema_version this topolab does not know (a newer one may mean
-// something else by the same columns). `advice` ends the message.
+// something else by the same columns): input to refuse, not a failure to read the file.
+// `advice` ends the message.
 Error unknown_schema(const std::filesystem::path& path, const std::string& version,
                      const std::string& advice);
 
