@@ -306,7 +306,8 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
                                const VerdictOptions& options) {
   auto exps = store.experiments();
   if (!exps) return exps.error();
-  if (exps->empty()) return make_error("store " + store.path().string() + ": no experiments");
+  if (exps->empty())
+    return make_error(ErrorKind::not_found, "store " + store.path().string() + ": no experiments");
   const store::StoredExperiment* exp = nullptr;
   std::string names;
   for (const auto& e : *exps) {
@@ -315,13 +316,14 @@ Result<ReportData> load_report(store::ResultStore& store, const std::string& nam
   }
   if (name.empty()) {
     if (exps->size() > 1)
-      return make_error("store " + store.path().string() +
-                        " holds several experiments; choose one with --experiment: " + names);
+      return make_error(ErrorKind::input,
+                        "store " + store.path().string() +
+                            " holds several experiments; choose one with --experiment: " + names);
     exp = &exps->front();
   }
   if (!exp)
-    return make_error("store " + store.path().string() + ": no experiment '" + name +
-                      "'; it holds: " + names);
+    return make_error(ErrorKind::not_found, "store " + store.path().string() + ": no experiment '" +
+                                                name + "'; it holds: " + names);
   ReportData data;
   data.experiment = exp->name;
   const nlohmann::json baseline = stored_baseline(exp->spec);
