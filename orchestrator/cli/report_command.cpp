@@ -12,7 +12,6 @@
 #include "common/file_io.hpp"
 #include "common/output_file.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/report/compare_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
 
@@ -105,9 +104,11 @@ class ReportCommand : public Command {
                   ": name another with --compare-experiment"));
     auto data =
         report::compare_reports(*a, *b, label(stores_[0], *a), label(stores_[1], *b), options());
-    auto reporter = report::make_compare_reporter(format_, text);
+    auto reporter = report::make_reporter(format_, text);
     if (!reporter) return fail("report", reporter.error());
-    (*reporter)->report(data);
+    // A format without a comparison refuses it (input), having written nothing.
+    if (auto compared = (*reporter)->compare(data); !compared)
+      return fail("report", compared.error().context("--format '" + format_ + "'"));
     warn_left_out(*a, "A: ");
     warn_left_out(*b, "B: ");
     return to_int(ExitCode::ok);

@@ -8,7 +8,6 @@
 #include "host/cpu_pair_class.hpp"
 #include "host/topology_json.hpp"
 #include "orchestrator/report/report_text.hpp"
-#include "orchestrator/report/reporter.hpp"
 #include "orchestrator/report/svg_util.hpp"
 #include "orchestrator/statistics/descriptive.hpp"
 

@@ -1,6 +1,8 @@
 // The HTML report: one self-contained file with inline SVG (no scripts, no external files):
 // bars per cell with min..max error bars, and each core-to-core latency matrix as a heat map
 // with the guest's L3 (dashed) and socket (solid) boundaries drawn.
+#include "orchestrator/report/html_reporter.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -8,8 +10,6 @@
 #include <sstream>
 
 #include "orchestrator/report/c2c_class_table.hpp"
-#include "orchestrator/report/compare_reporter.hpp"
-#include "orchestrator/report/reporter.hpp"
 #include "orchestrator/report/svg_sections.hpp"
 #include "orchestrator/report/svg_util.hpp"
 #include "orchestrator/report/telemetry_table.hpp"
@@ -204,10 +204,8 @@ void html_cell_context(std::ostream& o, const ReportData& data) {
   o << "</table>\n";
 }
 
-}  // namespace
-
-void HtmlReporter::report(const ReportData& data) {
-  auto& o = out_;
+// The page's head and title, the context and how penalties and verdicts were decided.
+void html_report_head(std::ostream& o, const ReportData& data) {
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>topolab: "
     << svg::page_text(data.experiment) << "</title><style>" << kStyle << svg::kPictureStyle
     << "</style></head><body>\n";
@@ -222,6 +220,10 @@ void HtmlReporter::report(const ReportData& data) {
     for (const auto& line : caps) o << "<li>" << svg::page_text(line) << "</li>\n";
     o << "</ul>\n";
   }
+}
+
+// One bar chart per benchmark, in the benchmarks' order.
+void html_bar_charts(std::ostream& o, const ReportData& data) {
   std::map<int, std::vector<const ReportRow*>> by_bench;
   for (const auto& r : data.rows) by_bench[r.benchmark_index].push_back(&r);
   for (const auto& [idx, rows] : by_bench) {
@@ -230,7 +232,9 @@ void HtmlReporter::report(const ReportData& data) {
       << (rows.front()->lower_is_better ? "lower" : "higher") << " is better)</h2>\n";
     bar_chart(o, rows);
   }
-  svg::write_scaling_section(o, data);
+}
+
+void html_rows_table(std::ostream& o, const ReportData& data) {
   const bool hosts = !data.hosts.empty();  // issue 16: a host column first
   o << "<h2>Table</h2>\n<table><tr>" << (hosts ? "<th class=\"t\">host</th>" : "")
     << "<th class=\"t\">cell</th><th class=\"t\">benchmark</th>"
@@ -242,9 +246,8 @@ void HtmlReporter::report(const ReportData& data) {
       << (hosts ? "<td class=\"t\">" + svg::page_text(r.host) + "</td>" : "") << "<td class=\"t\">"
       << svg::page_text(r.cell) << "</td><td class=\"t\">" << svg::page_text(r.benchmark)
       << "</td><td>" << r.values.size() << "</td><td>" << format_number(r.median) << "</td><td>"
-      << format_number(r.min) << "</td><td>" << format_number(r.max) << "</td><td>"
-      << (std::isfinite(r.cv) ? num(100 * r.cv) + "%" : "-") << "</td><td>"
-      << svg::page_text(change_text(r)) << "</td><td class=\"t\">"
+      << format_number(r.min) << "</td><td>" << format_number(r.max) << "</td><td>" << cv_text(r)
+      << "</td><td>" << svg::page_text(change_text(r)) << "</td><td class=\"t\">"
       << svg::page_text(verdict_text(r, false)) << "</td><td class=\"t\">"
       << svg::page_text(noise_column(r)) << "</td><td class=\"t\">" << svg::page_text(r.status)
       << (r.stopped_at_cap ? ", stopped at max_repetitions" : "")
@@ -252,16 +255,18 @@ void HtmlReporter::report(const ReportData& data) {
       << (r.error.empty() ? "" : ": " + svg::page_text(r.error)) << "</td></tr>\n";
   }
   o << "</table>\n";
-  html_telemetry(o, data);
-  if (data.context) html_cell_context(o, data);
-  if (!data.invalid_runs.empty()) {
-    o << "<h2>Invalid stored runs (left out)</h2>\n<ul>\n";
-    for (const auto& i : data.invalid_runs)
-      o << "<li>run " << i.run_id << " (" << svg::page_text(i.cell) << " "
-        << svg::page_text(i.benchmark) << "): " << svg::page_text(i.reason) << "</li>\n";
-    o << "</ul>\n";
-  }
-  svg::write_topology_sections(o, data);
+}
+
+void html_invalid_runs(std::ostream& o, const ReportData& data) {
+  if (data.invalid_runs.empty()) return;
+  o << "<h2>Invalid stored runs (left out)</h2>\n<ul>\n";
+  for (const auto& i : data.invalid_runs)
+    o << "<li>run " << i.run_id << " (" << svg::page_text(i.cell) << " "
+      << svg::page_text(i.benchmark) << "): " << svg::page_text(i.reason) << "</li>\n";
+  o << "</ul>\n";
+}
+
+void html_latency_matrices(std::ostream& o, const ReportData& data) {
   for (const auto& m : data.matrices) {
     o << "<h2>Core-to-core latency: " << svg::page_text(m.cell)
       << "</h2>\n<p>Guest CPU ids; dashed blue lines: L3 boundaries, solid black: sockets "
@@ -269,12 +274,26 @@ void HtmlReporter::report(const ReportData& data) {
     svg::write_c2c_with_classes(o, m, heat_map);
     html_c2c_classes(o, m);
   }
-  o << "</body></html>\n";
+}
+
+}  // namespace
+
+void HtmlReporter::report(const ReportData& data) {
+  html_report_head(out_, data);
+  html_bar_charts(out_, data);
+  svg::write_scaling_section(out_, data);
+  html_rows_table(out_, data);
+  html_telemetry(out_, data);
+  if (data.context) html_cell_context(out_, data);
+  html_invalid_runs(out_, data);
+  svg::write_topology_sections(out_, data);
+  html_latency_matrices(out_, data);
+  out_ << "</body></html>\n";
 }
 
 // --- Comparison of two reports (issue 18): a side-by-side table, context of both sides ---
 
-void HtmlCompareReporter::report(const CompareData& d) {
+Result<void> HtmlReporter::compare(const CompareData& d) {
   auto& o = out_;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>topolab: "
     << svg::page_text(d.a.label) << " vs " << svg::page_text(d.b.label) << "</title><style>"
@@ -284,15 +303,11 @@ void HtmlCompareReporter::report(const CompareData& d) {
     o << "<p class=\"tcg\" style=\"background:#fde2e1;border:2px solid #c0392b;padding:8px 12px;"
          "font-weight:bold\">Warning ("
       << d.emulated_sides() << "): " << svg::page_text(kTcgWarning) << "</p>\n";
-  const ExperimentContext none;
-  const auto fa = experiment_fields(d.a.context ? d.a.context->experiment : none);
-  const auto fb = experiment_fields(d.b.context ? d.b.context->experiment : none);
   o << "<table class=\"ctx\"><tr><th class=\"t\">context</th><th class=\"t\">A</th>"
        "<th class=\"t\">B</th></tr>\n";
-  for (std::size_t i = 0; i < fa.size() && i < fb.size(); ++i)
-    o << "<tr><th class=\"t\">" << svg::page_text(fa[i].first) << "</th><td class=\"t\">"
-      << svg::page_text(fa[i].second) << "</td><td class=\"t\">" << svg::page_text(fb[i].second)
-      << "</td></tr>\n";
+  for (const auto& [name, a, b] : compare_side_fields(d))
+    o << "<tr><th class=\"t\">" << svg::page_text(name) << "</th><td class=\"t\">"
+      << svg::page_text(a) << "</td><td class=\"t\">" << svg::page_text(b) << "</td></tr>\n";
   o << "</table>\n<h2>Results</h2>\n<table><tr><th class=\"t\">cell</th><th "
        "class=\"t\">benchmark</th><th class=\"t\">unit</th><th>n A</th><th>n B</th><th>median "
        "A</th><th>median B</th><th>delta</th><th>95% CI</th><th>p adj</th><th "
@@ -320,6 +335,7 @@ void HtmlCompareReporter::report(const CompareData& d) {
   }
   o << "<p>" << svg::page_text(kCompareMethod) << " = " << format_number(d.alpha)
     << ".</p>\n</body></html>\n";
+  return {};
 }
 
 }  // namespace topolab::report

@@ -33,13 +33,6 @@ void md_table(std::ostream& out, const MdTable& table, const std::vector<bool>& 
   for (std::size_t k = 1; k < table.size(); ++k) row(table[k]);
 }
 
-std::string md_cv(const ReportRow& r) {
-  if (!std::isfinite(r.cv)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * r.cv);
-  return buf;
-}
-
 // "1 worse, 2 not_significant, 1 too_few_runs": the decided differences, in the verdict table's
 // order (docs/reports.md "Verdicts"); "none" without any.
 std::string md_verdict_counts(const std::vector<std::string>& verdicts) {
@@ -96,17 +89,24 @@ std::string markdown_text(std::string_view text) {
   return out;
 }
 
-void MarkdownReporter::report(const ReportData& data) {
-  out_ << "**Experiment " << markdown_text(data.experiment) << "**";
+namespace {
+
+// The bold title line with the context, the verdict method and the TCG warning.
+void md_report_head(std::ostream& out, const ReportData& data) {
+  out << "**Experiment " << markdown_text(data.experiment) << "**";
   if (!data.baseline.empty())
-    out_ << " (baseline " << markdown_text(data.baseline)
-         << (data.hosts.empty() ? "" : ", per host") << ")";
-  if (data.context) out_ << " · " << md_context_line(data.context->experiment);
-  out_ << "\n";
-  if (!data.baseline.empty()) out_ << "\n" << verdict_method(data) << "\n";  // topolab's text
+    out << " (baseline " << markdown_text(data.baseline) << (data.hosts.empty() ? "" : ", per host")
+        << ")";
+  if (data.context) out << " · " << md_context_line(data.context->experiment);
+  out << "\n";
+  if (!data.baseline.empty()) out << "\n" << verdict_method(data) << "\n";  // topolab's text
   if (data.context && data.context->experiment.emulated)
-    out_ << "\n**WARNING:** " << kTcgWarning << "\n";
-  // The console's columns (issue 16: a host column first in a store of several hosts).
+    out << "\n**WARNING:** " << kTcgWarning << "\n";
+}
+
+// The console's columns (issue 16: a host column first in a store of several hosts). Returns
+// the verdicts of the decided differences, for the count below the tables.
+std::vector<std::string> md_rows_table(std::ostream& out, const ReportData& data) {
   const bool hosts = !data.hosts.empty();
   MdTable table = {{"cell", "benchmark", "unit", "n", "median", "min", "max", "cv",
                     "penalty [95% CI]", "verdict", "noise", "status"}};
@@ -121,40 +121,39 @@ void MarkdownReporter::report(const ReportData& data) {
     if (!r.is_baseline && r.difference) verdicts.push_back(verdict);
     table.push_back({markdown_text(r.cell), markdown_text(r.benchmark), markdown_text(r.unit),
                      std::to_string(r.values.size()), format_number(r.median), format_number(r.min),
-                     format_number(r.max), md_cv(r), change_text(r), verdict,
+                     format_number(r.max), cv_text(r), change_text(r), verdict,
                      markdown_text(noise_column(r)),
                      markdown_text(r.status + (r.mismatch ? ",mismatch" : ""))});
     if (hosts) table.back().insert(table.back().begin(), markdown_text(r.host));
   }
-  out_ << "\n";
-  md_table(out_, table, numeric);
-  if (data.context) {  // where each cell ran and what its guest saw, as the console prints it
-    const auto& x = data.context->experiment;
-    MdTable cells = {{"cell"}};
-    for (const auto& [name, value] : cell_fields(CellContext{})) cells[0].push_back(name);
-    for (const auto& [name, value] : condition_fields(x, CellContext{})) cells[0].push_back(name);
-    std::vector<std::string> seen;
-    for (const auto& r : data.rows) {
-      if (std::find(seen.begin(), seen.end(), row_ref(r)) != seen.end()) continue;
-      seen.push_back(row_ref(r));
-      std::vector<std::string> line = {markdown_text(row_ref(r))};
-      const auto& c = cell_context(*data.context, row_ref(r));
-      for (const auto& [name, value] : cell_fields(c)) line.push_back(markdown_text(value));
-      for (const auto& [name, value] : condition_fields(x, c)) line.push_back(markdown_text(value));
-      cells.push_back(std::move(line));
-    }
-    if (cells.size() > 1) {
-      out_ << "\n";
-      md_table(out_, cells, {});
-    }
+  out << "\n";
+  md_table(out, table, numeric);
+  return verdicts;
+}
+
+// Where each cell ran and what its guest saw, as the console prints it.
+void md_cell_context_table(std::ostream& out, const ReportData& data) {
+  const auto& x = data.context->experiment;
+  MdTable cells = {{"cell"}};
+  for (const auto& [name, value] : cell_fields(CellContext{})) cells[0].push_back(name);
+  for (const auto& [name, value] : condition_fields(x, CellContext{})) cells[0].push_back(name);
+  std::vector<std::string> seen;
+  for (const auto& r : data.rows) {
+    if (std::find(seen.begin(), seen.end(), row_ref(r)) != seen.end()) continue;
+    seen.push_back(row_ref(r));
+    std::vector<std::string> line = {markdown_text(row_ref(r))};
+    const auto& c = cell_context(*data.context, row_ref(r));
+    for (const auto& [name, value] : cell_fields(c)) line.push_back(markdown_text(value));
+    for (const auto& [name, value] : condition_fields(x, c)) line.push_back(markdown_text(value));
+    cells.push_back(std::move(line));
   }
-  out_ << "\n**Verdicts:** " << md_verdict_counts(verdicts);
-  if (!data.baseline.empty())
-    out_ << " ("
-         << (data.verdicts.correct ? "Holm over " + std::to_string(data.tested) + " tested"
-                                   : "not corrected")
-         << ", alpha " << format_number(data.verdicts.alpha) << ")";
-  out_ << "\n";
+  if (cells.size() == 1) return;
+  out << "\n";
+  md_table(out, cells, {});
+}
+
+// Errors, capped rows, warnings and invalid stored runs, one bullet each.
+std::vector<std::string> md_report_notes(const ReportData& data) {
   std::vector<std::string> notes;
   for (const auto& r : data.rows)
     if (!r.error.empty())
@@ -166,19 +165,32 @@ void MarkdownReporter::report(const ReportData& data) {
     notes.push_back("invalid stored run " + std::to_string(i.run_id) + " (" +
                     markdown_text(i.cell) + " " + markdown_text(i.benchmark) +
                     "), left out: " + markdown_text(i.reason));
-  md_bullets(out_, notes);
+  return notes;
 }
 
-void MarkdownCompareReporter::report(const CompareData& d) {
+}  // namespace
+
+void MarkdownReporter::report(const ReportData& data) {
+  md_report_head(out_, data);
+  const std::vector<std::string> verdicts = md_rows_table(out_, data);
+  if (data.context) md_cell_context_table(out_, data);
+  out_ << "\n**Verdicts:** " << md_verdict_counts(verdicts);
+  if (!data.baseline.empty())
+    out_ << " ("
+         << (data.verdicts.correct ? "Holm over " + std::to_string(data.tested) + " tested"
+                                   : "not corrected")
+         << ", alpha " << format_number(data.verdicts.alpha) << ")";
+  out_ << "\n";
+  md_bullets(out_, md_report_notes(data));
+}
+
+Result<void> MarkdownReporter::compare(const CompareData& d) {
   out_ << "**Comparison** A: " << markdown_text(d.a.label) << " · B: " << markdown_text(d.b.label)
        << "\n";
   if (d.emulated()) out_ << "\n**WARNING (" << d.emulated_sides() << "):** " << kTcgWarning << "\n";
-  const ExperimentContext none;
-  const auto fa = experiment_fields(d.a.context ? d.a.context->experiment : none);
-  const auto fb = experiment_fields(d.b.context ? d.b.context->experiment : none);
   MdTable ctx = {{"context", "A", "B"}};
-  for (std::size_t i = 0; i < fa.size() && i < fb.size(); ++i)
-    ctx.push_back({fa[i].first, markdown_text(fa[i].second), markdown_text(fb[i].second)});
+  for (const auto& [name, a, b] : compare_side_fields(d))
+    ctx.push_back({name, markdown_text(a), markdown_text(b)});
   out_ << "\n";
   md_table(out_, ctx, {});
   MdTable table = {{"cell", "benchmark", "unit", "n A", "n B", "median A", "median B", "delta",
@@ -201,6 +213,7 @@ void MarkdownCompareReporter::report(const CompareData& d) {
   for (const auto& k : d.only_b) notes.push_back("only in B: " + markdown_text(k));
   for (const auto& w : d.warnings) notes.push_back("warning: " + markdown_text(w));
   md_bullets(out_, notes);
+  return {};
 }
 
 }  // namespace topolab::report

@@ -2,12 +2,11 @@
 // `topolab report --format markdown` (issue 28 item 7): GitHub-flavoured Markdown pipe tables to
 // paste into a forum or mailing-list post, like the studies' own tables: a context line
 // (experiment, host, accelerator, how verdicts were decided), the per-cell table with the
-// console's columns, and the verdicts. The one-store and the comparison reporter, each on an
-// injected stream like the other formats (reporter.hpp, compare_reporter.hpp).
+// console's columns, and the verdicts; of a comparison, the same for both sides. On an injected
+// stream like the other formats (reporter.hpp).
 #include <string>
 #include <string_view>
 
-#include "orchestrator/report/compare_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
 
 namespace topolab::report {
@@ -16,12 +15,7 @@ class MarkdownReporter : public Reporter {
  public:
   using Reporter::Reporter;
   void report(const ReportData& data) override;
-};
-
-class MarkdownCompareReporter : public CompareReporter {
- public:
-  using CompareReporter::CompareReporter;
-  void report(const CompareData& data) override;
+  Result<void> compare(const CompareData& data) override;
 };
 
 // Text from the store (labels, units, context: untrusted) as Markdown inline text or one table

@@ -121,6 +121,11 @@ void compute_statistics(ReportData& data, const nlohmann::json& baseline_levels,
 Result<ReportData> load_report(store::ResultStore& store, const std::string& name,
                                const VerdictOptions& options = {});
 
+// Whether a stored CPU-list text may be expanded: every number in it a CPU id in range and the
+// text within protocol::kMaxTextBytes (checked on the text first: "0-4000000000" must not become
+// a 16 GB vector).
+bool cpu_list_text_in_range(const std::string& text);
+
 // A c2c-latency result's matrix: details.matrix_ns (or details.matrix) rows over details.cpus,
 // or details.pairs. nullopt when absent or larger than protocol::kMaxC2cCpus CPUs (checked
 // before the n x n matrix is allocated).

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "common/cpu_list.hpp"
-#include "orchestrator/report/reporter.hpp"
+#include "orchestrator/report/report_text.hpp"
 #include "orchestrator/report/svg_util.hpp"
 
 namespace topolab::report::svg {
@@ -140,75 +140,102 @@ Scale x_scale(const ScalingChart& c) {
 
 }  // namespace
 
-void scaling_svg(std::ostream& o, const ScalingChart& c) {
-  const Scale xs = x_scale(c);
+namespace {
+
+// Where a chart's values land: x on its Scale, y from 0 to the highest max or median.
+struct ScalingPlot {
+  Scale xs;
   double top = 0;
   std::set<double> xticks;
+  double px(double x) const { return kPlotX + kPlotW * xs.at(x); }
+  double py(double y) const { return kPlotY + kPlotH * (1 - std::clamp(y / top, 0.0, 1.0)); }
+};
+
+ScalingPlot scaling_plot(const ScalingChart& c) {
+  ScalingPlot plot;
+  plot.xs = x_scale(c);
   for (const auto& s : c.series)
     for (const auto& p : s.points) {
-      if (std::isfinite(p.max)) top = std::max(top, p.max);
-      if (std::isfinite(p.median)) top = std::max(top, p.median);
-      xticks.insert(p.x);
+      if (std::isfinite(p.max)) plot.top = std::max(plot.top, p.max);
+      if (std::isfinite(p.median)) plot.top = std::max(plot.top, p.median);
+      plot.xticks.insert(p.x);
     }
-  if (top <= 0) top = 1;
-  auto px = [&](double x) { return kPlotX + kPlotW * xs.at(x); };
-  auto py = [&](double y) { return kPlotY + kPlotH * (1 - std::clamp(y / top, 0.0, 1.0)); };
+  if (plot.top <= 0) plot.top = 1;
+  return plot;
+}
+
+// Axes, y ticks at 0, half and the top; x ticks at each level (at most 16 labelled); the labels.
+void scaling_axes(std::ostream& o, const ScalingChart& c, const ScalingPlot& plot) {
+  const double top = plot.top;
+  o << "<path d=\"M" << num(kPlotX) << " " << num(kPlotY) << " V" << num(kPlotY + kPlotH) << " H"
+    << num(kPlotX + kPlotW) << "\" class=\"chax\"/>\n";
+  for (double f : {0.0, 0.5, 1.0})
+    o << "<text x=\"" << num(kPlotX - 6) << "\" y=\"" << num(plot.py(top * f) + 4)
+      << "\" text-anchor=\"end\" class=\"val\">" << esc(format_number(top * f)) << "</text>"
+      << "<line x1=\"" << num(kPlotX) << "\" y1=\"" << num(plot.py(top * f)) << "\" x2=\""
+      << num(kPlotX + kPlotW) << "\" y2=\"" << num(plot.py(top * f)) << "\" class=\"grid\"/>\n";
+  std::size_t n = 0;
+  for (double x : plot.xticks)
+    if (n++ < 16)
+      o << "<text x=\"" << num(plot.px(x)) << "\" y=\"" << num(kPlotY + kPlotH + 16)
+        << "\" text-anchor=\"middle\" class=\"val\">" << esc(format_number(x)) << "</text>";
+  o << "\n<text x=\"" << num(kPlotX + kPlotW / 2) << "\" y=\"" << num(kPlotY + kPlotH + 34)
+    << "\" text-anchor=\"middle\" class=\"lbl\">" << esc(c.factor)
+    << (plot.xs.log ? " (log scale)" : "") << "</text><text x=\"14\" y=\""
+    << num(kPlotY + kPlotH / 2) << "\" class=\"lbl\" transform=\"rotate(-90 14 "
+    << num(kPlotY + kPlotH / 2) << ")\" text-anchor=\"middle\">" << esc(c.unit)
+    << (c.lower_is_better ? " (lower" : " (higher") << " is better)</text>\n";
+}
+
+// Series i: its min..max band, the median line, a dot per level and its legend row.
+void scaling_series(std::ostream& o, const ScalingChart& c, const ScalingPlot& plot,
+                    std::size_t i) {
+  const auto& s = c.series[i];
+  const char* colour = palette(static_cast<int>(i));
+  // The band: along the maxima forward, back along the minima.
+  std::string band, line;
+  for (const auto& p : s.points)
+    band += (band.empty() ? "M" : " L") + num(plot.px(p.x)) + " " + num(plot.py(p.max));
+  for (auto it = s.points.rbegin(); it != s.points.rend(); ++it)
+    band += " L" + num(plot.px(it->x)) + " " + num(plot.py(it->min));
+  for (const auto& p : s.points)
+    line += (line.empty() ? "M" : " L") + num(plot.px(p.x)) + " " + num(plot.py(p.median));
+  o << "<path d=\"" << band << " Z\" fill=\"" << colour << "\" class=\"band\"/>\n<path d=\"" << line
+    << "\" stroke=\"" << colour << "\" class=\"line\"/>\n";
+  for (const auto& p : s.points)
+    o << "<circle cx=\"" << num(plot.px(p.x)) << "\" cy=\"" << num(plot.py(p.median))
+      << "\" r=\"3.5\" fill=\"" << colour << "\"><title>" << esc(s.label) << " " << esc(c.factor)
+      << "=" << esc(format_number(p.x)) << ": median " << esc(format_number(p.median)) << " ["
+      << esc(format_number(p.min)) << ", " << esc(format_number(p.max)) << "] " << esc(c.unit)
+      << "</title></circle>";
+  const double ly = 24 + 18.0 * static_cast<double>(i);
+  o << "\n<rect x=\"" << num(kLegendX) << "\" y=\"" << num(ly - 10)
+    << "\" width=\"14\" height=\"12\" fill=\"" << colour << "\"/><text x=\"" << num(kLegendX + 20)
+    << "\" y=\"" << num(ly) << "\" class=\"val\">"
+    << esc(s.label.empty() ? "(all cells)" : s.label, 48) << "</text>\n";
+}
+
+// Below the legend: how many series and points did not fit.
+void scaling_left_out_note(std::ostream& o, const ScalingChart& c) {
+  if (!c.series_left_out && !c.points_left_out) return;
+  std::string note = c.series_left_out ? more_note(c.series_left_out, "series") : "";
+  if (c.points_left_out) note += (note.empty() ? "" : " ") + more_note(c.points_left_out, "points");
+  o << "<text x=\"" << num(kLegendX) << "\" y=\""
+    << num(24 + 18.0 * static_cast<double>(c.series.size())) << "\" class=\"val\">" << esc(note)
+    << "</text>\n";
+}
+
+}  // namespace
+
+void scaling_svg(std::ostream& o, const ScalingChart& c) {
+  const ScalingPlot plot = scaling_plot(c);
   const std::size_t legend_rows = c.series.size() + (c.series_left_out || c.points_left_out);
   const double h = std::max(kPlotY + kPlotH + 44, 24 + 18.0 * static_cast<double>(legend_rows));
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pic-scaling\" width=\"900\" height=\""
     << num(h, 0) << "\" role=\"img\">\n";
-  // Axes, y ticks at 0, half and the top; x ticks at each level (at most 16 labelled).
-  o << "<path d=\"M" << num(kPlotX) << " " << num(kPlotY) << " V" << num(kPlotY + kPlotH) << " H"
-    << num(kPlotX + kPlotW) << "\" class=\"chax\"/>\n";
-  for (double f : {0.0, 0.5, 1.0})
-    o << "<text x=\"" << num(kPlotX - 6) << "\" y=\"" << num(py(top * f) + 4)
-      << "\" text-anchor=\"end\" class=\"val\">" << esc(format_number(top * f)) << "</text>"
-      << "<line x1=\"" << num(kPlotX) << "\" y1=\"" << num(py(top * f)) << "\" x2=\""
-      << num(kPlotX + kPlotW) << "\" y2=\"" << num(py(top * f)) << "\" class=\"grid\"/>\n";
-  std::size_t n = 0;
-  for (double x : xticks)
-    if (n++ < 16)
-      o << "<text x=\"" << num(px(x)) << "\" y=\"" << num(kPlotY + kPlotH + 16)
-        << "\" text-anchor=\"middle\" class=\"val\">" << esc(format_number(x)) << "</text>";
-  o << "\n<text x=\"" << num(kPlotX + kPlotW / 2) << "\" y=\"" << num(kPlotY + kPlotH + 34)
-    << "\" text-anchor=\"middle\" class=\"lbl\">" << esc(c.factor) << (xs.log ? " (log scale)" : "")
-    << "</text><text x=\"14\" y=\"" << num(kPlotY + kPlotH / 2)
-    << "\" class=\"lbl\" transform=\"rotate(-90 14 " << num(kPlotY + kPlotH / 2)
-    << ")\" text-anchor=\"middle\">" << esc(c.unit) << (c.lower_is_better ? " (lower" : " (higher")
-    << " is better)</text>\n";
-  for (std::size_t i = 0; i < c.series.size(); ++i) {
-    const auto& s = c.series[i];
-    const char* colour = palette(static_cast<int>(i));
-    // The band: along the maxima forward, back along the minima.
-    std::string band, line;
-    for (const auto& p : s.points)
-      band += (band.empty() ? "M" : " L") + num(px(p.x)) + " " + num(py(p.max));
-    for (auto it = s.points.rbegin(); it != s.points.rend(); ++it)
-      band += " L" + num(px(it->x)) + " " + num(py(it->min));
-    for (const auto& p : s.points)
-      line += (line.empty() ? "M" : " L") + num(px(p.x)) + " " + num(py(p.median));
-    o << "<path d=\"" << band << " Z\" fill=\"" << colour << "\" class=\"band\"/>\n<path d=\""
-      << line << "\" stroke=\"" << colour << "\" class=\"line\"/>\n";
-    for (const auto& p : s.points)
-      o << "<circle cx=\"" << num(px(p.x)) << "\" cy=\"" << num(py(p.median))
-        << "\" r=\"3.5\" fill=\"" << colour << "\"><title>" << esc(s.label) << " " << esc(c.factor)
-        << "=" << esc(format_number(p.x)) << ": median " << esc(format_number(p.median)) << " ["
-        << esc(format_number(p.min)) << ", " << esc(format_number(p.max)) << "] " << esc(c.unit)
-        << "</title></circle>";
-    const double ly = 24 + 18.0 * static_cast<double>(i);
-    o << "\n<rect x=\"" << num(kLegendX) << "\" y=\"" << num(ly - 10)
-      << "\" width=\"14\" height=\"12\" fill=\"" << colour << "\"/><text x=\"" << num(kLegendX + 20)
-      << "\" y=\"" << num(ly) << "\" class=\"val\">"
-      << esc(s.label.empty() ? "(all cells)" : s.label, 48) << "</text>\n";
-  }
-  if (c.series_left_out || c.points_left_out) {
-    std::string note = c.series_left_out ? more_note(c.series_left_out, "series") : "";
-    if (c.points_left_out)
-      note += (note.empty() ? "" : " ") + more_note(c.points_left_out, "points");
-    o << "<text x=\"" << num(kLegendX) << "\" y=\""
-      << num(24 + 18.0 * static_cast<double>(c.series.size())) << "\" class=\"val\">" << esc(note)
-      << "</text>\n";
-  }
+  scaling_axes(o, c, plot);
+  for (std::size_t i = 0; i < c.series.size(); ++i) scaling_series(o, c, plot, i);
+  scaling_left_out_note(o, c);
   o << "</svg>\n";
 }
 

@@ -5,7 +5,6 @@
 
 #include "orchestrator/report/compare.hpp"
 #include "orchestrator/report/report_text.hpp"
-#include "orchestrator/report/reporter.hpp"
 #include "orchestrator/report/svg_util.hpp"
 #include "orchestrator/report/telemetry_table.hpp"
 

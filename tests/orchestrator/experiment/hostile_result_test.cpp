@@ -9,7 +9,7 @@
 
 #include "orchestrator/experiment/host_backend.hpp"
 #include "orchestrator/experiment/runner.hpp"
-#include "orchestrator/report/reporter.hpp"
+#include "orchestrator/report/console_reporter.hpp"
 #include "tests/orchestrator/experiment/store_run.hpp"
 
 namespace topolab::experiment {

@@ -10,7 +10,10 @@
 
 #include "orchestrator/experiment/host_backend.hpp"
 #include "orchestrator/experiment/runner.hpp"
-#include "orchestrator/report/reporter.hpp"
+#include "orchestrator/report/console_reporter.hpp"
+#include "orchestrator/report/csv_reporter.hpp"
+#include "orchestrator/report/html_reporter.hpp"
+#include "orchestrator/report/json_reporter.hpp"
 #include "tests/orchestrator/experiment/store_run.hpp"
 
 namespace topolab::experiment {

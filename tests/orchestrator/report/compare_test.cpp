@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
-#include "orchestrator/report/compare_reporter.hpp"
+#include "orchestrator/report/reporter.hpp"
 #include "tests/support/golden.hpp"
 
 namespace topolab::report {
@@ -137,16 +137,16 @@ TEST(Compare, TcgWarningInAllFourFormatsWhenEitherSideIsEmulated) {
   const auto d = shifted();
   for (const char* f : {"table", "csv", "json", "html"}) {
     std::ostringstream out;
-    auto r = make_compare_reporter(f, out);
+    auto r = make_reporter(f, out);
     ASSERT_TRUE(r.ok());
-    (*r)->report(d);
+    EXPECT_TRUE((*r)->compare(d).ok());
     EXPECT_NE(out.str().find(kTcgWarning), std::string::npos) << f;
   }
   auto a = report("x", {row("c", {1, 2})});
   auto kvm = compare_reports(a, a, "a", "b");
   for (const char* f : {"table", "csv", "json", "html"}) {
     std::ostringstream out;
-    (*make_compare_reporter(f, out))->report(kvm);
+    EXPECT_TRUE((*make_reporter(f, out))->compare(kvm).ok());
     EXPECT_EQ(out.str().find(kTcgWarning), std::string::npos) << f;
   }
 }
@@ -154,9 +154,9 @@ TEST(Compare, TcgWarningInAllFourFormatsWhenEitherSideIsEmulated) {
 // data/compare_golden.<ext> (tests/support/golden.hpp: scripts/update-goldens.sh).
 void expect_golden(const std::string& format, const std::string& ext) {
   std::ostringstream out;
-  auto r = make_compare_reporter(format, out);
+  auto r = make_reporter(format, out);
   ASSERT_TRUE(r.ok());
-  (*r)->report(shifted());
+  EXPECT_TRUE((*r)->compare(shifted()).ok());
   SCOPED_TRACE("format " + format);
   ::topolab::testing::expect_golden_file(kData + "compare_golden." + ext, out.str());
 }
@@ -168,8 +168,9 @@ TEST(CompareReporters, HtmlMatchesGolden) { expect_golden("html", "html"); }
 
 TEST(CompareReporters, UnknownFormatIsAnError) {
   std::ostringstream out;
-  auto r = make_compare_reporter("xml", out);
+  auto r = make_reporter("xml", out);
   ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().is(ErrorKind::input));
   EXPECT_EQ(r.error().message, "--format 'xml': expected table, csv, json, html or markdown");
   EXPECT_EQ(out.str(), "") << "a refused format wrote output";
 }

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "orchestrator/report/console_reporter.hpp"
+#include "orchestrator/report/csv_reporter.hpp"
+#include "orchestrator/report/html_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
 #include "orchestrator/store/result_store.hpp"
 #include "tests/support/child_process.hpp"

@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "orchestrator/report/json_reporter.hpp"
 #include "tests/orchestrator/report/fixture_store_test.hpp"
 
 namespace topolab::report {

@@ -36,9 +36,9 @@ std::string render(const ReportData& d) {
 
 std::string render(const CompareData& d) {
   std::ostringstream out;
-  auto r = make_compare_reporter("markdown", out);
+  auto r = make_reporter("markdown", out);
   if (!r) return "error: " + r.error().message;
-  (*r)->report(d);
+  if (auto compared = (*r)->compare(d); !compared) return "error: " + compared.error().message;
   return out.str();
 }
 

@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
-#include "orchestrator/report/compare_reporter.hpp"
 #include "tests/support/golden.hpp"
 
 namespace topolab::report {
@@ -89,18 +88,40 @@ TEST(Reporters, UnknownFormatIsAnError) {
   std::ostringstream out;
   auto r = make_reporter("xml", out);
   ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().is(ErrorKind::input));
   EXPECT_NE(r.error().message.find("expected table, csv, json, html or markdown"),
             std::string::npos);
 }
 
-// One list of formats (report_formats(), which the CLI's --format check reads): the comparison
-// takes every name, and the completion, the man page and the docs, which cannot read it, list
-// each, in its order.
+// One list of formats (report_formats(), which the CLI's --format check reads): every format
+// renders a comparison too, and the completion, the man page and the docs, which cannot read
+// it, list each, in its order.
 TEST(ReportFormats, ComparisonsTakeEveryFormat) {
   for (const auto& f : report_formats()) {
     std::ostringstream out;
-    EXPECT_TRUE(make_compare_reporter(f, out).ok()) << f;
+    auto r = make_reporter(f, out);
+    ASSERT_TRUE(r.ok()) << f;
+    EXPECT_TRUE((*r)->compare(CompareData{}).ok()) << f;
+    EXPECT_FALSE(out.str().empty()) << f;
   }
+}
+
+// A format may render reports only: it keeps Reporter::compare, which refuses as bad input
+// (exit 65 through the CLI) before a byte is written.
+class ReportOnlyReporter : public Reporter {
+ public:
+  using Reporter::Reporter;
+  void report(const ReportData&) override { out_ << "report"; }
+};
+
+TEST(ReportFormats, AFormatWithoutComparisonRefusesIt) {
+  std::ostringstream out;
+  ReportOnlyReporter r(out);
+  auto compared = r.compare(CompareData{});
+  ASSERT_FALSE(compared.ok());
+  EXPECT_TRUE(compared.error().is(ErrorKind::input));
+  EXPECT_NE(compared.error().message.find("no comparison"), std::string::npos);
+  EXPECT_EQ(out.str(), "");
 }
 
 TEST(ReportFormats, CompletionManPageAndDocsListEveryFormat) {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "orchestrator/report/compare.hpp"
-#include "orchestrator/report/compare_reporter.hpp"
+#include "orchestrator/report/reporter.hpp"
 
 namespace topolab::report {
 namespace {
@@ -48,9 +48,9 @@ const TelemetryDeltaField& field(const TelemetryDelta& d, const std::string& nam
 
 std::string render(const CompareData& d, const char* format) {
   std::ostringstream out;
-  auto r = make_compare_reporter(format, out);
+  auto r = make_reporter(format, out);
   EXPECT_TRUE(r.ok());
-  (*r)->report(d);
+  EXPECT_TRUE((*r)->compare(d).ok());
   return out.str();
 }
 

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "orchestrator/report/compare.hpp"
-#include "orchestrator/report/compare_reporter.hpp"
+#include "orchestrator/report/json_reporter.hpp"
 #include "orchestrator/report/reporter.hpp"
 
 namespace topolab::report {
