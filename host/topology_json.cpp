@@ -234,13 +234,13 @@ Result<void> read_each(const Reader& r, const json& top, const char* key, std::v
   return {};
 }
 
-Result<void> read_package(const Reader& r, const json& j, const std::string& w, Package& p) {
+Result<void> read_package_entry(const Reader& r, const json& j, const std::string& w, Package& p) {
   TL_ASSIGN(p.id, r.integer(j, "id", w, -1, -1));
   TL_ASSIGN(p.cpus, r.list(j, "cpus", w));
   return {};
 }
 
-Result<void> read_die(const Reader& r, const json& j, const std::string& w, Die& d) {
+Result<void> read_die_entry(const Reader& r, const json& j, const std::string& w, Die& d) {
   TL_ASSIGN(d.id, r.integer(j, "id", w, 0, -1));
   TL_ASSIGN(d.package, r.integer(j, "package", w, -1, -1, false));
   TL_ASSIGN(d.die_id, r.integer(j, "die_id", w, -1, 0, false));
@@ -248,7 +248,7 @@ Result<void> read_die(const Reader& r, const json& j, const std::string& w, Die&
   return {};
 }
 
-Result<void> read_l3(const Reader& r, const json& j, const std::string& w, L3Domain& d) {
+Result<void> read_l3_entry(const Reader& r, const json& j, const std::string& w, L3Domain& d) {
   TL_ASSIGN(d.id, r.integer(j, "id", w, 0, -1));
   TL_ASSIGN(d.cpus, r.list(j, "cpus", w));
   TL_ASSIGN(d.size_kib, r.count(j, "size_kib", w));
@@ -274,7 +274,7 @@ Result<void> read_pools(const Reader& r, const json& node, const std::string& w,
   return {};
 }
 
-Result<void> read_node(const Reader& r, const json& j, const std::string& w, NumaNode& n) {
+Result<void> read_node_entry(const Reader& r, const json& j, const std::string& w, NumaNode& n) {
   TL_ASSIGN(n.id, r.integer(j, "id", w, 0, -1));
   TL_ASSIGN(n.cpus, r.list(j, "cpus", w));
   TL_ASSIGN(n.memory_kib, r.count(j, "memory_kib", w));
@@ -298,10 +298,10 @@ Result<void> check_distance_counts(const HostTopology& topo) {
 }
 
 Result<void> read_groups(const Reader& r, const json& top, HostTopology& topo) {
-  TL_TRY(read_each(r, top, "packages", topo.packages, read_package));
-  TL_TRY(read_each(r, top, "dies", topo.dies, read_die));
-  TL_TRY(read_each(r, top, "l3_domains", topo.l3_domains, read_l3));
-  TL_TRY(read_each(r, top, "numa_nodes", topo.numa_nodes, read_node));
+  TL_TRY(read_each(r, top, "packages", topo.packages, read_package_entry));
+  TL_TRY(read_each(r, top, "dies", topo.dies, read_die_entry));
+  TL_TRY(read_each(r, top, "l3_domains", topo.l3_domains, read_l3_entry));
+  TL_TRY(read_each(r, top, "numa_nodes", topo.numa_nodes, read_node_entry));
   return check_distance_counts(topo);
 }
 
