@@ -19,7 +19,8 @@ inline std::string to_string(Accelerator a) { return a == Accelerator::kKvm ? "k
 inline Result<Accelerator> parse_accelerator(std::string_view text) {
   for (auto a : kAccelerators)
     if (text == to_string(a)) return a;
-  return make_error("expected accelerator kvm or tcg, got '" + std::string(text) + "'");
+  return make_error(ErrorKind::input,
+                    "expected accelerator kvm or tcg, got '" + std::string(text) + "'");
 }
 
 // libvirt's <domain type='...'>: KVM is "kvm", TCG is plain "qemu".

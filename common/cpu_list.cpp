@@ -25,14 +25,14 @@ std::string shown(std::string_view text) {
 }
 
 Error list_error(std::string_view whole, const std::string& why) {
-  return make_error("invalid CPU list " + shown(whole) + ": " + why);
+  return make_error(ErrorKind::input, "invalid CPU list " + shown(whole) + ": " + why);
 }
 
 Result<void> check_text_size(std::string_view text, const char* what) {
   if (text.size() <= kMaxCpuListText) return {};
-  return make_error(std::string(what) + " of " + std::to_string(text.size()) +
-                    " characters is longer than the " + std::to_string(kMaxCpuListText) +
-                    " allowed");
+  return make_error(ErrorKind::input, std::string(what) + " of " + std::to_string(text.size()) +
+                                          " characters is longer than the " +
+                                          std::to_string(kMaxCpuListText) + " allowed");
 }
 
 Result<int> parse_id(std::string_view token, std::string_view whole) {
@@ -73,8 +73,9 @@ std::size_t merge_ranges(std::vector<std::pair<int, int>>& ranges) {
 
 Result<void> CpuIdBudget::take(std::size_t ids) {
   if (ids > max_ - used_) {
-    return make_error("CPU lists together name more than " + std::to_string(max_) +
-                      " CPU ids; refusing to expand them");
+    return make_error(ErrorKind::input, "CPU lists together name more than " +
+                                            std::to_string(max_) +
+                                            " CPU ids; refusing to expand them");
   }
   used_ += ids;
   return {};
@@ -150,21 +151,21 @@ Result<CpuList> CpuList::parse_mask(std::string_view text, CpuIdBudget* budget) 
     } else if (c >= 'A' && c <= 'F') {
       v = c - 'A' + 10;
     } else {
-      return make_error("invalid CPU mask " + shown(text));
+      return make_error(ErrorKind::input, "invalid CPU mask " + shown(text));
     }
     any_digit = true;
     for (int b = 0; b < 4; ++b) {
       if (!(v & (1 << b))) continue;
       if (bit + b >= kMaxCpuIds) {
-        return make_error("invalid CPU mask " + shown(text) + ": sets CPU " +
-                          std::to_string(bit + b) + ", beyond the maximum " +
-                          std::to_string(kMaxCpuIds - 1));
+        return make_error(ErrorKind::input, "invalid CPU mask " + shown(text) + ": sets CPU " +
+                                                std::to_string(bit + b) + ", beyond the maximum " +
+                                                std::to_string(kMaxCpuIds - 1));
       }
       ids.push_back(bit + b);
     }
     bit += 4;
   }
-  if (!any_digit) return make_error("invalid CPU mask " + shown(text));
+  if (!any_digit) return make_error(ErrorKind::input, "invalid CPU mask " + shown(text));
   if (budget) TL_TRY(budget->take(ids.size()));
   CpuList list;
   list.ids_ = std::move(ids);

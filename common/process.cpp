@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -15,6 +14,7 @@
 #include <cstring>
 
 #include "common/owned_fd.hpp"
+#include "common/process_child.hpp"
 
 extern char** environ;
 
@@ -22,11 +22,12 @@ namespace topolab {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using spawn_child::ChildPlan;
+using spawn_child::make_pipe;
+using spawn_child::Pipe;
 using std::chrono::milliseconds;
 
 constexpr std::size_t kReadChunk = 65536;
-constexpr int kMaxFdFallback = 65536;  // close_range missing (kernel < 5.11): fds marked by hand
-constexpr unsigned kCloseRangeCloexec = 1u << 2;  // CLOSE_RANGE_CLOEXEC (linux/close_range.h)
 
 Error sys_error(const std::string& what, int err) {
   return make_error(ErrorKind::io, what + ": " + std::strerror(err));
@@ -60,67 +61,6 @@ Result<std::string> resolve_program(const ProcessSpec& spec) {
   }
   return make_error(ErrorKind::not_found,
                     "program '" + name + "' not found in PATH (" + path.substr(0, 200) + ")");
-}
-
-struct Pipe {
-  OwnedFd read, write;
-};
-
-Result<Pipe> make_pipe() {
-  int fd[2];
-  if (::pipe2(fd, O_CLOEXEC) != 0) return sys_error("pipe", errno);
-  return Pipe{OwnedFd(fd[0]), OwnedFd(fd[1])};
-}
-
-// Everything the child needs, prepared before fork: between fork and exec the child of a
-// threaded process may only make async-signal-safe calls (no allocation, no locks).
-struct ChildPlan {
-  const char* program = nullptr;
-  char* const* argv = nullptr;
-  char* const* envp = nullptr;
-  const char* cwd = nullptr;
-  int in = -1, out = -1, err = -1;  // -1: keep ours (inherit)
-  int report = -1;                  // CLOEXEC pipe: errno of a failed exec
-  bool new_group = true;
-  bool die_with_parent = false;
-  pid_t parent = 0;
-  rlimit address_space{0, 0};
-  bool limit_address_space = false;
-};
-
-[[noreturn]] void child_fail(int report) {
-  int e = errno;
-  ssize_t ignored = ::write(report, &e, sizeof e);
-  (void)ignored;
-  _exit(127);
-}
-
-// Async-signal-safe only (see ChildPlan).
-[[noreturn]] void run_child(const ChildPlan& p) {
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);  // ignored ones too
-  if (p.new_group) ::setpgid(0, 0);
-  if (p.die_with_parent) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != p.parent) _exit(127);  // the parent died before prctl
-  }
-  // Lift the sources above 2 first, so that one dup2 cannot clobber another's source.
-  int src[3] = {p.in, p.out, p.err};
-  for (int& s : src)
-    if (s >= 0 && (s = ::fcntl(s, F_DUPFD_CLOEXEC, 3)) < 0) child_fail(p.report);
-  for (int target = 0; target < 3; ++target)
-    if (src[target] >= 0 && ::dup2(src[target], target) < 0) child_fail(p.report);
-  if (p.cwd && ::chdir(p.cwd) != 0) child_fail(p.report);
-  if (p.limit_address_space && ::setrlimit(RLIMIT_AS, &p.address_space) != 0) child_fail(p.report);
-  // No descriptor of ours but 0-2 reaches the program.
-  if (::syscall(SYS_close_range, 3u, ~0u, kCloseRangeCloexec) != 0)
-    for (int fd = 3; fd < kMaxFdFallback; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-  sigset_t none;
-  ::sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::execve(p.program, p.argv, p.envp);
-  child_fail(p.report);
 }
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
@@ -273,37 +213,16 @@ const ProcessResult& Process::stop(milliseconds grace) {
   return s_->r;
 }
 
-Result<Process> Process::spawn(const ProcessSpec& spec) {
-  if (spec.argv.empty()) return make_error(ErrorKind::internal, "run: empty argv");
-  TL_ASSIGN(const std::string program, resolve_program(spec));
-  std::vector<std::string> args = spec.argv;
-  std::vector<std::string> env = spec.env ? *spec.env : environment_with({});
-  std::vector<char*> argv = pointers(args), envp = pointers(env);
-  const std::string cwd = spec.cwd.string();
+namespace {
 
-  ChildPlan plan;
-  plan.program = program.c_str();
-  plan.argv = argv.data();
-  plan.envp = envp.data();
-  plan.cwd = cwd.empty() ? nullptr : cwd.c_str();
-  plan.new_group = spec.new_group;
-  plan.die_with_parent = spec.die_with_parent;
-  plan.parent = ::getpid();
-  if (spec.address_space) {
-    plan.limit_address_space = true;
-    plan.address_space = {spec.address_space, spec.address_space};
-  }
-  OwnedFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
-  if (!devnull) return sys_error("open /dev/null", errno);
+// The child's standard streams: pipes for what we capture, /dev/null for what is dropped.
+struct Stdio {
+  OwnedFd devnull;
   Pipe out, err;
-  if (spec.out.kind == Sink::Kind::capture || spec.err.kind == Sink::Kind::merge) {
-    TL_ASSIGN(out, make_pipe());
-  }
-  if (spec.err.kind == Sink::Kind::capture) {
-    TL_ASSIGN(err, make_pipe());
-  }
-  auto target = [&](const Sink& s, const Pipe& own) {
-    switch (s.kind) {
+
+  // The fd the child gets for `sink`; -1 keeps ours (inherit).
+  int target(const Sink& sink, const Pipe& own) const {
+    switch (sink.kind) {
       case Sink::Kind::capture:
         return own.write.get();
       case Sink::Kind::merge:
@@ -311,26 +230,98 @@ Result<Process> Process::spawn(const ProcessSpec& spec) {
       case Sink::Kind::null:
         return devnull.get();
       case Sink::Kind::fd:
-        return s.fd;
+        return sink.fd;
       case Sink::Kind::inherit:
         break;
     }
     return -1;
-  };
-  plan.in = spec.stdin_fd >= 0 ? spec.stdin_fd : devnull.get();
-  plan.out = target(spec.out, out);
-  plan.err = target(spec.err, err);
-  TL_ASSIGN(Pipe report, make_pipe());
-  plan.report = report.write.get();
+  }
+  // Our copies of the child's ends: closed once it has its own, so EOF means it is done.
+  void close_child_ends() {
+    out.write.reset();
+    err.write.reset();
+    devnull.reset();
+  }
+};
 
-  // No signal handler of ours may run in the child before exec.
+Result<Stdio> open_stdio(const ProcessSpec& spec) {
+  Stdio io;
+  io.devnull = OwnedFd(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (!io.devnull) return sys_error("open /dev/null", errno);
+  if (spec.out.kind == Sink::Kind::capture || spec.err.kind == Sink::Kind::merge) {
+    TL_ASSIGN(io.out, make_pipe());
+  }
+  if (spec.err.kind == Sink::Kind::capture) {
+    TL_ASSIGN(io.err, make_pipe());
+  }
+  return io;
+}
+
+// The strings the plan points into (argv, envp, cwd) must outlive the fork.
+struct ChildStrings {
+  std::vector<std::string> args, env;
+  std::vector<char*> argv, envp;
+  std::string cwd;
+};
+
+ChildPlan child_plan(const ProcessSpec& spec, const std::string& program, ChildStrings& text,
+                     const Stdio& io, int report) {
+  ChildPlan plan;
+  plan.program = program.c_str();
+  plan.argv = text.argv.data();
+  plan.envp = text.envp.data();
+  plan.cwd = text.cwd.empty() ? nullptr : text.cwd.c_str();
+  plan.new_group = spec.new_group;
+  plan.die_with_parent = spec.die_with_parent;
+  plan.parent = ::getpid();
+  if (spec.address_space) {
+    plan.limit_address_space = true;
+    plan.address_space = {spec.address_space, spec.address_space};
+  }
+  plan.in = spec.stdin_fd >= 0 ? spec.stdin_fd : io.devnull.get();
+  plan.out = io.target(spec.out, io.out);
+  plan.err = io.target(spec.err, io.err);
+  plan.report = report;
+  return plan;
+}
+
+// Forks with every signal blocked: no signal handler of ours may run in the child before exec.
+// The child's pid, or -1 with `fork_errno` set.
+pid_t fork_child(const ChildPlan& plan, int& fork_errno) {
   sigset_t all, old;
   ::sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &old);
   pid_t pid = ::fork();
-  if (pid == 0) run_child(plan);
-  int fork_errno = errno;
+  if (pid == 0) spawn_child::run_child(plan);
+  fork_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return pid;
+}
+
+// The errno of a failed exec, read from the report pipe; nullopt when exec closed it.
+std::optional<int> exec_failure(const OwnedFd& report) {
+  int exec_errno = 0;
+  ssize_t n;
+  do n = ::read(report.get(), &exec_errno, sizeof exec_errno);
+  while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof exec_errno)) return exec_errno;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<Process> Process::spawn(const ProcessSpec& spec) {
+  if (spec.argv.empty()) return make_error(ErrorKind::internal, "run: empty argv");
+  TL_ASSIGN(const std::string program, resolve_program(spec));
+  ChildStrings text{
+      spec.argv, spec.env ? *spec.env : environment_with({}), {}, {}, spec.cwd.string()};
+  text.argv = pointers(text.args);
+  text.envp = pointers(text.env);
+  TL_ASSIGN(Stdio io, open_stdio(spec));
+  TL_ASSIGN(Pipe report, make_pipe());
+  const ChildPlan plan = child_plan(spec, program, text, io, report.write.get());
+  int fork_errno = 0;
+  const pid_t pid = fork_child(plan, fork_errno);
   if (pid < 0) return sys_error("fork for " + spec.argv[0], fork_errno);
   if (spec.new_group) ::setpgid(pid, pid);  // also here: no race with the child's own setpgid
 
@@ -339,22 +330,16 @@ Result<Process> Process::spawn(const ProcessSpec& spec) {
   state->own_group = spec.new_group;
   state->max_output = spec.max_output;
   state->kill_grace = spec.kill_grace;
-  state->out = std::move(out.read);
-  state->err = std::move(err.read);
+  state->out = std::move(io.out.read);
+  state->err = std::move(io.err.read);
   Process child(std::move(state));  // from here on every path reaps it
   report.write.reset();
-  out.write.reset();
-  err.write.reset();
-  devnull.reset();
+  io.close_child_ends();
 
-  int exec_errno = 0;
-  ssize_t n;
-  do n = ::read(report.read.get(), &exec_errno, sizeof exec_errno);
-  while (n < 0 && errno == EINTR);
-  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+  if (auto exec_errno = exec_failure(report.read)) {
     child.wait(milliseconds(5000));
-    return make_error(exec_errno == ENOENT ? ErrorKind::not_found : ErrorKind::io,
-                      "cannot run " + program + ": " + std::strerror(exec_errno));
+    return make_error(*exec_errno == ENOENT ? ErrorKind::not_found : ErrorKind::io,
+                      "cannot run " + program + ": " + std::strerror(*exec_errno));
   }
   for (OwnedFd* fd : {&child.s_->out, &child.s_->err})
     if (*fd) ::fcntl(fd->get(), F_SETFL, ::fcntl(fd->get(), F_GETFL) | O_NONBLOCK);

@@ -79,7 +79,8 @@ Result<HostTopology> read_local_topology() { return read_sysfs_topology("/"); }
 Result<void*> map_memory(std::size_t bytes) {
   void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED) {
-    return make_error("mmap " + std::to_string(bytes) + " bytes: " + std::strerror(errno));
+    return make_error(ErrorKind::io,
+                      "mmap " + std::to_string(bytes) + " bytes: " + std::strerror(errno));
   }
   return m;
 }
@@ -105,11 +106,13 @@ Result<void> pin_current_thread(const CpuList& cpus) {
   cpu_set_t set;
   CPU_ZERO(&set);
   for (int id : cpus) {
-    if (id < 0 || id >= CPU_SETSIZE) return make_error("cannot pin to CPU " + std::to_string(id));
+    if (id < 0 || id >= CPU_SETSIZE)
+      return make_error(ErrorKind::input, "cannot pin to CPU " + std::to_string(id));
     CPU_SET(id, &set);
   }
   if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-    return make_error("sched_setaffinity(" + cpus.to_string() + "): " + std::strerror(errno));
+    return make_error(ErrorKind::io,
+                      "sched_setaffinity(" + cpus.to_string() + "): " + std::strerror(errno));
   }
   return {};
 }
@@ -122,7 +125,9 @@ const char* cheap_kernel_call_name() { return "syscall(SYS_getpid)"; }
 Result<std::string> self_executable() {
   char buf[PATH_MAX];
   ssize_t len = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (len <= 0) return make_error(std::string("readlink /proc/self/exe: ") + std::strerror(errno));
+  if (len <= 0)
+    return make_error(ErrorKind::io,
+                      std::string("readlink /proc/self/exe: ") + std::strerror(errno));
   return std::string(buf, static_cast<std::size_t>(len));
 }
 

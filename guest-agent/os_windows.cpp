@@ -95,6 +95,7 @@ Result<void*> map_memory(std::size_t bytes) {
   void* m = VirtualAlloc(nullptr, bytes, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
   if (!m) {
     return make_error(
+        ErrorKind::io,
         win::last_error(("VirtualAlloc " + std::to_string(bytes) + " bytes").c_str()));
   }
   return m;
@@ -135,18 +136,20 @@ CpuList allowed_cpus() {
 }
 
 Result<void> pin_current_thread(const CpuList& cpus) {
-  if (cpus.empty()) return make_error("cannot pin to an empty CPU set");
+  if (cpus.empty()) return make_error(ErrorKind::input, "cannot pin to an empty CPU set");
   GROUP_AFFINITY a{};
   a.Group = static_cast<WORD>(cpus.first() / 64);
   for (int id : cpus) {
     if (id < 0 || id / 64 != a.Group) {
-      return make_error("cannot pin to CPUs " + cpus.to_string() +
-                        ": Windows pins a thread within one processor group of 64 CPUs");
+      return make_error(ErrorKind::input,
+                        "cannot pin to CPUs " + cpus.to_string() +
+                            ": Windows pins a thread within one processor group of 64 CPUs");
     }
     a.Mask |= KAFFINITY{1} << (id % 64);
   }
   if (!SetThreadGroupAffinity(GetCurrentThread(), &a, nullptr)) {
     return make_error(
+        ErrorKind::io,
         win::last_error(("SetThreadGroupAffinity(" + cpus.to_string() + ")").c_str()));
   }
   // The new affinity applies at the next scheduling decision: yield so the thread is on one of
@@ -175,7 +178,8 @@ const char* cheap_kernel_call_name() {
 Result<std::string> self_executable() {
   std::wstring path(32768, L'\0');
   DWORD n = GetModuleFileNameW(nullptr, path.data(), static_cast<DWORD>(path.size()));
-  if (n == 0 || n >= path.size()) return make_error(win::last_error("GetModuleFileNameW"));
+  if (n == 0 || n >= path.size())
+    return make_error(ErrorKind::io, win::last_error("GetModuleFileNameW"));
   path.resize(n);
   return win::narrow(path);
 }

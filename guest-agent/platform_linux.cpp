@@ -155,7 +155,8 @@ Result<std::uint64_t> mem_available_bytes() {
   long long free = meminfo_bytes(text, "MemFree:"), buffers = meminfo_bytes(text, "Buffers:"),
             cached = meminfo_bytes(text, "Cached:");
   if (free < 0 || buffers < 0 || cached < 0) {
-    return make_error("available memory unknown: /proc/meminfo has no MemAvailable or MemFree");
+    return make_error(ErrorKind::input,
+                      "available memory unknown: /proc/meminfo has no MemAvailable or MemFree");
   }
   return static_cast<std::uint64_t>(free + buffers + cached);
 }
@@ -170,10 +171,11 @@ Result<void> spawn_and_wait(const SpawnRequest& request) {
   TL_ASSIGN_CTX(auto child, Process::spawn(spec), "'" + program + "' exec failed");
   const ProcessResult& r = child.wait(request.timeout);
   if (r.timed_out) {
-    return make_error("'" + program + "' did not exit within " +
-                      std::to_string(request.timeout.count()) + " ms; killed");
+    return make_error(ErrorKind::io, "'" + program + "' did not exit within " +
+                                         std::to_string(request.timeout.count()) + " ms; killed");
   }
-  if (!r.status.success()) return make_error("'" + program + "' " + r.status.describe());
+  if (!r.status.success())
+    return make_error(ErrorKind::io, "'" + program + "' " + r.status.describe());
   return {};
 }
 

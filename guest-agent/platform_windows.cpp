@@ -49,7 +49,8 @@ std::unique_ptr<Platform> make_platform() { return std::make_unique<WindowsPlatf
 Result<std::uint64_t> mem_available_bytes() {
   MEMORYSTATUSEX m{};
   m.dwLength = sizeof(m);
-  if (!GlobalMemoryStatusEx(&m)) return make_error(win::last_error("GlobalMemoryStatusEx"));
+  if (!GlobalMemoryStatusEx(&m))
+    return make_error(ErrorKind::io, win::last_error("GlobalMemoryStatusEx"));
   return static_cast<std::uint64_t>(m.ullAvailPhys);
 }
 
@@ -57,9 +58,10 @@ Result<std::uint64_t> mem_available_bytes() {
 // and no window: the child's output goes to a hidden console nobody reads.
 Result<void> spawn_and_wait(const SpawnRequest& request) {
   if (!request.program.empty()) {
-    return make_error("program '" + request.program +
-                      "' has no meaning on Windows: only the agent itself (program \"\") is "
-                      "spawned there");
+    return make_error(ErrorKind::input,
+                      "program '" + request.program +
+                          "' has no meaning on Windows: only the agent itself (program \"\") is "
+                          "spawned there");
   }
   auto self = os::self_executable();
   if (!self) return self.error();
@@ -67,7 +69,8 @@ Result<void> spawn_and_wait(const SpawnRequest& request) {
   std::wstring command = L"\"" + exe + L"\"";
   for (const auto& a : request.args) {
     if (a.find_first_of(" \t\"") != std::string::npos)
-      return make_error("spawn argument '" + a + "' needs quoting; not supported");
+      return make_error(ErrorKind::input,
+                        "spawn argument '" + a + "' needs quoting; not supported");
     command += L" " + win::widen(a);
   }
   STARTUPINFOW si{};
@@ -75,7 +78,7 @@ Result<void> spawn_and_wait(const SpawnRequest& request) {
   PROCESS_INFORMATION pi{};
   if (!CreateProcessW(exe.c_str(), command.data(), nullptr, nullptr, FALSE, CREATE_NO_WINDOW,
                       nullptr, nullptr, &si, &pi)) {
-    return make_error(win::last_error(("CreateProcess " + *self).c_str()));
+    return make_error(ErrorKind::io, win::last_error(("CreateProcess " + *self).c_str()));
   }
   CloseHandle(pi.hThread);
   const auto ms = request.timeout.count();
@@ -84,12 +87,14 @@ Result<void> spawn_and_wait(const SpawnRequest& request) {
     TerminateProcess(pi.hProcess, 1);
     WaitForSingleObject(pi.hProcess, 5000);
     CloseHandle(pi.hProcess);
-    return make_error("'" + *self + "' did not exit within " + std::to_string(ms) + " ms; killed");
+    return make_error(ErrorKind::io,
+                      "'" + *self + "' did not exit within " + std::to_string(ms) + " ms; killed");
   }
   DWORD code = 1;
   GetExitCodeProcess(pi.hProcess, &code);
   CloseHandle(pi.hProcess);
-  if (code != 0) return make_error("'" + *self + "' exited with status " + std::to_string(code));
+  if (code != 0)
+    return make_error(ErrorKind::io, "'" + *self + "' exited with status " + std::to_string(code));
   return {};
 }
 

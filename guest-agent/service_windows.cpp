@@ -19,6 +19,8 @@ namespace {
 
 constexpr const wchar_t* kServiceName = L"topolab-agent";
 constexpr const wchar_t* kDisplayName = L"topolab guest agent";
+// The SCM and ExitProcess take a DWORD; the code is the table's (common/exit_code.hpp).
+constexpr DWORD kServiceOk = static_cast<DWORD>(to_int(ExitCode::ok));
 constexpr std::uintmax_t kMaxLogBytes = 8u << 20;  // then agent.log -> agent.log.1
 
 const char* kServiceUsage =
@@ -39,7 +41,7 @@ void report(DWORD state, DWORD exit_code) {
   s.dwCurrentState = state;
   s.dwControlsAccepted =
       state == SERVICE_RUNNING ? SERVICE_ACCEPT_STOP | SERVICE_ACCEPT_SHUTDOWN : 0;
-  if (exit_code != 0) {
+  if (exit_code != kServiceOk) {
     s.dwWin32ExitCode = ERROR_SERVICE_SPECIFIC_ERROR;
     s.dwServiceSpecificExitCode = exit_code;
   }
@@ -53,8 +55,8 @@ DWORD WINAPI on_control(DWORD control, DWORD, void*, void*) {
     std::cerr << "topolab-agent: stopped by the service control manager\n";
     win::run_termination_hook();  // the power plan and CPMINCORES as they were
     std::cerr.flush();
-    report(SERVICE_STOPPED, 0);
-    ExitProcess(0);
+    report(SERVICE_STOPPED, kServiceOk);
+    ExitProcess(kServiceOk);
   }
   return control == SERVICE_CONTROL_INTERROGATE ? NO_ERROR : ERROR_CALL_NOT_IMPLEMENTED;
 }
@@ -85,7 +87,7 @@ void WINAPI service_main(DWORD, LPWSTR*) {
   if (!g_service.handle) return;
   std::ofstream log;
   redirect_log(log);
-  report(SERVICE_RUNNING, 0);
+  report(SERVICE_RUNNING, kServiceOk);
   int rc = (*g_service.serve)(static_cast<int>(g_service.args.size()), g_service.args.data(), 3);
   std::cerr << "topolab-agent: serve ended with " << rc << "\n";
   std::cerr.flush();

@@ -57,20 +57,23 @@ Result<json> read_setting(const proto::SettingRow& row) {
   mount_debugfs_if_needed(row);
   const std::string path = path_of(row);
   auto text = read_file(path, 4096);
-  if (!text) return make_error("not available on this guest: " + text.error().message);
+  if (!text)
+    return make_error(text.error().kind, "not available on this guest: " + text.error().message);
   const std::string v = trimmed(*text);
   if (row.type == proto::SettingType::kChoice) {
     // smt/control also says forceoff, notsupported or notimplemented: nothing to switch.
     for (auto c : row.choices)
       if (v == c) return json(v);
-    return make_error("not available on this guest: " + path + " reads '" + v.substr(0, 64) + "'");
+    return make_error(ErrorKind::input,
+                      "not available on this guest: " + path + " reads '" + v.substr(0, 64) + "'");
   }
   // The whole text one integer ("-", "1-2" and "--5" are not): a file the agent reads is
   // input, never a reason to abort (std::stoll threw on "-").
   std::int64_t n = 0;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (v.empty() || ec != std::errc() || end != v.data() + v.size())
-    return make_error(path + ": expected an integer, read '" + v.substr(0, 64) + "'");
+    return make_error(ErrorKind::input,
+                      path + ": expected an integer, read '" + v.substr(0, 64) + "'");
   return json(n);
 }
 
@@ -80,11 +83,12 @@ Result<void> write_setting(const proto::SettingRow& row, const json& value) {
                            : value.is_number_integer() ? std::to_string(value.get<std::int64_t>())
                                                        : value.dump();
   OwnedFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_TRUNC));
-  if (!fd) return make_error("open " + path + " for writing: " + std::strerror(errno));
+  if (!fd)
+    return make_error(ErrorKind::io, "open " + path + " for writing: " + std::strerror(errno));
   const ssize_t n = ::write(fd.get(), text.data(), text.size());
   if (n != static_cast<ssize_t>(text.size()))
-    return make_error("write '" + text + "' to " + path + ": " +
-                      (n < 0 ? std::strerror(errno) : "short write"));
+    return make_error(ErrorKind::io, "write '" + text + "' to " + path + ": " +
+                                         (n < 0 ? std::strerror(errno) : "short write"));
   return {};
 }
 

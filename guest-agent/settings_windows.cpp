@@ -34,11 +34,12 @@ Fn entry(const wchar_t* dll, const char* name) {
 Error unsupported(const char* call, unsigned long code) {
   char hex[16];
   std::snprintf(hex, sizeof(hex), "0x%08lX", code);
-  return make_error(std::string("not supported on this system: ") + call + " returned " +
-                    (code > 0xFFFF ? hex : std::to_string(code)));
+  return make_error(ErrorKind::io, std::string("not supported on this system: ") + call +
+                                       " returned " + (code > 0xFFFF ? hex : std::to_string(code)));
 }
 Error missing(const char* call) {
-  return make_error(std::string("not supported on this system: ") + call + " not found");
+  return make_error(ErrorKind::not_found,
+                    std::string("not supported on this system: ") + call + " not found");
 }
 
 // Plan names and their GUIDs (winnt.h GUID_MIN_POWER_SAVINGS etc.).
@@ -121,7 +122,8 @@ Result<json> read_min_cores() {
     return unsupported("PowerReadDCValueIndex", rc);
   // AC and DC are applied together; a difference means someone else changed one of them.
   if (a != d)
-    return make_error("CPMINCORES differs: AC " + std::to_string(a) + ", DC " + std::to_string(d));
+    return make_error(ErrorKind::input,
+                      "CPMINCORES differs: AC " + std::to_string(a) + ", DC " + std::to_string(d));
   return json(static_cast<std::int64_t>(a));
 }
 
@@ -154,7 +156,7 @@ Result<json> read_setting(const proto::SettingRow& row) {
     case proto::WindowsCall::kNone:
       break;
   }
-  return make_error(std::string(row.name) + ": no Windows call");
+  return make_error(ErrorKind::internal, std::string(row.name) + ": no Windows call");
 }
 
 Result<void> write_setting(const proto::SettingRow& row, const json& value) {
@@ -164,13 +166,13 @@ Result<void> write_setting(const proto::SettingRow& row, const json& value) {
     case proto::WindowsCall::kPowerScheme:
       for (const auto& p : kPlans)
         if (value == p.name) return set_scheme(p.guid);
-      return make_error(std::string(row.name) + ": unknown plan " + value.dump());
+      return make_error(ErrorKind::input, std::string(row.name) + ": unknown plan " + value.dump());
     case proto::WindowsCall::kCoreParkingMinCores:
       return write_min_cores(static_cast<DWORD>(value.get<std::int64_t>()));
     case proto::WindowsCall::kNone:
       break;
   }
-  return make_error(std::string(row.name) + ": no Windows call");
+  return make_error(ErrorKind::internal, std::string(row.name) + ": no Windows call");
 }
 
 Result<void> restore_setting(const proto::SettingRow& row, const json& original) {
@@ -178,8 +180,8 @@ Result<void> restore_setting(const proto::SettingRow& row, const json& original)
   if (row.windows_call == proto::WindowsCall::kTimerResolution) return set_timer(0, false);
   if (row.windows_call == proto::WindowsCall::kPowerScheme && original.is_string() &&
       original.get<std::string>().rfind("other ", 0) == 0) {
-    return make_error("the original plan " + original.get<std::string>() +
-                      " is not one topolab names; left as it is now");
+    return make_error(ErrorKind::input, "the original plan " + original.get<std::string>() +
+                                            " is not one topolab names; left as it is now");
   }
   return write_setting(row, original);
 }

@@ -46,7 +46,7 @@ int stat_processor(std::string_view stat) {
 Result<ProcessCpuTimes> process_cpu_times() {
   rusage u{};
   if (::getrusage(RUSAGE_SELF, &u) != 0)
-    return make_error(std::string("getrusage: ") + std::strerror(errno));
+    return make_error(ErrorKind::io, std::string("getrusage: ") + std::strerror(errno));
   ProcessCpuTimes t;
   t.user_s = timeval_seconds(u.ru_utime);
   t.sys_s = timeval_seconds(u.ru_stime);
@@ -61,7 +61,8 @@ std::int64_t current_thread_id() { return static_cast<std::int64_t>(::syscall(SY
 
 Result<std::vector<ThreadCpu>> thread_cpus(std::size_t max_threads) {
   DIR* dir = ::opendir("/proc/self/task");
-  if (dir == nullptr) return make_error(std::string("/proc/self/task: ") + std::strerror(errno));
+  if (dir == nullptr)
+    return make_error(ErrorKind::io, std::string("/proc/self/task: ") + std::strerror(errno));
   std::vector<ThreadCpu> out;
   while (const dirent* e = ::readdir(dir)) {
     std::int64_t tid = 0;
@@ -86,7 +87,8 @@ Result<std::int64_t> start_migration_counter() {
   attr.exclude_kernel = 0;
   const long fd = ::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0)
-    return make_error(std::string("perf_event_open(CPU_MIGRATIONS): ") + std::strerror(errno));
+    return make_error(ErrorKind::io,
+                      std::string("perf_event_open(CPU_MIGRATIONS): ") + std::strerror(errno));
   return static_cast<std::int64_t>(fd);
 }
 
@@ -97,7 +99,8 @@ Result<std::uint64_t> stop_migration_counter(std::int64_t handle) {
   const int err = errno;
   ::close(fd);
   if (n != static_cast<ssize_t>(sizeof(count)))
-    return make_error(std::string("read perf counter: ") + (n < 0 ? std::strerror(err) : "short"));
+    return make_error(ErrorKind::io,
+                      std::string("read perf counter: ") + (n < 0 ? std::strerror(err) : "short"));
   return count;
 }
 

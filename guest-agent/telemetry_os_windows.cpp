@@ -18,7 +18,7 @@ double filetime_seconds(const FILETIME& t) {
 Result<ProcessCpuTimes> process_cpu_times() {
   FILETIME created{}, exited{}, kernel{}, user{};
   if (!GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user))
-    return make_error(win::error_text("GetProcessTimes", GetLastError()));
+    return make_error(ErrorKind::io, win::error_text("GetProcessTimes", GetLastError()));
   ProcessCpuTimes t;
   t.user_s = filetime_seconds(user);
   t.sys_s = filetime_seconds(kernel);
@@ -34,12 +34,13 @@ std::int64_t current_thread_id() { return static_cast<std::int64_t>(GetCurrentTh
 
 Result<std::vector<ThreadCpu>> thread_cpus(std::size_t) {
   return make_error(
+      ErrorKind::not_found,
       "Windows tells a thread only its own CPU (GetCurrentProcessorNumberEx), not another "
       "thread's");
 }
 
 Result<std::int64_t> start_migration_counter() {
-  return make_error("Windows has no kernel migration counter for a process");
+  return make_error(ErrorKind::not_found, "Windows has no kernel migration counter for a process");
 }
 
 Result<std::uint64_t> stop_migration_counter(std::int64_t) { return std::uint64_t{0}; }

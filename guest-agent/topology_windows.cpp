@@ -35,8 +35,9 @@ struct Record {
 };
 
 Error bad_record(const Record& r, const std::string& what) {
-  return make_error("GetLogicalProcessorInformationEx: record at byte " + std::to_string(r.offset) +
-                    " (relation " + std::to_string(r.relationship) + "): " + what);
+  return make_error(ErrorKind::input, "GetLogicalProcessorInformationEx: record at byte " +
+                                          std::to_string(r.offset) + " (relation " +
+                                          std::to_string(r.relationship) + "): " + what);
 }
 
 // The relation's fixed part (everything before its first GROUP_AFFINITY), copied out: records
@@ -145,9 +146,10 @@ Result<RawTopology> parse_processor_information(const unsigned char* buffer, std
     DWORD header[2];
     std::memcpy(header, buffer + offset, kHeader);
     if (header[1] < kHeader || header[1] > bytes - offset) {
-      return make_error("GetLogicalProcessorInformationEx: record at byte " +
-                        std::to_string(offset) + " has size " + std::to_string(header[1]) +
-                        " (buffer " + std::to_string(bytes) + " bytes)");
+      return make_error(ErrorKind::input, "GetLogicalProcessorInformationEx: record at byte " +
+                                              std::to_string(offset) + " has size " +
+                                              std::to_string(header[1]) + " (buffer " +
+                                              std::to_string(bytes) + " bytes)");
     }
     Record r{static_cast<int>(header[0]), buffer + offset + kHeader, header[1] - kHeader, offset};
     TL_TRY(collect(r, c));
@@ -156,7 +158,8 @@ Result<RawTopology> parse_processor_information(const unsigned char* buffer, std
   CpuList all;
   for (const auto& core : c.cores) all = all.united(core);
   if (all.empty())
-    return make_error("GetLogicalProcessorInformationEx reported no processor cores");
+    return make_error(ErrorKind::input,
+                      "GetLogicalProcessorInformationEx reported no processor cores");
   for (int id : all) {
     RawCpu cpu;
     cpu.id = id;
@@ -207,12 +210,12 @@ Result<HostTopology> read_local_topology() {
   DWORD bytes = 0;
   GetLogicalProcessorInformationEx(RelationAll, nullptr, &bytes);
   if (GetLastError() != ERROR_INSUFFICIENT_BUFFER || bytes == 0 || bytes > win::kMaxBuffer) {
-    return make_error(win::last_error("GetLogicalProcessorInformationEx (size)"));
+    return make_error(ErrorKind::io, win::last_error("GetLogicalProcessorInformationEx (size)"));
   }
   std::vector<unsigned char> buffer(bytes);
   auto* info = reinterpret_cast<SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX*>(buffer.data());
   if (!GetLogicalProcessorInformationEx(RelationAll, info, &bytes)) {
-    return make_error(win::last_error("GetLogicalProcessorInformationEx"));
+    return make_error(ErrorKind::io, win::last_error("GetLogicalProcessorInformationEx"));
   }
   auto raw = win::parse_processor_information(buffer.data(), bytes);
   if (!raw) return raw.error();

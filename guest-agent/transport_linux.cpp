@@ -50,17 +50,18 @@ Result<void> write_fd(int fd, std::string_view bytes, bool is_socket, int timeou
       pollfd ps[2] = {{fd, POLLOUT, 0}, {waiting.listen_fd, POLLIN, 0}};
       const pollfd& p = ps[0];
       int rc = ::poll(ps, waiting.listen_fd >= 0 ? 2 : 1, wait_ms);
-      if (rc < 0 && errno != EINTR) return make_error("poll: " + errno_text());
+      if (rc < 0 && errno != EINTR) return make_error(ErrorKind::io, "poll: " + errno_text());
       if (rc > 0 && waiting.listen_fd >= 0 && (ps[1].revents & POLLIN))
         waiting.refuse(waiting.listen_fd);
       // A virtio port without a host reports HUP and never POLLOUT: give up now, not spin.
       if (rc > 0 && !(p.revents & POLLOUT) && (p.revents & (POLLHUP | POLLERR | POLLNVAL))) {
-        return make_error("the host went away with " + std::to_string(bytes.size() - done) +
-                          " bytes unsent");
+        return make_error(ErrorKind::io, "the host went away with " +
+                                             std::to_string(bytes.size() - done) + " bytes unsent");
       }
       continue;
     }
-    return make_error("write: " + (n == 0 ? std::string("nothing written") : errno_text()));
+    return make_error(ErrorKind::io,
+                      "write: " + (n == 0 ? std::string("nothing written") : errno_text()));
   }
   return {};
 }
@@ -79,9 +80,10 @@ class VirtioPortTransport : public Transport {
       pollfd p{fd_.get(), POLLOUT, 0};
       int rc = ::poll(&p, 1, static_cast<int>(Backoff::kMax.count()));
       if (rc < 0 && errno != EINTR)
-        return make_error("poll " + path_.string() + ": " + errno_text());
+        return make_error(ErrorKind::io, "poll " + path_.string() + ": " + errno_text());
       if (rc > 0 && !(p.revents & (POLLHUP | POLLERR | POLLNVAL))) return {};
-      if (rc > 0 && (p.revents & POLLNVAL)) return make_error(path_.string() + ": invalid fd");
+      if (rc > 0 && (p.revents & POLLNVAL))
+        return make_error(ErrorKind::io, path_.string() + ": invalid fd");
       // No host on the other end: the port reports HUP at once, so sleep instead of spinning.
       if (rc > 0) backoff.sleep();
     }
@@ -92,7 +94,7 @@ class VirtioPortTransport : public Transport {
     int rc = ::poll(&p, 1, timeout_ms);
     if (rc < 0) {
       if (errno == EINTR) return ReadStatus::kTimeout;
-      return make_error("poll " + path_.string() + ": " + errno_text());
+      return make_error(ErrorKind::io, "poll " + path_.string() + ": " + errno_text());
     }
     if (rc == 0) return ReadStatus::kTimeout;
     if (p.revents & POLLIN) {
@@ -137,7 +139,8 @@ class ListeningSocketTransport : public Transport {
     end_session();
     for (;;) {
       pollfd p{listen_fd_.get(), POLLIN, 0};
-      if (::poll(&p, 1, -1) < 0 && errno != EINTR) return make_error("poll: " + errno_text());
+      if (::poll(&p, 1, -1) < 0 && errno != EINTR)
+        return make_error(ErrorKind::io, "poll: " + errno_text());
       int fd = ::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd >= 0) {
         client_.reset(fd);
@@ -145,7 +148,7 @@ class ListeningSocketTransport : public Transport {
       }
       if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN || errno == EWOULDBLOCK)
         continue;
-      return make_error("accept on " + what_ + ": " + errno_text());
+      return make_error(ErrorKind::io, "accept on " + what_ + ": " + errno_text());
     }
   }
 
@@ -157,7 +160,7 @@ class ListeningSocketTransport : public Transport {
     int rc = ::poll(p, 2, timeout_ms);
     if (rc < 0) {
       if (errno == EINTR) return ReadStatus::kTimeout;
-      return make_error("poll: " + errno_text());
+      return make_error(ErrorKind::io, "poll: " + errno_text());
     }
     if (rc == 0) return ReadStatus::kTimeout;
     // The current host first: when it has just closed and reconnected, the new connection is
@@ -179,7 +182,7 @@ class ListeningSocketTransport : public Transport {
   }
 
   Result<void> write_all(std::string_view bytes, int timeout_ms) override {
-    if (!client_) return make_error("no host connected");
+    if (!client_) return make_error(ErrorKind::io, "no host connected");
     return write_fd(client_.get(), bytes, true, timeout_ms,
                     WaitingClients{listen_fd_.get(), &refuse_waiting_client});
   }
@@ -215,8 +218,9 @@ Result<fs::path> find_virtio_port(const std::string& name, const fs::path& sys_r
   }
   const fs::path by_name = dev_root / "virtio-ports" / name;
   if (fs::exists(by_name, ec)) return by_name;
-  return make_error("no virtio-serial port named '" + name + "' in " + ports.string() + " or " +
-                    (dev_root / "virtio-ports").string());
+  return make_error(ErrorKind::not_found, "no virtio-serial port named '" + name + "' in " +
+                                              ports.string() + " or " +
+                                              (dev_root / "virtio-ports").string());
 }
 
 Result<std::unique_ptr<Transport>> open_virtio_port(const fs::path& device) {
@@ -224,7 +228,8 @@ Result<std::unique_ptr<Transport>> open_virtio_port(const fs::path& device) {
   for (;;) {
     OwnedFd fd(::open(device.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY));
     if (fd) return std::unique_ptr<Transport>(new VirtioPortTransport(std::move(fd), device));
-    if (errno != EBUSY) return make_error("open " + device.string() + ": " + errno_text());
+    if (errno != EBUSY)
+      return make_error(ErrorKind::io, "open " + device.string() + ": " + errno_text());
     backoff.sleep();  // only one opener at a time: wait for the other one to let go
   }
 }
@@ -254,18 +259,19 @@ Result<std::unique_ptr<Transport>> listen_unix(const fs::path& path) {
   struct stat st {};
   if (::lstat(p.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode))
-      return make_error(p + " exists and is not a socket; not replacing it");
+      return make_error(ErrorKind::input, p + " exists and is not a socket; not replacing it");
     ::unlink(p.c_str());
   }
   OwnedFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd) return make_error("socket: " + errno_text());
+  if (!fd) return make_error(ErrorKind::io, "socket: " + errno_text());
   const mode_t old_mask = ::umask(0077);  // the socket is created 0600
   int rc = ::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
   const int bind_errno = errno;
   ::umask(old_mask);
-  if (rc != 0) return make_error("bind " + p + ": " + std::strerror(bind_errno));
+  if (rc != 0) return make_error(ErrorKind::io, "bind " + p + ": " + std::strerror(bind_errno));
   ::chmod(p.c_str(), 0600);
-  if (::listen(fd.get(), 4) != 0) return make_error("listen " + p + ": " + errno_text());
+  if (::listen(fd.get(), 4) != 0)
+    return make_error(ErrorKind::io, "listen " + p + ": " + errno_text());
   return std::unique_ptr<Transport>(
       new ListeningSocketTransport(std::move(fd), path, "UNIX socket " + p));
 }
@@ -273,7 +279,7 @@ Result<std::unique_ptr<Transport>> listen_unix(const fs::path& path) {
 Result<std::unique_ptr<Transport>> listen_tcp_loopback(std::uint16_t port) {
   const std::string what = "TCP 127.0.0.1:" + std::to_string(port);
   OwnedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd) return make_error("socket: " + errno_text());
+  if (!fd) return make_error(ErrorKind::io, "socket: " + errno_text());
   int one = 1;
   ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   sockaddr_in addr{};
@@ -282,7 +288,7 @@ Result<std::unique_ptr<Transport>> listen_tcp_loopback(std::uint16_t port) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
       ::listen(fd.get(), 4) != 0)
-    return make_error("listen on " + what + ": " + errno_text());
+    return make_error(ErrorKind::io, "listen on " + what + ": " + errno_text());
   return std::unique_ptr<Transport>(new ListeningSocketTransport(std::move(fd), {}, what));
 }
 

@@ -35,8 +35,8 @@ class Backoff {
 inline Result<void> copy_socket_path(char* sun_path, std::size_t capacity,
                                      const std::string& path) {
   if (path.empty() || path.size() >= capacity) {
-    return make_error("UNIX socket path '" + path + "' is empty or longer than " +
-                      std::to_string(capacity - 1) + " bytes");
+    return make_error(ErrorKind::input, "UNIX socket path '" + path + "' is empty or longer than " +
+                                            std::to_string(capacity - 1) + " bytes");
   }
   std::memcpy(sun_path, path.c_str(), path.size() + 1);
   return {};
@@ -57,8 +57,9 @@ class WriteDeadline {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(end_ - Clock::now()).count();
     if (left <= 0) {
-      return make_error("the host did not read " + std::to_string(pending) +
-                        " pending bytes within " + std::to_string(timeout_ms_) + " ms");
+      return make_error(ErrorKind::io, "the host did not read " + std::to_string(pending) +
+                                           " pending bytes within " + std::to_string(timeout_ms_) +
+                                           " ms");
     }
     return static_cast<int>(left);
   }

@@ -51,7 +51,7 @@ Result<Ready> wait_ready(SOCKET s, bool for_write, SOCKET listener, int timeout_
   timeval tv = to_timeval(timeout_ms);
   int rc = select(0, &readable, for_write ? &writable : nullptr, nullptr,
                   timeout_ms < 0 ? nullptr : &tv);
-  if (rc == SOCKET_ERROR) return make_error(wsa_error("select"));
+  if (rc == SOCKET_ERROR) return make_error(ErrorKind::io, wsa_error("select"));
   Ready r;
   r.socket = rc > 0 && FD_ISSET(s, for_write ? &writable : &readable);
   r.listener = rc > 0 && listener != INVALID_SOCKET && FD_ISSET(listener, &readable);
@@ -87,7 +87,7 @@ class SocketTransport : public Transport {
       FD_ZERO(&readable);
       FD_SET(listener_, &readable);
       if (select(0, &readable, nullptr, nullptr, nullptr) == SOCKET_ERROR)
-        return make_error(wsa_error(("select on " + what_).c_str()));
+        return make_error(ErrorKind::io, wsa_error(("select on " + what_).c_str()));
       SOCKET s = accept(listener_, nullptr, nullptr);
       if (s != INVALID_SOCKET) {
         set_non_blocking(s);  // so a host that does not read cannot block write_all
@@ -96,7 +96,7 @@ class SocketTransport : public Transport {
       }
       const int err = WSAGetLastError();
       if (err == WSAECONNRESET || err == WSAEINTR || err == WSAEWOULDBLOCK) continue;
-      return make_error(wsa_error(("accept on " + what_).c_str()));
+      return make_error(ErrorKind::io, wsa_error(("accept on " + what_).c_str()));
     }
   }
 
@@ -122,7 +122,7 @@ class SocketTransport : public Transport {
   }
 
   Result<void> write_all(std::string_view bytes, int timeout_ms) override {
-    if (client_ == INVALID_SOCKET) return make_error("no host connected");
+    if (client_ == INVALID_SOCKET) return make_error(ErrorKind::io, "no host connected");
     const WriteDeadline deadline(timeout_ms);
     std::size_t done = 0;
     while (done < bytes.size()) {
@@ -132,7 +132,8 @@ class SocketTransport : public Transport {
         done += static_cast<std::size_t>(n);
         continue;
       }
-      if (n == 0 || WSAGetLastError() != WSAEWOULDBLOCK) return make_error(wsa_error("send"));
+      if (n == 0 || WSAGetLastError() != WSAEWOULDBLOCK)
+        return make_error(ErrorKind::io, wsa_error("send"));
       TL_ASSIGN(const int wait_ms, deadline.wait_ms(bytes.size() - done));
       // While the host does not read, a client waiting on the listener is answered, not left
       // in the backlog for the whole write bound.
@@ -232,7 +233,8 @@ class VirtioPortTransport : public Transport {
       DWORD chunk = static_cast<DWORD>(std::min<std::size_t>(bytes.size() - done, 1 << 16));
       auto r = overlapped_io(true, const_cast<char*>(bytes.data() + done), chunk, timeout, n);
       if (!r) return r.error();
-      if (n == 0) return make_error("write " + path_ + ": nothing written (host gone?)");
+      if (n == 0)
+        return make_error(ErrorKind::io, "write " + path_ + ": nothing written (host gone?)");
       done += n;
     }
     return {};
@@ -260,14 +262,14 @@ class VirtioPortTransport : public Transport {
   Result<DWORD> overlapped_io(bool write, char* data, DWORD size, DWORD timeout_ms, DWORD& moved) {
     OVERLAPPED ov{};
     ov.hEvent = CreateEventW(nullptr, TRUE, FALSE, nullptr);
-    if (!ov.hEvent) return make_error(win::last_error("CreateEvent"));
+    if (!ov.hEvent) return make_error(ErrorKind::io, win::last_error("CreateEvent"));
     BOOL ok = write ? WriteFile(handle_, data, size, nullptr, &ov)
                     : ReadFile(handle_, data, size, nullptr, &ov);
     DWORD waited = WAIT_OBJECT_0;
     if (!ok && GetLastError() != ERROR_IO_PENDING) {
       std::string err = win::last_error(write ? "WriteFile" : "ReadFile");
       CloseHandle(ov.hEvent);
-      return make_error(err + " on " + path_);
+      return make_error(ErrorKind::io, err + " on " + path_);
     }
     if (!ok) {
       waited = WaitForSingleObject(ov.hEvent, timeout_ms);
@@ -277,11 +279,12 @@ class VirtioPortTransport : public Transport {
     DWORD err = GetLastError();
     CloseHandle(ov.hEvent);
     if (!finished && err != ERROR_OPERATION_ABORTED) {
-      return make_error(win::error_text(write ? "WriteFile" : "ReadFile", err) + " on " + path_);
+      return make_error(ErrorKind::io,
+                        win::error_text(write ? "WriteFile" : "ReadFile", err) + " on " + path_);
     }
     if (write && waited != WAIT_OBJECT_0 && moved == 0) {
-      return make_error("the host did not read " + path_ + " within " + std::to_string(timeout_ms) +
-                        " ms");
+      return make_error(ErrorKind::io, "the host did not read " + path_ + " within " +
+                                           std::to_string(timeout_ms) + " ms");
     }
     return waited == WAIT_OBJECT_0 ? DWORD{WAIT_OBJECT_0} : DWORD{WAIT_TIMEOUT};
   }
@@ -295,8 +298,9 @@ Result<std::unique_ptr<Transport>> listen_socket(int family, const sockaddr* add
                                                  const std::string& what) {
   SOCKET s = socket(family, SOCK_STREAM, 0);
   if (s == INVALID_SOCKET) {
-    return make_error(wsa_error(("socket for " + what).c_str()) +
-                      (family == AF_UNIX ? " (wine 8 has no AF_UNIX: use --tcp PORT)" : ""));
+    return make_error(ErrorKind::io,
+                      wsa_error(("socket for " + what).c_str()) +
+                          (family == AF_UNIX ? " (wine 8 has no AF_UNIX: use --tcp PORT)" : ""));
   }
   // Exclusive: another program must not bind the same port and take the host's connections.
   BOOL one = TRUE;
@@ -304,7 +308,7 @@ Result<std::unique_ptr<Transport>> listen_socket(int family, const sockaddr* add
   if (bind(s, addr, len) != 0 || listen(s, 4) != 0) {
     std::string err = wsa_error(("listen on " + what).c_str());
     closesocket(s);
-    return make_error(err);
+    return make_error(ErrorKind::io, err);
   }
   return std::unique_ptr<Transport>(new SocketTransport(s, what));
 }
@@ -321,7 +325,8 @@ Result<std::unique_ptr<Transport>> open_virtio_port(const fs::path& device) {
 
 Result<std::unique_ptr<Transport>> open_virtio_port_by_name(const std::string& name) {
   if (name.empty() || name.find_first_of("\\/:*?\"<>|") != std::string::npos) {
-    return make_error("virtio-serial port name '" + name + "' is empty or has path characters");
+    return make_error(ErrorKind::input,
+                      "virtio-serial port name '" + name + "' is empty or has path characters");
   }
   return open_virtio_port(*find_virtio_port(name, {}, {}));
 }
@@ -335,7 +340,7 @@ Result<std::unique_ptr<Transport>> listen_unix(const fs::path& path) {
   DWORD attrs = GetFileAttributesW(win::widen(p).c_str());
   if (attrs != INVALID_FILE_ATTRIBUTES) {
     if (!(attrs & FILE_ATTRIBUTE_REPARSE_POINT))
-      return make_error(p + " exists and is not a socket; not replacing it");
+      return make_error(ErrorKind::input, p + " exists and is not a socket; not replacing it");
     DeleteFileW(win::widen(p).c_str());
   }
   return listen_socket(AF_UNIX, reinterpret_cast<sockaddr*>(&addr), sizeof(addr),

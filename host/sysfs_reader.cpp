@@ -2,134 +2,22 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "common/file_io.hpp"
+#include "host/sysfs_attributes.hpp"
 #include "host/topology_builder.hpp"
 
 namespace topolab {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace sysfs;  // NOLINT: the attribute readers this file is made of
 
-constexpr std::size_t kMaxAttributeBytes = 64 * 1024;
 constexpr std::size_t kMaxCpuinfoBytes = 16u << 20;
-
-bool path_exists(const fs::path& p) {
-  std::error_code ec;
-  return fs::exists(p, ec);
-}
-
-bool is_directory_path(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(p, ec);
-}
-
-std::string shown_text(const std::string& text) {
-  std::string shown = text.size() > 80 ? text.substr(0, 80) + "..." : text;
-  for (char& ch : shown) {
-    if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) ch = '?';
-  }
-  return "'" + shown + "'";
-}
-
-Result<std::string> read_text(const fs::path& path) {
-  // read_file refuses a FIFO or device planted in the tree without blocking (issue 12).
-  TL_ASSIGN(auto text, read_file(path, kMaxAttributeBytes));
-  strip_attribute_tail(text);
-  return text;
-}
-
-// Parses "digits" (optionally negative: some arches print -1 for unknown ids).
-std::optional<long long> parse_integer(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  long long v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-Result<int> read_int(const fs::path& path, int min_value = -1, int max_value = 1 << 20) {
-  TL_ASSIGN(auto text, read_text(path));
-  auto v = parse_integer(text);
-  if (!v || *v < min_value || *v > max_value) {
-    return make_error(path.string() + ": expected an integer, got " + shown_text(text));
-  }
-  return static_cast<int>(*v);
-}
-
-// Every list of one tree draws on one budget: a tree that names "0-8191" in each of thousands
-// of files stops at kMaxExpandedCpuIds instead of expanding into gigabytes (issue 12).
-Result<CpuList> read_list_file(const fs::path& path, CpuIdBudget& budget) {
-  TL_ASSIGN(auto text, read_text(path));
-  TL_ASSIGN_CTX(auto list, CpuList::parse(text, &budget), path.string());
-  return list;
-}
-
-Result<CpuList> read_mask_file(const fs::path& path, CpuIdBudget& budget) {
-  TL_ASSIGN(auto text, read_text(path));
-  TL_ASSIGN_CTX(auto list, CpuList::parse_mask(text, &budget), path.string());
-  return list;
-}
-
-// Reads the first existing of `dir/list_name` (list syntax) and `dir/mask_name` (hex mask);
-// nullopt when neither exists. Lists are preferred: they are what current kernels document.
-Result<std::optional<CpuList>> read_cpu_set(const fs::path& dir,
-                                            std::initializer_list<const char*> list_names,
-                                            std::initializer_list<const char*> mask_names,
-                                            CpuIdBudget& budget) {
-  for (const char* name : list_names) {
-    if (path_exists(dir / name)) {
-      TL_ASSIGN(auto l, read_list_file(dir / name, budget));
-      return std::optional<CpuList>(std::move(l));
-    }
-  }
-  for (const char* name : mask_names) {
-    if (path_exists(dir / name)) {
-      TL_ASSIGN(auto l, read_mask_file(dir / name, budget));
-      return std::optional<CpuList>(std::move(l));
-    }
-  }
-  return std::optional<CpuList>();
-}
-
-// "cpu12" -> 12, "node3" -> 3; -1 for anything else (cpufreq, cpuidle, ...); -2 for a number
-// with a leading zero ("cpu01"): the kernel never writes one, and reading it as cpu1 would
-// silently stand in for (or duplicate) another directory.
-int numbered_entry(const std::string& name, const std::string& prefix) {
-  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return -1;
-  std::string_view digits(name.data() + prefix.size(), name.size() - prefix.size());
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-      digits.size() > 7) {
-    return -1;
-  }
-  if (digits.size() > 1 && digits.front() == '0') return -2;
-  return static_cast<int>(*parse_integer(digits));
-}
-
-Result<std::vector<int>> list_numbered_dirs(const fs::path& dir, const std::string& prefix) {
-  std::vector<int> ids;
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  if (ec) return make_error(dir.string() + ": " + ec.message());
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec) return make_error(dir.string() + ": " + ec.message());
-    int id = numbered_entry(it->path().filename().string(), prefix);
-    if (id == -2)
-      return make_error(it->path().string() + ": a number with a leading zero (the kernel writes " +
-                        prefix + "N without one); refusing the tree rather than guessing");
-    if (id < 0 || !is_directory_path(it->path())) continue;
-    ids.push_back(id);
-    if (ids.size() > static_cast<std::size_t>(kMaxTopologyCpus)) {
-      return make_error(dir.string() + ": more than " + std::to_string(kMaxTopologyCpus) + " " +
-                        prefix + " entries");
-    }
-  }
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
 
 // A topology/ that is a symlink loop (or points back at its CPU directory or above) was read as
 // "no topology/": the CPU silently became package 0 without siblings.
@@ -138,13 +26,15 @@ Result<void> refuse_looping_dir(const fs::path& dir) {
   if (!fs::is_symlink(fs::symlink_status(dir, ec))) return {};
   auto target = fs::canonical(dir, ec);
   if (ec)
-    return make_error(dir.string() + ": a symlink that does not resolve (" + ec.message() + ")");
+    return make_error(ErrorKind::input,
+                      dir.string() + ": a symlink that does not resolve (" + ec.message() + ")");
   auto parent = fs::canonical(dir.parent_path(), ec);
   if (ec) return {};
   const auto rel = parent.lexically_relative(target);
   if (rel.empty() || *rel.begin() != "..")
-    return make_error(dir.string() + ": a symlink back to " + target.string() +
-                      " (its own CPU directory or above): a loop, not a topology/ directory");
+    return make_error(ErrorKind::input,
+                      dir.string() + ": a symlink back to " + target.string() +
+                          " (its own CPU directory or above): a loop, not a topology/ directory");
   return {};
 }
 
@@ -226,8 +116,9 @@ Result<void> read_l3(const fs::path& cpu_dir, int id, std::vector<RawCache>& out
       TL_ASSIGN(auto text, read_text(dir / "size"));
       auto size = parse_size_kib(text);
       if (!size)
-        return make_error((dir / "size").string() + ": expected a size such as '8192K', got " +
-                          shown_text(text));
+        return make_error(
+            ErrorKind::input,
+            (dir / "size").string() + ": expected a size such as '8192K', got " + shown_text(text));
       c.size_kib = *size;
     }
     out.push_back(std::move(c));
@@ -250,7 +141,8 @@ Result<std::uint64_t> read_node_memory(const fs::path& meminfo) {
     auto end = value.find(' ');
     auto kib = parse_integer(value.substr(0, end));
     if (!kib || *kib < 0) {
-      return make_error(meminfo.string() + ": bad MemTotal line " + shown_text(std::string(line)));
+      return make_error(ErrorKind::input,
+                        meminfo.string() + ": bad MemTotal line " + shown_text(std::string(line)));
     }
     return static_cast<std::uint64_t>(*kib);
   }
@@ -270,8 +162,9 @@ Result<std::vector<int>> read_distances(const fs::path& file) {
     auto e = rest.find_first_of(" \t");
     auto v = parse_integer(rest.substr(0, e));
     if (!v || *v < 0 || *v > 255 || out.size() >= kMaxDistanceNodes)
-      return make_error(file.string() + ": expected up to 1024 distances from 0 to 255, got " +
-                        shown_text(text));
+      return make_error(
+          ErrorKind::input,
+          file.string() + ": expected up to 1024 distances from 0 to 255, got " + shown_text(text));
     out.push_back(static_cast<int>(*v));
     rest = e == std::string_view::npos ? std::string_view{} : rest.substr(e);
   }
@@ -361,22 +254,26 @@ Result<void> read_cpuinfo(const fs::path& path, RawTopology& raw) {
   return {};
 }
 
-// Why ROOT is not a directory we can read: a symlink loop or a permission problem is named as
-// such (errno text), not reported as "no such directory".
-std::string root_problem(const fs::path& root) {
+// Why ROOT is not a directory we can read, if it is not: a symlink loop or a permission problem
+// is named as such (errno text, io), not reported as "no such directory" (not-found).
+std::optional<Error> root_problem(const fs::path& root) {
   std::error_code ec;
-  if (fs::is_directory(root, ec)) return {};
-  if (ec && ec != std::errc::no_such_file_or_directory) return root.string() + ": " + ec.message();
-  return root.string() + (fs::exists(root, ec) ? ": not a directory" : ": no such directory");
+  if (fs::is_directory(root, ec)) return std::nullopt;
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    return make_error(ErrorKind::io, root.string() + ": " + ec.message());
+  if (fs::exists(root, ec))
+    return make_error(ErrorKind::input, root.string() + ": not a directory");
+  return make_error(ErrorKind::not_found, root.string() + ": no such directory");
 }
 
 Result<HostTopology> read_sysfs_tree(const fs::path& root) {
-  if (auto problem = root_problem(root); !problem.empty()) return make_error(problem);
+  if (auto problem = root_problem(root)) return *problem;
   fs::path cpu_dir = root / "sys/devices/system/cpu";
   if (!is_directory_path(cpu_dir))
-    return make_error(cpu_dir.string() + ": no such directory (no CPUs)");
+    return make_error(ErrorKind::not_found, cpu_dir.string() + ": no such directory (no CPUs)");
   TL_ASSIGN(auto ids, list_numbered_dirs(cpu_dir, "cpu"));
-  if (ids.empty()) return make_error(cpu_dir.string() + ": no cpuN directories (no CPUs)");
+  if (ids.empty())
+    return make_error(ErrorKind::input, cpu_dir.string() + ": no cpuN directories (no CPUs)");
 
   CpuIdBudget budget;
   std::optional<CpuList> online_list;

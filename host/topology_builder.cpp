@@ -124,8 +124,9 @@ void assign_nodes(HostTopology& topo, std::vector<NumaNode> nodes, const CpuList
 }
 
 Error size_error(const std::string& what, std::uint64_t kib, std::uint64_t max_kib) {
-  return make_error(what + " of " + std::to_string(kib) + " KiB is beyond the limit of " +
-                    std::to_string(max_kib) + " KiB (junk or a wrapped number)");
+  return make_error(ErrorKind::input, what + " of " + std::to_string(kib) +
+                                          " KiB is beyond the limit of " + std::to_string(max_kib) +
+                                          " KiB (junk or a wrapped number)");
 }
 
 // One place for the bounds of every source's sizes and ids, checked before anything is derived.
@@ -134,8 +135,8 @@ Result<void> check_bounds(const RawTopology& raw) {
   for (const auto& n : raw.numa_nodes) {
     const std::string node = "NUMA node " + std::to_string(n.id);
     if (n.id < 0 || n.id > kMaxSourceId)
-      return make_error(node + ": id outside 0.." + std::to_string(kMaxSourceId));
-    if (!node_ids.insert(n.id).second) return make_error(node + " listed twice");
+      return make_error(ErrorKind::input, node + ": id outside 0.." + std::to_string(kMaxSourceId));
+    if (!node_ids.insert(n.id).second) return make_error(ErrorKind::input, node + " listed twice");
     if (n.memory_kib > kMaxNodeMemoryKib)
       return size_error(node + ": memory", n.memory_kib, kMaxNodeMemoryKib);
     for (const auto& p : n.hugepages) {
@@ -150,8 +151,9 @@ Result<void> check_bounds(const RawTopology& raw) {
     if (c.size_kib > kMaxL3Kib) return size_error("an L3 cache", c.size_kib, kMaxL3Kib);
   for (const auto& c : raw.cpus)
     if (c.online && (c.package > kMaxSourceId || c.die_id > kMaxSourceId || c.die_id < -1))
-      return make_error("CPU " + std::to_string(c.id) + ": package or die id outside -1.." +
-                        std::to_string(kMaxSourceId));
+      return make_error(ErrorKind::input, "CPU " + std::to_string(c.id) +
+                                              ": package or die id outside -1.." +
+                                              std::to_string(kMaxSourceId));
   return {};
 }
 
@@ -166,26 +168,27 @@ Error one_line(const Error& error) {
     auto u = static_cast<unsigned char>(ch);
     if (u < 0x20 || u == 0x7f) ch = '?';
   }
-  return Error{msg};
+  return Error{msg, error.kind};
 }
 
 Result<HostTopology> build_topology(RawTopology raw) {
-  if (raw.cpus.empty()) return make_error("no CPUs found");
+  if (raw.cpus.empty()) return make_error(ErrorKind::input, "no CPUs found");
   if (raw.cpus.size() > static_cast<std::size_t>(kMaxTopologyCpus)) {
-    return make_error("too many CPUs (" + std::to_string(raw.cpus.size()) + ", limit " +
-                      std::to_string(kMaxTopologyCpus) + ")");
+    return make_error(ErrorKind::input, "too many CPUs (" + std::to_string(raw.cpus.size()) +
+                                            ", limit " + std::to_string(kMaxTopologyCpus) + ")");
   }
   std::sort(raw.cpus.begin(), raw.cpus.end(),
             [](const RawCpu& a, const RawCpu& b) { return a.id < b.id; });
   // Ids index per-CPU tables and are written back as CPU lists: the same bound as the lists.
   if (raw.cpus.front().id < 0 || raw.cpus.back().id >= kMaxCpuIds) {
     int bad = raw.cpus.front().id < 0 ? raw.cpus.front().id : raw.cpus.back().id;
-    return make_error("CPU id " + std::to_string(bad) + " is outside 0.." +
-                      std::to_string(kMaxCpuIds - 1));
+    return make_error(ErrorKind::input, "CPU id " + std::to_string(bad) + " is outside 0.." +
+                                            std::to_string(kMaxCpuIds - 1));
   }
   for (std::size_t i = 1; i < raw.cpus.size(); ++i) {
     if (raw.cpus[i].id == raw.cpus[i - 1].id) {
-      return make_error("CPU " + std::to_string(raw.cpus[i].id) + " listed twice");
+      return make_error(ErrorKind::input,
+                        "CPU " + std::to_string(raw.cpus[i].id) + " listed twice");
     }
   }
   TL_TRY(check_bounds(raw));

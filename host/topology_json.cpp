@@ -66,7 +66,8 @@ std::string shown(const json& j) {
 }
 
 Error type_error(const std::string& where, const char* expected, const json& got) {
-  return make_error("topology JSON: " + where + ": expected " + expected + ", got " + shown(got));
+  return make_error(ErrorKind::input,
+                    "topology JSON: " + where + ": expected " + expected + ", got " + shown(got));
 }
 
 // The guest's lists: strict syntax, then CpuList's limits on the text, and one expansion budget
@@ -74,8 +75,9 @@ Error type_error(const std::string& where, const char* expected, const json& got
 Result<CpuList> parse_bounded_list(const std::string& text, const std::string& where,
                                    CpuIdBudget& budget) {
   if (text.find_first_not_of("0123456789,-") != std::string::npos) {
-    return make_error("topology JSON: " + where + ": expected list syntax such as '0-3,8', got '" +
-                      text.substr(0, 60) + "'");
+    return make_error(ErrorKind::input, "topology JSON: " + where +
+                                            ": expected list syntax such as '0-3,8', got '" +
+                                            text.substr(0, 60) + "'");
   }
   TL_ASSIGN_CTX(auto list, CpuList::parse(text, &budget), "topology JSON: " + where);
   return list;
@@ -87,7 +89,9 @@ class Reader {
                       int fallback, bool required = true) const {
     auto it = obj.find(key);
     if (it == obj.end()) {
-      if (required) return make_error("topology JSON: " + where + ": missing \"" + key + "\"");
+      if (required)
+        return make_error(ErrorKind::input,
+                          "topology JSON: " + where + ": missing \"" + key + "\"");
       return fallback;
     }
     if (!it->is_number_integer()) return type_error(where + "." + key, "an integer", *it);
@@ -95,9 +99,10 @@ class Reader {
                         ? it->get<std::uint64_t>() <= kMaxId
                         : it->get<std::int64_t>() >= min_value && it->get<std::int64_t>() <= kMaxId;
     if (!in_range) {
-      return make_error("topology JSON: " + where + "." + key + ": " + shown(*it) +
-                        " out of range " + std::to_string(min_value) + ".." +
-                        std::to_string(kMaxId));
+      return make_error(ErrorKind::input, "topology JSON: " + where + "." + key + ": " +
+                                              shown(*it) + " out of range " +
+                                              std::to_string(min_value) + ".." +
+                                              std::to_string(kMaxId));
     }
     return static_cast<int>(it->get<std::int64_t>());
   }
@@ -124,8 +129,8 @@ class Reader {
     if (!it->is_string()) return type_error(where + "." + key, "a string", *it);
     const auto& s = it->get_ref<const std::string&>();
     if (s.size() > kMaxStringBytes) {
-      return make_error("topology JSON: " + where + "." + key + ": longer than " +
-                        std::to_string(kMaxStringBytes) + " bytes");
+      return make_error(ErrorKind::input, "topology JSON: " + where + "." + key + ": longer than " +
+                                              std::to_string(kMaxStringBytes) + " bytes");
     }
     return s;
   }
@@ -136,7 +141,8 @@ class Reader {
     if (!it->is_string()) return type_error(where + "." + key, "a CPU list string", *it);
     const auto& s = it->get_ref<const std::string&>();
     if (s.size() > 1u << 20) {
-      return make_error("topology JSON: " + where + "." + key + ": CPU list too long");
+      return make_error(ErrorKind::input,
+                        "topology JSON: " + where + "." + key + ": CPU list too long");
     }
     return parse_bounded_list(s, where + "." + key, budget_);
   }
@@ -146,13 +152,14 @@ class Reader {
     static const json kEmpty = json::array();
     auto it = obj.find(key);
     if (it == obj.end()) {
-      if (required) return make_error(std::string("topology JSON: missing \"") + key + "\"");
+      if (required)
+        return make_error(ErrorKind::input, std::string("topology JSON: missing \"") + key + "\"");
       return &kEmpty;
     }
     if (!it->is_array()) return type_error(key, "an array", *it);
     if (it->size() > kMaxArrayItems) {
-      return make_error(std::string("topology JSON: ") + key + ": more than " +
-                        std::to_string(kMaxArrayItems) + " entries");
+      return make_error(ErrorKind::input, std::string("topology JSON: ") + key + ": more than " +
+                                              std::to_string(kMaxArrayItems) + " entries");
     }
     return &*it;
   }
@@ -180,8 +187,9 @@ Result<void> read_cpus(const Reader& r, const json& arr, HostTopology& topo) {
     TL_ASSIGN(c.node, r.integer(j, "node", w, -1, -1, false));
     TL_ASSIGN(c.siblings, r.list(j, "siblings", w));
     if (c.core >= kMaxTopologyCpus) {
-      return make_error("topology JSON: " + w + ".core: " + std::to_string(c.core) +
-                        " out of range (more cores than CPUs allowed)");
+      return make_error(ErrorKind::input, "topology JSON: " + w +
+                                              ".core: " + std::to_string(c.core) +
+                                              " out of range (more cores than CPUs allowed)");
     }
     topo.cpus.push_back(std::move(c));
   }
@@ -189,8 +197,8 @@ Result<void> read_cpus(const Reader& r, const json& arr, HostTopology& topo) {
             [](const CpuInfo& a, const CpuInfo& b) { return a.id < b.id; });
   for (std::size_t i = 1; i < topo.cpus.size(); ++i) {
     if (topo.cpus[i].id == topo.cpus[i - 1].id) {
-      return make_error("topology JSON: cpus: CPU " + std::to_string(topo.cpus[i].id) +
-                        " listed twice");
+      return make_error(ErrorKind::input, "topology JSON: cpus: CPU " +
+                                              std::to_string(topo.cpus[i].id) + " listed twice");
     }
   }
   return {};
@@ -209,98 +217,118 @@ Result<void> read_distances(const Reader& r, const json& node, const std::string
   return {};
 }
 
-Result<void> read_groups(const Reader& r, const json& top, HostTopology& topo) {
+// Reads the optional array `key` of `top` into `out`, one object at a time with `read_one`.
+template <typename T, typename ReadOne>
+Result<void> read_each(const Reader& r, const json& top, const char* key, std::vector<T>& out,
+                       ReadOne read_one) {
   const json* arr = nullptr;
-  TL_ASSIGN(arr, r.array(top, "packages", false));
+  TL_ASSIGN(arr, r.array(top, key, false));
   for (std::size_t i = 0; i < arr->size(); ++i) {
     const json& j = (*arr)[i];
-    std::string w = at("packages", i);
+    const std::string w = at(key, i);
     if (!j.is_object()) return type_error(w, "an object", j);
-    Package p;
-    TL_ASSIGN(p.id, r.integer(j, "id", w, -1, -1));
-    TL_ASSIGN(p.cpus, r.list(j, "cpus", w));
-    topo.packages.push_back(std::move(p));
+    T item;
+    TL_TRY(read_one(r, j, w, item));
+    out.push_back(std::move(item));
   }
-  TL_ASSIGN(arr, r.array(top, "dies", false));
-  for (std::size_t i = 0; i < arr->size(); ++i) {
-    const json& j = (*arr)[i];
-    std::string w = at("dies", i);
-    if (!j.is_object()) return type_error(w, "an object", j);
-    Die d;
-    TL_ASSIGN(d.id, r.integer(j, "id", w, 0, -1));
-    TL_ASSIGN(d.package, r.integer(j, "package", w, -1, -1, false));
-    TL_ASSIGN(d.die_id, r.integer(j, "die_id", w, -1, 0, false));
-    TL_ASSIGN(d.cpus, r.list(j, "cpus", w));
-    topo.dies.push_back(std::move(d));
+  return {};
+}
+
+Result<void> read_package_entry(const Reader& r, const json& j, const std::string& w, Package& p) {
+  TL_ASSIGN(p.id, r.integer(j, "id", w, -1, -1));
+  TL_ASSIGN(p.cpus, r.list(j, "cpus", w));
+  return {};
+}
+
+Result<void> read_die_entry(const Reader& r, const json& j, const std::string& w, Die& d) {
+  TL_ASSIGN(d.id, r.integer(j, "id", w, 0, -1));
+  TL_ASSIGN(d.package, r.integer(j, "package", w, -1, -1, false));
+  TL_ASSIGN(d.die_id, r.integer(j, "die_id", w, -1, 0, false));
+  TL_ASSIGN(d.cpus, r.list(j, "cpus", w));
+  return {};
+}
+
+Result<void> read_l3_entry(const Reader& r, const json& j, const std::string& w, L3Domain& d) {
+  TL_ASSIGN(d.id, r.integer(j, "id", w, 0, -1));
+  TL_ASSIGN(d.cpus, r.list(j, "cpus", w));
+  TL_ASSIGN(d.size_kib, r.count(j, "size_kib", w));
+  return {};
+}
+
+// A node's hugepage pools: at most 64.
+Result<void> read_pools(const Reader& r, const json& node, const std::string& w, NumaNode& n) {
+  const json* pools = nullptr;
+  TL_ASSIGN(pools, r.array(node, "hugepages", false));
+  if (pools->size() > 64)
+    return make_error(ErrorKind::input, "topology JSON: " + w + ".hugepages: too many");
+  for (std::size_t k = 0; k < pools->size(); ++k) {
+    const json& pj = (*pools)[k];
+    std::string pw = w + "." + at("hugepages", k);
+    if (!pj.is_object()) return type_error(pw, "an object", pj);
+    HugepagePool p;
+    TL_ASSIGN(p.page_kib, r.count(pj, "page_kib", pw));
+    TL_ASSIGN(p.total, r.count(pj, "total", pw));
+    TL_ASSIGN(p.free, r.count(pj, "free", pw));
+    n.hugepages.push_back(p);
   }
-  TL_ASSIGN(arr, r.array(top, "l3_domains", false));
-  for (std::size_t i = 0; i < arr->size(); ++i) {
-    const json& j = (*arr)[i];
-    std::string w = at("l3_domains", i);
-    if (!j.is_object()) return type_error(w, "an object", j);
-    L3Domain d;
-    TL_ASSIGN(d.id, r.integer(j, "id", w, 0, -1));
-    TL_ASSIGN(d.cpus, r.list(j, "cpus", w));
-    TL_ASSIGN(d.size_kib, r.count(j, "size_kib", w));
-    topo.l3_domains.push_back(std::move(d));
+  return {};
+}
+
+Result<void> read_node_entry(const Reader& r, const json& j, const std::string& w, NumaNode& n) {
+  TL_ASSIGN(n.id, r.integer(j, "id", w, 0, -1));
+  TL_ASSIGN(n.cpus, r.list(j, "cpus", w));
+  TL_ASSIGN(n.memory_kib, r.count(j, "memory_kib", w));
+  TL_TRY(read_pools(r, j, w, n));
+  if (j.contains("memoryless")) {
+    TL_ASSIGN(n.memoryless, r.boolean(j, "memoryless", w));
   }
-  TL_ASSIGN(arr, r.array(top, "numa_nodes", false));
-  for (std::size_t i = 0; i < arr->size(); ++i) {
-    const json& j = (*arr)[i];
-    std::string w = at("numa_nodes", i);
-    if (!j.is_object()) return type_error(w, "an object", j);
-    NumaNode n;
-    TL_ASSIGN(n.id, r.integer(j, "id", w, 0, -1));
-    TL_ASSIGN(n.cpus, r.list(j, "cpus", w));
-    TL_ASSIGN(n.memory_kib, r.count(j, "memory_kib", w));
-    const json* pools = nullptr;
-    TL_ASSIGN(pools, r.array(j, "hugepages", false));
-    if (pools->size() > 64) return make_error("topology JSON: " + w + ".hugepages: too many");
-    for (std::size_t k = 0; k < pools->size(); ++k) {
-      const json& pj = (*pools)[k];
-      std::string pw = w + "." + at("hugepages", k);
-      if (!pj.is_object()) return type_error(pw, "an object", pj);
-      HugepagePool p;
-      TL_ASSIGN(p.page_kib, r.count(pj, "page_kib", pw));
-      TL_ASSIGN(p.total, r.count(pj, "total", pw));
-      TL_ASSIGN(p.free, r.count(pj, "free", pw));
-      n.hugepages.push_back(p);
-    }
-    if (j.contains("memoryless")) {
-      TL_ASSIGN(n.memoryless, r.boolean(j, "memoryless", w));
-    }
-    TL_TRY(read_distances(r, j, w, n));
-    topo.numa_nodes.push_back(std::move(n));
-  }
+  return read_distances(r, j, w, n);
+}
+
+// Every node lists its distance to each node, or none.
+Result<void> check_distance_counts(const HostTopology& topo) {
   for (const auto& n : topo.numa_nodes)
     if (!n.distances.empty() && n.distances.size() != topo.numa_nodes.size())
-      return make_error("topology JSON: numa node " + std::to_string(n.id) + ": " +
-                        std::to_string(n.distances.size()) + " distances for " +
-                        std::to_string(topo.numa_nodes.size()) + " nodes (expected one per node)");
+      return make_error(ErrorKind::input, "topology JSON: numa node " + std::to_string(n.id) +
+                                              ": " + std::to_string(n.distances.size()) +
+                                              " distances for " +
+                                              std::to_string(topo.numa_nodes.size()) +
+                                              " nodes (expected one per node)");
   return {};
+}
+
+Result<void> read_groups(const Reader& r, const json& top, HostTopology& topo) {
+  TL_TRY(read_each(r, top, "packages", topo.packages, read_package_entry));
+  TL_TRY(read_each(r, top, "dies", topo.dies, read_die_entry));
+  TL_TRY(read_each(r, top, "l3_domains", topo.l3_domains, read_l3_entry));
+  TL_TRY(read_each(r, top, "numa_nodes", topo.numa_nodes, read_node_entry));
+  return check_distance_counts(topo);
 }
 
 // Indexes must point at existing entries; consumers index vectors with them.
 Result<void> check_references(const HostTopology& topo) {
   for (std::size_t i = 0; i < topo.dies.size(); ++i) {
     if (topo.dies[i].id != static_cast<int>(i)) {
-      return make_error("topology JSON: " + at("dies", i) + ".id: expected " + std::to_string(i) +
-                        ", got " + std::to_string(topo.dies[i].id));
+      return make_error(ErrorKind::input, "topology JSON: " + at("dies", i) + ".id: expected " +
+                                              std::to_string(i) + ", got " +
+                                              std::to_string(topo.dies[i].id));
     }
   }
   for (std::size_t i = 0; i < topo.l3_domains.size(); ++i) {
     if (topo.l3_domains[i].id != static_cast<int>(i)) {
-      return make_error("topology JSON: " + at("l3_domains", i) + ".id: expected " +
-                        std::to_string(i) + ", got " + std::to_string(topo.l3_domains[i].id));
+      return make_error(ErrorKind::input, "topology JSON: " + at("l3_domains", i) +
+                                              ".id: expected " + std::to_string(i) + ", got " +
+                                              std::to_string(topo.l3_domains[i].id));
     }
   }
   for (const auto& c : topo.cpus) {
     std::string w = "topology JSON: CPU " + std::to_string(c.id);
     if (c.die >= static_cast<int>(topo.dies.size())) {
-      return make_error(w + ": die " + std::to_string(c.die) + " not in dies");
+      return make_error(ErrorKind::input, w + ": die " + std::to_string(c.die) + " not in dies");
     }
     if (c.l3 >= static_cast<int>(topo.l3_domains.size())) {
-      return make_error(w + ": l3 " + std::to_string(c.l3) + " not in l3_domains");
+      return make_error(ErrorKind::input,
+                        w + ": l3 " + std::to_string(c.l3) + " not in l3_domains");
     }
   }
   return {};

@@ -37,8 +37,8 @@ std::string describe(const json& v) {
 }
 
 Error bad(const std::string& where, const std::string& expected, const json* v) {
-  return make_error("field '" + where + "': expected " + expected +
-                    (v ? ", got " + describe(*v) : ", but it is missing"));
+  return make_error(ErrorKind::input, "field '" + where + "': expected " + expected +
+                                          (v ? ", got " + describe(*v) : ", but it is missing"));
 }
 
 const json* member(const json& obj, std::string_view key) {
@@ -52,8 +52,9 @@ Result<std::string> bounded_string(const json& obj, std::string_view key, std::s
   if (v == nullptr || !v->is_string()) return bad(where, "a string", v);
   const auto& s = v->get_ref<const std::string&>();
   if (s.size() > max)
-    return make_error("field '" + where + "': " + std::to_string(s.size()) +
-                      " bytes, more than the limit of " + std::to_string(max));
+    return make_error(ErrorKind::input, "field '" + where + "': " + std::to_string(s.size()) +
+                                            " bytes, more than the limit of " +
+                                            std::to_string(max));
   return s;
 }
 
@@ -80,29 +81,31 @@ Result<std::int64_t> cpu_id(const json& v, const std::string& where) {
 
 Result<void> check_node(const json& v, const std::string& where, int depth) {
   if (depth > kMaxResultDepth)
-    return make_error("field '" + where + "': nested deeper than " +
-                      std::to_string(kMaxResultDepth) + " levels");
+    return make_error(ErrorKind::input, "field '" + where + "': nested deeper than " +
+                                            std::to_string(kMaxResultDepth) + " levels");
   if (v.is_discarded()) return bad(where, "JSON", &v);
   if (v.is_number_float() && !std::isfinite(v.get<double>()))
     return bad(where, "a finite number", &v);
   if (v.is_string() && v.get_ref<const std::string&>().size() > kMaxTextBytes)
-    return make_error("field '" + where + "': string longer than " + std::to_string(kMaxTextBytes) +
-                      " bytes");
+    return make_error(ErrorKind::input, "field '" + where + "': string longer than " +
+                                            std::to_string(kMaxTextBytes) + " bytes");
   if (v.is_array()) {
     if (v.size() > kMaxArrayItems)
-      return make_error("field '" + where + "': " + std::to_string(v.size()) +
-                        " items, more than the limit of " + std::to_string(kMaxArrayItems));
+      return make_error(ErrorKind::input, "field '" + where + "': " + std::to_string(v.size()) +
+                                              " items, more than the limit of " +
+                                              std::to_string(kMaxArrayItems));
     for (std::size_t i = 0; i < v.size(); ++i)
       TL_TRY(check_node(v[i], where + "[" + std::to_string(i) + "]", depth + 1));
   }
   if (v.is_object()) {
     if (v.size() > kMaxObjectMembers)
-      return make_error("field '" + where + "': " + std::to_string(v.size()) +
-                        " members, more than the limit of " + std::to_string(kMaxObjectMembers));
+      return make_error(ErrorKind::input, "field '" + where + "': " + std::to_string(v.size()) +
+                                              " members, more than the limit of " +
+                                              std::to_string(kMaxObjectMembers));
     for (const auto& [k, child] : v.items()) {
       if (k.size() > kMaxTextBytes)
-        return make_error("field '" + where + "': a key longer than " +
-                          std::to_string(kMaxTextBytes) + " bytes");
+        return make_error(ErrorKind::input, "field '" + where + "': a key longer than " +
+                                                std::to_string(kMaxTextBytes) + " bytes");
       TL_TRY(check_node(child, where.empty() ? k : where + "." + k, depth + 1));
     }
   }
@@ -124,8 +127,9 @@ Result<void> check_pairs(const json& pairs) {
       TL_ASSIGN(auto cpu, cpu_id(*id, where + "." + k));
       ids.insert(cpu);
       if (ids.size() > kMaxC2cCpus)
-        return make_error("field 'details.pairs': names more than " + std::to_string(kMaxC2cCpus) +
-                          " distinct CPUs (the limit)");
+        return make_error(ErrorKind::input, "field 'details.pairs': names more than " +
+                                                std::to_string(kMaxC2cCpus) +
+                                                " distinct CPUs (the limit)");
     }
     for (const char* k : {"ns", "median_ns", "min_ns"}) {
       TL_TRY(optional_number(p, k, where + "." + k));
@@ -137,8 +141,9 @@ Result<void> check_pairs(const json& pairs) {
 Result<void> check_matrix(const json& rows, const std::string& where) {
   if (!rows.is_array()) return bad(where, "an array of rows", &rows);
   if (rows.size() > kMaxC2cCpus)
-    return make_error("field '" + where + "': " + std::to_string(rows.size()) +
-                      " rows, more than the limit of " + std::to_string(kMaxC2cCpus));
+    return make_error(ErrorKind::input, "field '" + where + "': " + std::to_string(rows.size()) +
+                                            " rows, more than the limit of " +
+                                            std::to_string(kMaxC2cCpus));
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string row = where + "[" + std::to_string(i) + "]";
     if (!rows[i].is_array() || rows[i].size() > kMaxC2cCpus)
@@ -210,8 +215,9 @@ Result<std::vector<double>> check_samples(const json& obj) {
   const json* s = member(obj, "samples");
   if (s == nullptr || !s->is_array()) return bad("samples", "an array of numbers", s);
   if (s->size() > kMaxSamples)
-    return make_error("field 'samples': " + std::to_string(s->size()) +
-                      " samples, more than the limit of " + std::to_string(kMaxSamples));
+    return make_error(ErrorKind::input, "field 'samples': " + std::to_string(s->size()) +
+                                            " samples, more than the limit of " +
+                                            std::to_string(kMaxSamples));
   std::vector<double> out;
   out.reserve(s->size());
   for (std::size_t i = 0; i < s->size(); ++i) {
@@ -240,7 +246,8 @@ Result<void> check_bounded_json(const json& value, const std::string& where) {
 namespace {
 
 Result<BenchmarkResult> validate_fields(const json& result) {
-  if (!result.is_object()) return make_error("expected an object, got " + describe(result));
+  if (!result.is_object())
+    return make_error(ErrorKind::input, "expected an object, got " + describe(result));
   BenchmarkResult r;
   TL_ASSIGN(r.benchmark, bounded_string(result, "benchmark", kMaxNameBytes));
   TL_ASSIGN(r.metric, bounded_string(result, "metric", kMaxNameBytes));

@@ -123,10 +123,12 @@ Result<json> typed_value(const SettingRow& row, const json& v) {
   const std::string expected = std::string(row.name) + ": expected " + setting_domain(row);
   switch (row.type) {
     case SettingType::kChoice:
-      if (!v.is_string()) return make_error(expected + ", got " + shown(v) + " (not a string)");
+      if (!v.is_string())
+        return make_error(ErrorKind::input, expected + ", got " + shown(v) + " (not a string)");
       if (v.get_ref<const std::string&>().size() > kMaxNameBytes)
-        return make_error(expected + ", got a string of " +
-                          std::to_string(v.get_ref<const std::string&>().size()) + " bytes");
+        return make_error(ErrorKind::input,
+                          expected + ", got a string of " +
+                              std::to_string(v.get_ref<const std::string&>().size()) + " bytes");
       return v;
     case SettingType::kInteger: {
       // 1 and 1.0 are one integer; beyond 2^53 a double is no longer exact.
@@ -135,17 +137,19 @@ Result<json> typed_value(const SettingRow& row, const json& v) {
                                std::fabs(v.get<double>()) < 9e15;
       const bool small_unsigned = !v.is_number_unsigned() || v.get<std::uint64_t>() < 9e15;
       if (!(v.is_number_integer() && small_unsigned) && !whole_float)
-        return make_error(expected + ", got " + shown_typed(v) + " (not an integer)");
+        return make_error(ErrorKind::input,
+                          expected + ", got " + shown_typed(v) + " (not an integer)");
       return json(whole_float ? static_cast<std::int64_t>(v.get<double>()) : v.get<std::int64_t>());
     }
     case SettingType::kNumber:
       if (!v.is_number())
-        return make_error(expected + ", got " + shown_typed(v) + " (not a number)");
+        return make_error(ErrorKind::input,
+                          expected + ", got " + shown_typed(v) + " (not a number)");
       if (!std::isfinite(v.get<double>()))
-        return make_error(expected + ", got a non-finite number");
+        return make_error(ErrorKind::input, expected + ", got a non-finite number");
       return json(v.get<double>());
   }
-  return make_error(expected);
+  return make_error(ErrorKind::input, expected);
 }
 
 }  // namespace
@@ -183,10 +187,11 @@ Result<json> check_setting_value(const SettingRow& row, const json& value) {
   if (row.type == SettingType::kChoice) {
     for (auto c : row.choices)
       if (v.get_ref<const std::string&>() == c) return v;
-    return make_error(expected + ", got '" + shown(v) + "'");
+    return make_error(ErrorKind::input, expected + ", got '" + shown(v) + "'");
   }
   const double d = v.get<double>();
-  if (d < row.min || d > row.max) return make_error(expected + ", got " + shown(v));
+  if (d < row.min || d > row.max)
+    return make_error(ErrorKind::input, expected + ", got " + shown(v));
   return v;
 }
 
@@ -210,16 +215,18 @@ json settings_to_json(const SettingStates& states) {
 
 Result<SettingStates> parse_setting_states(const json& settings, const std::string& where) {
   if (!settings.is_object())
-    return make_error(where + ": 'settings' must be an object, got " + settings.type_name());
+    return make_error(ErrorKind::input,
+                      where + ": 'settings' must be an object, got " + settings.type_name());
   if (settings.size() > kMaxSettings)
-    return make_error(where + ": " + std::to_string(settings.size()) + " settings, more than " +
-                      std::to_string(kMaxSettings));
+    return make_error(ErrorKind::input, where + ": " + std::to_string(settings.size()) +
+                                            " settings, more than " + std::to_string(kMaxSettings));
   SettingStates out;
   for (const auto& [name, entry] : settings.items()) {
     const SettingRow* row = find_setting(name);
-    if (!row) return make_error(where + ": unknown setting '" + shown(json(name)) + "'");
+    if (!row)
+      return make_error(ErrorKind::input, where + ": unknown setting '" + shown(json(name)) + "'");
     const std::string at = where + ": settings." + name;
-    if (!entry.is_object()) return make_error(at + " must be an object");
+    if (!entry.is_object()) return make_error(ErrorKind::input, at + " must be an object");
     SettingState s;
     if (auto v = entry.find("value"); v != entry.end() && !v->is_null()) {
       auto typed = typed_value(*row, *v);
@@ -228,9 +235,10 @@ Result<SettingStates> parse_setting_states(const json& settings, const std::stri
     } else if (auto e = entry.find("error"); e != entry.end() && e->is_string()) {
       s.error = e->get<std::string>();
       if (s.error.size() > kMaxTextBytes)
-        return make_error(at + ".error: longer than " + std::to_string(kMaxTextBytes) + " bytes");
+        return make_error(ErrorKind::input,
+                          at + ".error: longer than " + std::to_string(kMaxTextBytes) + " bytes");
     } else {
-      return make_error(at + ": expected {\"value\": V} or {\"error\": \"...\"}");
+      return make_error(ErrorKind::input, at + ": expected {\"value\": V} or {\"error\": \"...\"}");
     }
     out[name] = std::move(s);
   }
@@ -240,14 +248,16 @@ Result<SettingStates> parse_setting_states(const json& settings, const std::stri
 Result<std::map<std::string, json>> parse_setting_request(const json& settings,
                                                           const std::string& where) {
   if (!settings.is_object())
-    return make_error(where + ": 'settings' must be an object, got " + settings.type_name());
+    return make_error(ErrorKind::input,
+                      where + ": 'settings' must be an object, got " + settings.type_name());
   if (settings.size() > kMaxSettings)
-    return make_error(where + ": " + std::to_string(settings.size()) + " settings, more than " +
-                      std::to_string(kMaxSettings));
+    return make_error(ErrorKind::input, where + ": " + std::to_string(settings.size()) +
+                                            " settings, more than " + std::to_string(kMaxSettings));
   std::map<std::string, json> out;
   for (const auto& [name, value] : settings.items()) {
     const SettingRow* row = find_setting(name);
-    if (!row) return make_error(where + ": unknown setting '" + shown(json(name)) + "'");
+    if (!row)
+      return make_error(ErrorKind::input, where + ": unknown setting '" + shown(json(name)) + "'");
     auto checked = check_setting_value(*row, value);
     if (!checked) return checked.error().context(where);
     out[name] = *checked;

@@ -21,8 +21,8 @@ Error host_bad(const std::string& key, const std::string& expected, const json& 
     if (dump.size() > 40) dump = dump.substr(0, 40) + "...";
     got += " " + dump;
   }
-  return make_error("field 'host_telemetry" + (key.empty() ? "" : "." + key) + "': expected " +
-                    expected + ", got " + got);
+  return make_error(ErrorKind::input, "field 'host_telemetry" + (key.empty() ? "" : "." + key) +
+                                          "': expected " + expected + ", got " + got);
 }
 
 const json* find(const json& o, const char* key) {

@@ -28,9 +28,9 @@ Result<std::string> encode_line(const json& message) {
   if (message.is_object() && message.contains("type") && message["type"].is_string()) {
     type = message["type"].get<std::string>().substr(0, 32);
   }
-  return make_error("'" + type + "' of " + std::to_string(line.size() - 1) +
-                    " bytes exceeds the protocol's line cap of " + std::to_string(kMaxLineBytes) +
-                    " bytes; not sent");
+  return make_error(ErrorKind::input, "'" + type + "' of " + std::to_string(line.size() - 1) +
+                                          " bytes exceeds the protocol's line cap of " +
+                                          std::to_string(kMaxLineBytes) + " bytes; not sent");
 }
 
 // ---- decoding -------------------------------------------------------------------------------
@@ -76,7 +76,7 @@ Error field_error(const Message& m, std::string_view field, std::string_view exp
   } else {
     text += ", got " + type_name(*value) + " " + excerpt(json_line(*value));
   }
-  return make_error(text);
+  return make_error(ErrorKind::input, text);
 }
 
 // JSON nesting is bounded before parsing: nlohmann's dump() and comparisons recurse, so a guest
@@ -122,8 +122,9 @@ Result<std::string> string_field(const Message& m, std::string_view name,
   const json* v = find_field(m.body, name);
   if (v == nullptr || !v->is_string()) return field_error(m, name, "a string", v);
   if (v->get_ref<const std::string&>().size() > max_bytes) {
-    return make_error("'" + m.type + "' message: field '" + std::string(name) +
-                      "' is longer than " + std::to_string(max_bytes) + " bytes");
+    return make_error(ErrorKind::input, "'" + m.type + "' message: field '" + std::string(name) +
+                                            "' is longer than " + std::to_string(max_bytes) +
+                                            " bytes");
   }
   return v->get<std::string>();
 }
@@ -141,117 +142,67 @@ Result<std::uint64_t> uint_field(const Message& m, std::string_view name) {
 
 Result<json> parse_json_text(std::string_view text, std::size_t max_bytes) {
   if (text.size() > max_bytes) {
-    return make_error(std::to_string(text.size()) + " bytes of JSON exceed the limit of " +
-                      std::to_string(max_bytes) + " bytes");
+    return make_error(ErrorKind::input, std::to_string(text.size()) +
+                                            " bytes of JSON exceed the limit of " +
+                                            std::to_string(max_bytes) + " bytes");
   }
   if (auto bad = find_invalid_utf8(text)) {
-    return make_error("invalid UTF-8 at byte " + std::to_string(*bad));
+    return make_error(ErrorKind::input, "invalid UTF-8 at byte " + std::to_string(*bad));
   }
-  if (auto problem = structural_problem(text)) return make_error("not valid JSON: " + *problem);
+  if (auto problem = structural_problem(text))
+    return make_error(ErrorKind::input, "not valid JSON: " + *problem);
   json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded())
-    return make_error("not valid JSON " + json_syntax_error(text) + ": '" + excerpt(text) + "'");
+    return make_error(ErrorKind::input,
+                      "not valid JSON " + json_syntax_error(text) + ": '" + excerpt(text) + "'");
   return value;
 }
 
 Result<Message> decode(std::string_view line) {
   if (line.size() > kMaxLineBytes) {
-    return make_error("line of " + std::to_string(line.size()) + " bytes exceeds the limit of " +
-                      std::to_string(kMaxLineBytes) + " bytes");
+    return make_error(ErrorKind::input, "line of " + std::to_string(line.size()) +
+                                            " bytes exceeds the limit of " +
+                                            std::to_string(kMaxLineBytes) + " bytes");
   }
   if (auto bad = find_invalid_utf8(line)) {
-    return make_error("invalid UTF-8 at byte " + std::to_string(*bad) + " of line '" +
-                      excerpt(line) + "'");
+    return make_error(ErrorKind::input, "invalid UTF-8 at byte " + std::to_string(*bad) +
+                                            " of line '" + excerpt(line) + "'");
   }
   if (auto problem = structural_problem(line)) {
-    return make_error("not valid JSON: " + *problem + ": '" + excerpt(line) + "'");
+    return make_error(ErrorKind::input,
+                      "not valid JSON: " + *problem + ": '" + excerpt(line) + "'");
   }
   json body = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) {
-    return make_error("not valid JSON " + json_syntax_error(line) + ": '" + excerpt(line) + "'");
+    return make_error(ErrorKind::input,
+                      "not valid JSON " + json_syntax_error(line) + ": '" + excerpt(line) + "'");
   }
   if (!body.is_object()) {
-    return make_error("expected a JSON object, got " + type_name(body) + ": '" + excerpt(line) +
-                      "'");
+    return make_error(ErrorKind::input, "expected a JSON object, got " + type_name(body) + ": '" +
+                                            excerpt(line) + "'");
   }
   Message m;
   auto t = body.find("type");
   if (t == body.end() || !t->is_string()) {
     return make_error(
+        ErrorKind::input,
         "message field 'type' must be a string" +
-        std::string(t == body.end() ? ", but it is missing" : ", got " + type_name(*t)) + ": '" +
-        excerpt(line) + "'");
+            std::string(t == body.end() ? ", but it is missing" : ", got " + type_name(*t)) +
+            ": '" + excerpt(line) + "'");
   }
   m.type = t->get<std::string>();
   auto id = body.find("id");
   if (id != body.end() && !id->is_null()) {
     if (!id->is_number_integer() || (!id->is_number_unsigned() && id->get<std::int64_t>() < 0)) {
-      return make_error("'" + m.type +
-                        "' message: field 'id' must be a non-negative integer, got " +
-                        type_name(*id) + " " + excerpt(id->dump()));
+      return make_error(ErrorKind::input,
+                        "'" + m.type +
+                            "' message: field 'id' must be a non-negative integer, got " +
+                            type_name(*id) + " " + excerpt(id->dump()));
     }
     m.id = id->get<std::uint64_t>();
   }
   m.body = std::move(body);
   return m;
-}
-
-// ---- builders -------------------------------------------------------------------------------
-
-json hello_message(const Hello& h) {
-  json j = {
-      {"type", type::kHello},     {"protocol", h.protocol}, {"agent_version", h.agent_version},
-      {"uptime_ms", h.uptime_ms}, {"kernel", h.kernel},     {"cpu_model", h.cpu_model},
-      {"topology", h.topology}};
-  if (!h.topology_error.empty()) j["topology_error"] = h.topology_error;
-  j["settings"] = settings_to_json(h.settings);
-  return j;
-}
-
-json run_message(std::uint64_t id, const std::string& benchmark, const json& params) {
-  return {{"type", type::kRun},
-          {"id", id},
-          {"benchmark", benchmark},
-          {"params", params.is_null() ? json::object() : params}};
-}
-
-json result_message(std::uint64_t id, const json& result) {
-  return {{"type", type::kResult}, {"id", id}, {"result", result}};
-}
-
-json error_message(std::optional<std::uint64_t> id, const std::string& message) {
-  json j = {{"type", type::kError}, {"id", nullptr}, {"message", message}};
-  if (id) j["id"] = *id;
-  return j;
-}
-
-json ping_message(std::uint64_t id) { return {{"type", type::kPing}, {"id", id}}; }
-json pong_message(std::uint64_t id) { return {{"type", type::kPong}, {"id", id}}; }
-json placement_message(const json& vcpus) { return {{"type", type::kPlacement}, {"vcpus", vcpus}}; }
-json placement_message(const std::vector<VcpuMapping>& vcpus) {
-  return placement_message(placement_to_json(vcpus));
-}
-json shutdown_message(std::uint64_t id) { return {{"type", type::kShutdown}, {"id", id}}; }
-json ack_message(std::uint64_t id, std::string_view request) {
-  return {{"type", type::kAck}, {"id", id}, {"request", request}};
-}
-json sync_message(std::uint64_t id) { return {{"type", type::kSync}, {"id", id}}; }
-json configure_message(std::uint64_t id, const std::map<std::string, json>& settings) {
-  return {{"type", type::kConfigure}, {"id", id}, {"settings", settings}};
-}
-json configured_message(std::uint64_t id, const SettingStates& settings) {
-  return {{"type", type::kConfigured}, {"id", id}, {"settings", settings_to_json(settings)}};
-}
-
-std::string sync_request_bytes(std::uint64_t id) {
-  return std::string(1, kSyncByte) + encode(sync_message(id));
-}
-
-json placement_to_json(const std::vector<VcpuMapping>& vcpus) {
-  json arr = json::array();
-  for (const auto& v : vcpus)
-    arr.push_back({{"vcpu", v.vcpu}, {"host_cpus", v.host_cpus.to_string()}});
-  return arr;
 }
 
 // ---- parsers --------------------------------------------------------------------------------
@@ -261,8 +212,9 @@ Result<std::uint64_t> require_id(const Message& m) {
   return *m.id;
 }
 
-Result<Hello> parse_hello(const Message& m) {
-  if (m.type != type::kHello) return make_error("expected a 'hello' message, got '" + m.type + "'");
+static Result<Hello> read_hello(const Message& m) {
+  if (m.type != type::kHello)
+    return make_error(ErrorKind::input, "expected a 'hello' message, got '" + m.type + "'");
   Hello h;
   const json* proto = find_field(m.body, "protocol");
   if (proto == nullptr || !proto->is_number_integer()) {
@@ -274,8 +226,9 @@ Result<Hello> parse_hello(const Message& m) {
                                                       static_cast<std::uint64_t>(kProtocolVersion)
                                                 : proto->get<std::int64_t>() == kProtocolVersion;
   if (!same) {
-    return make_error("'hello' message: unsupported protocol version " + proto->dump() +
-                      " (this side speaks " + std::to_string(kProtocolVersion) + ")");
+    return make_error(ErrorKind::input, "'hello' message: unsupported protocol version " +
+                                            proto->dump() + " (this side speaks " +
+                                            std::to_string(kProtocolVersion) + ")");
   }
   h.protocol = kProtocolVersion;
   // Every hello field is bounded and typed here, the one place the host reads a hello.
@@ -305,7 +258,8 @@ Result<RunRequest> parse_run(const Message& m) {
   RunRequest r;
   TL_ASSIGN(r.id, require_id(m));
   TL_ASSIGN(r.benchmark, string_field(m, "benchmark"));
-  if (r.benchmark.empty()) return make_error("'run' message: field 'benchmark' is empty");
+  if (r.benchmark.empty())
+    return make_error(ErrorKind::input, "'run' message: field 'benchmark' is empty");
   const json* params = find_field(m.body, "params");
   if (params != nullptr && !params->is_null()) {
     if (!params->is_object()) return field_error(m, "params", "an object", params);
@@ -314,20 +268,34 @@ Result<RunRequest> parse_run(const Message& m) {
   return r;
 }
 
-Result<BenchmarkResult> parse_result(const Message& m) {
+static Result<BenchmarkResult> read_result(const Message& m) {
   TL_TRY(require_id(m));
   const json* result = find_field(m.body, "result");
   if (result == nullptr || !result->is_object())
     return field_error(m, "result", "an object", result);
   // Where the vCPUs ran is the host's measurement (issue 26): a guest cannot report it.
   if (result->contains("host_telemetry"))
-    return make_error(
-        "guest result: field 'host_telemetry' is measured by the host, a guest "
-        "must not send it");
+    return make_error(ErrorKind::input,
+                      "guest result: field 'host_telemetry' is measured by the host, a guest "
+                      "must not send it");
   return validate_result(*result);
 }
 
-Result<std::string> parse_error(const Message& m) { return string_field(m, "message"); }
+// What the agent sends (hello, result, error, configured) is read only by the host: a message it
+// refuses is the guest's failure (exit 76 at the CLI), not the user's input.
+template <typename T>
+static Result<T> refused_from_guest(Result<T> parsed) {
+  if (parsed) return parsed;
+  return Error{parsed.error().message, ErrorKind::guest};
+}
+
+Result<Hello> parse_hello(const Message& m) { return refused_from_guest(read_hello(m)); }
+Result<BenchmarkResult> parse_result(const Message& m) {
+  return refused_from_guest(read_result(m));
+}
+Result<std::string> parse_error(const Message& m) {
+  return refused_from_guest(string_field(m, "message"));
+}
 
 Result<std::vector<VcpuMapping>> parse_placement(const Message& m) {
   const json* vcpus = find_field(m.body, "vcpus");
@@ -336,15 +304,17 @@ Result<std::vector<VcpuMapping>> parse_placement(const Message& m) {
   for (std::size_t i = 0; i < vcpus->size(); ++i) {
     const json& e = (*vcpus)[i];
     const std::string where = "'placement' message: vcpus[" + std::to_string(i) + "]";
-    if (!e.is_object()) return make_error(where + " must be an object, got " + type_name(e));
+    if (!e.is_object())
+      return make_error(ErrorKind::input, where + " must be an object, got " + type_name(e));
     auto v = e.find("vcpu");
     if (v == e.end() || !v->is_number_integer() || v->get<std::int64_t>() < 0 ||
         v->get<std::int64_t>() > std::numeric_limits<int>::max()) {
-      return make_error(where + ".vcpu must be a non-negative integer");
+      return make_error(ErrorKind::input, where + ".vcpu must be a non-negative integer");
     }
     auto hc = e.find("host_cpus");
     if (hc == e.end() || !hc->is_string()) {
-      return make_error(where + ".host_cpus must be a CPU list string such as \"8\" or \"8-9\"");
+      return make_error(ErrorKind::input,
+                        where + ".host_cpus must be a CPU list string such as \"8\" or \"8-9\"");
     }
     TL_ASSIGN_CTX(auto cpus, CpuList::parse(hc->get<std::string>()), where + ".host_cpus");
     out.push_back({v->get<int>(), cpus});
@@ -374,72 +344,12 @@ Result<ConfigureRequest> parse_configure(const Message& m) {
 }
 
 Result<ConfigureReply> parse_configured(const Message& m) {
-  return parse_id_and_settings<ConfigureReply>(m, parse_setting_states, "'configured' message");
+  return refused_from_guest(
+      parse_id_and_settings<ConfigureReply>(m, parse_setting_states, "'configured' message"));
 }
 
 bool is_host_request(std::string_view t) {
   return t == type::kRun || t == type::kPing || t == type::kPlacement || t == type::kShutdown ||
          t == type::kSync || t == type::kConfigure;
 }
-
-// ---- LineReader -----------------------------------------------------------------------------
-
-LineReader::LineReader(std::size_t max_line, bool honour_sync_byte)
-    : max_line_(max_line), honour_sync_(honour_sync_byte) {}
-
-void LineReader::reset() {
-  partial_.clear();
-  skipping_ = false;
-  queue_.clear();
-  head_ = 0;
-}
-
-void LineReader::feed(std::string_view bytes) {
-  while (!bytes.empty()) {
-    std::size_t stop = bytes.find_first_of(honour_sync_ ? std::string_view("\n\xFF", 2) : "\n");
-    push_byte_run(bytes.substr(0, stop));
-    if (stop == std::string_view::npos) return;
-    if (bytes[stop] == '\n') {
-      if (skipping_) {
-        skipping_ = false;
-      } else {
-        std::string line = std::move(partial_);
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (!line.empty()) queue_.push_back(Event{Kind::kLine, std::move(line), 0});
-      }
-    } else {  // sync byte
-      queue_.push_back(Event{Kind::kSync, {}, partial_.size()});
-      skipping_ = false;
-    }
-    partial_.clear();
-    bytes.remove_prefix(stop + 1);
-  }
-}
-
-void LineReader::push_byte_run(std::string_view run) {
-  if (skipping_ || run.empty()) return;
-  if (partial_.size() + run.size() > max_line_) {
-    queue_.push_back(Event{Kind::kOversized, {}, partial_.size() + run.size()});
-    partial_.clear();
-    partial_.shrink_to_fit();
-    skipping_ = true;
-    return;
-  }
-  partial_.append(run);
-}
-
-std::optional<LineReader::Event> LineReader::next() {
-  if (head_ >= queue_.size()) {
-    queue_.clear();
-    head_ = 0;
-    return std::nullopt;
-  }
-  Event e = std::move(queue_[head_++]);
-  if (head_ == queue_.size()) {
-    queue_.clear();
-    head_ = 0;
-  }
-  return e;
-}
-
 }  // namespace topolab::protocol

@@ -119,7 +119,9 @@ std::string sync_request_bytes(std::uint64_t id);
 
 // Parsers validate field types and sizes and reject unknown protocol versions; unknown fields are
 // ignored. parse_hello bounds every string (kMaxNameBytes / kMaxTextBytes) and the topology
-// (check_bounded_json); the host reads a hello only through it.
+// (check_bounded_json); the host reads a hello only through it. A refusal is ErrorKind::input,
+// but guest for what only the agent sends (hello, result, error, configured): the host that
+// refuses one reports a failing guest, not bad input.
 Result<Hello> parse_hello(const Message&);
 Result<RunRequest> parse_run(const Message&);
 // The "result" object, validated by validate_result (benchmark_result.hpp).

@@ -23,8 +23,8 @@ std::string telemetry_got(const json& v) {
 }
 
 Error telemetry_bad(const std::string& key, const std::string& expected, const json& v) {
-  return make_error("field 'telemetry" + (key.empty() ? "" : "." + key) + "': expected " +
-                    expected + ", got " + telemetry_got(v));
+  return make_error(ErrorKind::input, "field 'telemetry" + (key.empty() ? "" : "." + key) +
+                                          "': expected " + expected + ", got " + telemetry_got(v));
 }
 
 Result<double> telemetry_seconds(const json& v, const std::string& key) {
@@ -60,12 +60,14 @@ Result<void> telemetry_consistent(const RunTelemetry& t) {
   const std::uint64_t all = t.migrations.value_or(0);
   for (const auto* part : {&t.migrations_cross_l3, &t.migrations_cross_package})
     if (*part && (!t.migrations || **part > all))
-      return make_error("field 'telemetry': cross-L3/cross-package migrations (" +
-                        std::to_string(**part) + ") exceed the migrations counted (" +
-                        std::to_string(all) + ")");
+      return make_error(ErrorKind::input, "field 'telemetry': cross-L3/cross-package migrations (" +
+                                              std::to_string(**part) +
+                                              ") exceed the migrations counted (" +
+                                              std::to_string(all) + ")");
   if (all > t.samples * kMaxSampledThreads)
-    return make_error("field 'telemetry.migrations': " + std::to_string(all) + " changes in " +
-                      std::to_string(t.samples) + " samples is impossible");
+    return make_error(ErrorKind::input, "field 'telemetry.migrations': " + std::to_string(all) +
+                                            " changes in " + std::to_string(t.samples) +
+                                            " samples is impossible");
   return {};
 }
 

@@ -79,7 +79,7 @@ Result<void> check_work(const std::string& what, double units, double limit) {
   if (units <= limit) return {};
   char text[160];
   std::snprintf(text, sizeof(text), ": %.3g units of work is too much (limit %.3g)", units, limit);
-  return make_error(what + text);
+  return make_error(ErrorKind::input, what + text);
 }
 
 std::uint64_t memory_margin(std::uint64_t available) {
@@ -101,21 +101,23 @@ std::string size_text(double bytes) {
 Result<void> check_memory(const std::string& what, double bytes) {
   auto available = agent::mem_available_bytes();
   if (!available) {
-    return make_error(what + ": needs " + size_text(bytes) + " and " + available.error().message +
-                      "; not allocating");
+    return make_error(available.error().kind, what + ": needs " + size_text(bytes) + " and " +
+                                                  available.error().message + "; not allocating");
   }
   const std::uint64_t margin = memory_margin(*available);
   const double usable = *available > margin ? static_cast<double>(*available - margin) : 0.0;
   if (bytes <= usable) return {};
-  return make_error(what + ": needs " + size_text(bytes) + ", guest has " + size_text(usable) +
-                    " available (MemAvailable " + size_text(static_cast<double>(*available)) +
-                    " less a " + size_text(static_cast<double>(margin)) + " safety margin)");
+  return make_error(ErrorKind::does_not_fit,
+                    what + ": needs " + size_text(bytes) + ", guest has " + size_text(usable) +
+                        " available (MemAvailable " + size_text(static_cast<double>(*available)) +
+                        " less a " + size_text(static_cast<double>(margin)) + " safety margin)");
 }
 
 Result<void> need_two_cpus(const std::string& what, const CpuList& cpus) {
   if (cpus.size() >= 2) return {};
-  return make_error(what + " needs at least two CPUs, got " + std::to_string(cpus.size()) +
-                    " (CPU list '" + cpus.to_string() + "')");
+  return make_error(ErrorKind::does_not_fit, what + " needs at least two CPUs, got " +
+                                                 std::to_string(cpus.size()) + " (CPU list '" +
+                                                 cpus.to_string() + "')");
 }
 
 std::vector<std::string> benchmark_names() {
@@ -133,7 +135,8 @@ Result<nlohmann::json> run_benchmark(const std::string& name, const nlohmann::js
   if (!def) {
     std::string known;
     for (const auto& n : benchmark_names()) known += (known.empty() ? "" : ", ") + n;
-    return make_error("unknown benchmark " + shown_name(name) + " (known: " + known + ")");
+    return make_error(ErrorKind::input,
+                      "unknown benchmark " + shown_name(name) + " (known: " + known + ")");
   }
   TL_ASSIGN(auto p, validate_params(params, def->params, name));
   HostTopology local;

@@ -4,14 +4,13 @@
 #include <map>
 
 #include "guest-agent/bench/benchmark_def.hpp"
+#include "guest-agent/bench/cpu_pairs.hpp"
 #include "guest-agent/bench/guest_topology.hpp"
 #include "guest-agent/bench/summary.hpp"
 #include "guest-agent/bench/timing.hpp"
 
 namespace topolab::bench {
 namespace {
-
-constexpr std::size_t kMaxPairs = 4096;  // rows in one result; keeps it under the line cap
 
 struct alignas(128) Line {  // 128: keeps the adjacent-line prefetcher off the other line
   std::atomic<std::uint64_t> value{0};
@@ -76,21 +75,7 @@ Result<std::vector<double>> measure_pair(int a, int b, bool cas, std::int64_t it
 Result<BenchOutput> run_c2c(const Params& p, const HostTopology* topo) {
   TL_ASSIGN(auto cpus, resolve_cpus(p.cpus("cpus")));
   TL_TRY(need_two_cpus("c2c-latency", cpus));
-  // Counted before the list is built: 8192 CPUs would be 33 million pairs.
-  const std::size_t n = cpus.size();
-  const std::size_t planned = p.string("pairs") == "first" ? n - 1 : n * (n - 1) / 2;
-  if (planned > kMaxPairs) {
-    return make_error("c2c-latency: " + std::to_string(planned) + " CPU pairs, more than " +
-                      std::to_string(kMaxPairs) + "; name fewer cpus or use pairs=first");
-  }
-  std::vector<std::pair<int, int>> pairs;
-  const auto& ids = cpus.ids();
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    for (std::size_t j = i + 1; j < ids.size(); ++j) {
-      if (p.string("pairs") == "first" && i != 0) continue;
-      pairs.emplace_back(ids[i], ids[j]);
-    }
-  }
+  TL_ASSIGN(const CpuPairs pairs, plan_cpu_pairs("c2c-latency", cpus, p.string("pairs")));
   const std::int64_t iterations = p.integer("iterations"), repeats = p.integer("repeats");
   TL_TRY(check_work("pairs x repeats x iterations",
                     static_cast<double>(pairs.size()) * static_cast<double>(iterations * repeats),

@@ -59,8 +59,8 @@ Result<BenchOutput> run_mem_latency(const Params& p, const HostTopology*) {
   const int touch_cpu = p.integer("touch_cpu") < 0 ? cpu : static_cast<int>(p.integer("touch_cpu"));
   for (int c : {cpu, touch_cpu}) {
     if (c >= 0 && !allowed_cpus().contains(c)) {
-      return make_error("CPU " + std::to_string(c) + " is not allowed (" +
-                        allowed_cpus().to_string() + ")");
+      return make_error(ErrorKind::does_not_fit, "CPU " + std::to_string(c) + " is not allowed (" +
+                                                     allowed_cpus().to_string() + ")");
     }
   }
   const std::int64_t loads = p.integer("loads"), repeats = p.integer("repeats");

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "guest-agent/bench/benchmark_def.hpp"
+#include "guest-agent/bench/cpu_pairs.hpp"
 #include "guest-agent/bench/guest_topology.hpp"
 #include "guest-agent/bench/summary.hpp"
 #include "guest-agent/bench/timing.hpp"
@@ -13,8 +14,6 @@
 
 namespace topolab::bench {
 namespace {
-
-constexpr std::size_t kMaxMigrationPairs = 4096;  // rows in one result; keeps it under the line cap
 
 // Reads and writes one word per 64-byte line; returns elapsed ns.
 std::uint64_t touch_lines(std::uint64_t* words, std::size_t bytes) {
@@ -55,29 +54,10 @@ Result<PairSize> measure(int a, int b, std::size_t bytes, std::int64_t repeats) 
 Result<BenchOutput> run_migration(const Params& p, const HostTopology* topo) {
   TL_ASSIGN(auto cpus, resolve_cpus(p.cpus("cpus")));
   TL_TRY(need_two_cpus("migration", cpus));
-  // Counted before the list is built: 8192 CPUs would be 67 million pairs.
-  const std::size_t n = cpus.size();
-  const std::size_t planned = p.string("pairs") == "first" ? n - 1 : n * (n - 1) / 2;
-  if (planned > kMaxMigrationPairs) {
-    return make_error("migration: " + std::to_string(planned) + " CPU pairs, more than " +
-                      std::to_string(kMaxMigrationPairs) + "; name fewer cpus or use pairs=first");
-  }
+  TL_ASSIGN(const CpuPairs pairs, plan_cpu_pairs("migration", cpus, p.string("pairs")));
   std::int64_t largest_kib = 0;
   for (std::int64_t kib : p.integers("sizes_kib")) largest_kib = std::max(largest_kib, kib);
   TL_TRY(check_memory("migration", static_cast<double>(largest_kib) * 1024.0));
-  std::vector<std::pair<int, int>> pairs;
-  const auto& ids = cpus.ids();
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    for (std::size_t j = 0; j < ids.size(); ++j) {
-      if (i == j || (p.string("pairs") == "first" && i != 0)) continue;
-      if (p.string("pairs") == "all" && j < i) continue;
-      pairs.emplace_back(ids[i], ids[j]);
-    }
-  }
-  if (pairs.size() > kMaxMigrationPairs) {
-    return make_error("migration: " + std::to_string(pairs.size()) + " CPU pairs, more than " +
-                      std::to_string(kMaxMigrationPairs));
-  }
   double kib_total = 0;
   for (auto kib : p.integers("sizes_kib")) kib_total += static_cast<double>(kib);
   TL_TRY(check_work("pairs x KiB x repeats",

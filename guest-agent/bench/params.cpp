@@ -36,14 +36,15 @@ std::string bounds_text(const ParamSpec& s) {
 Result<nlohmann::json> check_int(const nlohmann::json& v, const ParamSpec& s,
                                  const std::string& where) {
   if (!v.is_number_integer()) {
-    return make_error(where + ": parameter '" + s.name + "' must be an integer, got " + excerpt(v));
+    return make_error(ErrorKind::input,
+                      where + ": parameter '" + s.name + "' must be an integer, got " + excerpt(v));
   }
   std::int64_t x = v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX
                        ? INT64_MAX
                        : v.get<std::int64_t>();
   if (x < s.min || x > s.max) {
-    return make_error(where + ": parameter '" + s.name + "' = " + excerpt(v) + " is outside " +
-                      bounds_text(s));
+    return make_error(ErrorKind::input, where + ": parameter '" + s.name + "' = " + excerpt(v) +
+                                            " is outside " + bounds_text(s));
   }
   return nlohmann::json(x);
 }
@@ -56,8 +57,9 @@ Result<nlohmann::json> check_cpu_list(const nlohmann::json& v, const ParamSpec& 
                   where + ": parameter '" + s.name + "'");
   } else if (v.is_number_integer()) {
     if (v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > kMaxCpuId) {
-      return make_error(where + ": parameter '" + s.name + "': CPU id " + excerpt(v) +
-                        " is outside [0, " + std::to_string(kMaxCpuId) + "]");
+      return make_error(ErrorKind::input, where + ": parameter '" + s.name + "': CPU id " +
+                                              excerpt(v) + " is outside [0, " +
+                                              std::to_string(kMaxCpuId) + "]");
     }
     list = CpuList{v.get<int>()};
   } else if (v.is_array()) {
@@ -65,19 +67,21 @@ Result<nlohmann::json> check_cpu_list(const nlohmann::json& v, const ParamSpec& 
     for (const auto& e : v) {
       if (!e.is_number_integer() || e.get<std::int64_t>() < 0 ||
           e.get<std::int64_t>() > kMaxCpuId) {
-        return make_error(where + ": parameter '" + s.name + "': bad CPU id " + excerpt(e));
+        return make_error(ErrorKind::input,
+                          where + ": parameter '" + s.name + "': bad CPU id " + excerpt(e));
       }
       ids.push_back(e.get<int>());
     }
     list = CpuList::from_vector(std::move(ids));
   } else {
-    return make_error(where + ": parameter '" + s.name +
-                      "' must be a CPU list string or an array of CPU ids, got " + excerpt(v));
+    return make_error(ErrorKind::input,
+                      where + ": parameter '" + s.name +
+                          "' must be a CPU list string or an array of CPU ids, got " + excerpt(v));
   }
   if (!list.empty() && list.last() > kMaxCpuId) {
-    return make_error(where + ": parameter '" + s.name + "': CPU id " +
-                      std::to_string(list.last()) + " is outside [0, " + std::to_string(kMaxCpuId) +
-                      "]");
+    return make_error(ErrorKind::input, where + ": parameter '" + s.name + "': CPU id " +
+                                            std::to_string(list.last()) + " is outside [0, " +
+                                            std::to_string(kMaxCpuId) + "]");
   }
   return nlohmann::json(list.to_string());
 }
@@ -89,46 +93,47 @@ Result<nlohmann::json> check_value(const nlohmann::json& v, const ParamSpec& s,
       return check_int(v, s, where);
     case ParamType::kNumber: {
       if (!v.is_number()) {
-        return make_error(where + ": parameter '" + s.name + "' must be a number, got " +
-                          excerpt(v));
+        return make_error(ErrorKind::input, where + ": parameter '" + s.name +
+                                                "' must be a number, got " + excerpt(v));
       }
       double x = v.get<double>();
       if (!(x >= static_cast<double>(s.min) && x <= static_cast<double>(s.max))) {
-        return make_error(where + ": parameter '" + s.name + "' = " + excerpt(v) + " is outside " +
-                          bounds_text(s));
+        return make_error(ErrorKind::input, where + ": parameter '" + s.name + "' = " + excerpt(v) +
+                                                " is outside " + bounds_text(s));
       }
       return nlohmann::json(x);
     }
     case ParamType::kBool:
       if (!v.is_boolean()) {
-        return make_error(where + ": parameter '" + s.name + "' must be true or false, got " +
-                          excerpt(v));
+        return make_error(ErrorKind::input, where + ": parameter '" + s.name +
+                                                "' must be true or false, got " + excerpt(v));
       }
       return v;
     case ParamType::kString: {
       if (!v.is_string()) {
-        return make_error(where + ": parameter '" + s.name + "' must be a string, got " +
-                          excerpt(v));
+        return make_error(ErrorKind::input, where + ": parameter '" + s.name +
+                                                "' must be a string, got " + excerpt(v));
       }
       const auto& text = v.get_ref<const std::string&>();
       if (text.size() > 4096) {
-        return make_error(where + ": parameter '" + s.name + "' is longer than 4096 bytes");
+        return make_error(ErrorKind::input,
+                          where + ": parameter '" + s.name + "' is longer than 4096 bytes");
       }
       if (!s.choices.empty() &&
           std::find(s.choices.begin(), s.choices.end(), text) == s.choices.end()) {
         std::string all;
         for (const auto& c : s.choices) all += (all.empty() ? "'" : ", '") + c + "'";
-        return make_error(where + ": parameter '" + s.name + "' = '" + text.substr(0, 256) +
-                          "' is not one of " + all);
+        return make_error(ErrorKind::input, where + ": parameter '" + s.name + "' = '" +
+                                                text.substr(0, 256) + "' is not one of " + all);
       }
       return v;
     }
     case ParamType::kIntList: {
       nlohmann::json list = v.is_array() ? v : nlohmann::json::array({v});
       if (list.empty() || list.size() > s.max_items) {
-        return make_error(where + ": parameter '" + s.name + "' needs 1.." +
-                          std::to_string(s.max_items) + " items, got " +
-                          std::to_string(list.size()));
+        return make_error(ErrorKind::input, where + ": parameter '" + s.name + "' needs 1.." +
+                                                std::to_string(s.max_items) + " items, got " +
+                                                std::to_string(list.size()));
       }
       nlohmann::json out = nlohmann::json::array();
       for (const auto& e : list) {
@@ -140,7 +145,8 @@ Result<nlohmann::json> check_value(const nlohmann::json& v, const ParamSpec& s,
     case ParamType::kCpuList:
       return check_cpu_list(v, s, where);
   }
-  return make_error(where + ": parameter '" + s.name + "' has an unknown type");
+  return make_error(ErrorKind::internal,
+                    where + ": parameter '" + s.name + "' has an unknown type");
 }
 
 }  // namespace
@@ -166,7 +172,8 @@ const char* to_string(ParamType type) {
 Result<Params> validate_params(const nlohmann::json& given, const std::vector<ParamSpec>& specs,
                                const std::string& where) {
   if (!given.is_null() && !given.is_object()) {
-    return make_error(where + ": parameters must be a JSON object, got " + excerpt(given));
+    return make_error(ErrorKind::input,
+                      where + ": parameters must be a JSON object, got " + excerpt(given));
   }
   if (given.is_object()) {
     for (const auto& item : given.items()) {
@@ -177,8 +184,8 @@ Result<Params> validate_params(const nlohmann::json& given, const std::vector<Pa
       if (known) continue;
       std::string names;
       for (const auto& s : specs) names += (names.empty() ? "" : ", ") + s.name;
-      return make_error(where + ": unknown parameter " + shown_name(key) + " (known: " + names +
-                        ")");
+      return make_error(ErrorKind::input, where + ": unknown parameter " + shown_name(key) +
+                                              " (known: " + names + ")");
     }
   }
   nlohmann::json effective = nlohmann::json::object();

@@ -30,7 +30,8 @@ Result<PinMode> parse_pin_mode(const std::string& text) {
   if (text == "compact") return PinMode::kCompact;
   if (text == "scatter") return PinMode::kScatter;
   if (text == "list") return PinMode::kList;
-  return make_error("pin mode '" + text + "' is not one of none|compact|scatter|list");
+  return make_error(ErrorKind::input,
+                    "pin mode '" + text + "' is not one of none|compact|scatter|list");
 }
 
 const char* to_string(PinMode mode) {
@@ -96,9 +97,9 @@ std::vector<int> scatter_order(const CpuList& allowed, const HostTopology* topo)
 
 Result<std::vector<int>> select_cpus(PinMode mode, int threads, const CpuList& allowed,
                                      const HostTopology* topo) {
-  if (threads < 1) return make_error("select_cpus: thread count must be >= 1");
+  if (threads < 1) return make_error(ErrorKind::input, "select_cpus: thread count must be >= 1");
   if (mode == PinMode::kNone) return std::vector<int>(static_cast<std::size_t>(threads), -1);
-  if (allowed.empty()) return make_error("select_cpus: no CPU to pin to");
+  if (allowed.empty()) return make_error(ErrorKind::does_not_fit, "select_cpus: no CPU to pin to");
   std::vector<int> order;
   switch (mode) {
     case PinMode::kCompact:
@@ -123,8 +124,9 @@ Result<CpuList> resolve_cpus(const CpuList& requested) {
   CpuList allowed = allowed_cpus();
   if (requested.empty()) return allowed;
   if (!requested.is_subset_of(allowed)) {
-    return make_error("CPUs " + requested.minus(allowed).to_string() +
-                      " are not available (allowed: " + allowed.to_string() + ")");
+    return make_error(ErrorKind::does_not_fit,
+                      "CPUs " + requested.minus(allowed).to_string() +
+                          " are not available (allowed: " + allowed.to_string() + ")");
   }
   return requested;
 }

@@ -82,8 +82,8 @@ Result<BenchOutput> run_sqrt(const Params& p, const HostTopology* topo) {
       per_thread.push_back(seconds_between(start[t], end[t]));
     }
     if (total.failures != 0) {
-      return make_error("sqrt: " + std::to_string(total.failures) +
-                        " Newton results failed the floor check");
+      return make_error(ErrorKind::failed, "sqrt: " + std::to_string(total.failures) +
+                                               " Newton results failed the floor check");
     }
     checksum = total.checksum;
     double elapsed = seconds_between(*std::min_element(start.begin(), start.end()),
@@ -97,8 +97,9 @@ Result<BenchOutput> run_sqrt(const Params& p, const HostTopology* topo) {
                  {"checksum_ok", checksum == isqrt_sum_reference(n)},
                  {"runs", runs}};
   if (checksum != isqrt_sum_reference(n)) {
-    return make_error("sqrt: checksum " + std::to_string(checksum) + " != expected " +
-                      std::to_string(isqrt_sum_reference(n)));
+    return make_error(ErrorKind::failed, "sqrt: checksum " + std::to_string(checksum) +
+                                             " != expected " +
+                                             std::to_string(isqrt_sum_reference(n)));
   }
   return out;
 }

@@ -17,17 +17,19 @@ Result<std::uint64_t> parse_steal_ticks(std::string_view text) {
       break;
     }
   }
-  if (line.empty()) return make_error("/proc/stat: no aggregate 'cpu ' line");
+  if (line.empty()) return make_error(ErrorKind::input, "/proc/stat: no aggregate 'cpu ' line");
   // user nice system idle iowait irq softirq steal ...
   std::uint64_t value = 0;
   for (int field = 0; field < 8; ++field) {
     auto start = line.find_first_not_of(' ');
     if (start == std::string_view::npos) {
-      return make_error("/proc/stat: 'cpu ' line has fewer than 8 values (no steal column)");
+      return make_error(ErrorKind::input,
+                        "/proc/stat: 'cpu ' line has fewer than 8 values (no steal column)");
     }
     line = line.substr(start);
     auto [ptr, ec] = std::from_chars(line.data(), line.data() + line.size(), value);
-    if (ec != std::errc()) return make_error("/proc/stat: bad number in 'cpu ' line");
+    if (ec != std::errc())
+      return make_error(ErrorKind::input, "/proc/stat: bad number in 'cpu ' line");
     line = line.substr(static_cast<std::size_t>(ptr - line.data()));
   }
   return value;

@@ -44,4 +44,21 @@ std::string read_text(const fs::path& path) {
   return ss.str();
 }
 
+fs::path make_minimal_sysfs_tree(const fs::path& root) {
+  fs::path cpu = root / "sys/devices/system/cpu";
+  for (int i = 0; i < 4; ++i) {
+    fs::path c = cpu / ("cpu" + std::to_string(i));
+    write_text(c / "topology/physical_package_id", "0\n");
+    write_text(c / "topology/thread_siblings_list", i < 2 ? "0-1\n" : "2-3\n");
+    write_text(c / "cache/index3/level", "3\n");
+    write_text(c / "cache/index3/shared_cpu_list", "0-3\n");
+    write_text(c / "cache/index3/size", "16384K\n");
+  }
+  write_text(cpu / "online", "0-3\n");
+  write_text(cpu / "isolated", "2-3\n");
+  write_text(root / "sys/devices/system/node/node0/cpulist", "0-3\n");
+  write_text(root / "sys/devices/system/node/node0/meminfo", "Node 0 MemTotal:  1048576 kB\n");
+  return root;
+}
+
 }  // namespace topolab::testing

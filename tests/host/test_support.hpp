@@ -27,4 +27,8 @@ std::filesystem::path unpack_fixture(const std::filesystem::path& archive,
 void write_text(const std::filesystem::path& path, const std::string& text);
 std::string read_text(const std::filesystem::path& path);
 
+// A minimal sysfs tree under root: cpu0..cpu3, two SMT pairs, one L3, one node, CPUs 2-3
+// isolated. Returns root.
+std::filesystem::path make_minimal_sysfs_tree(const std::filesystem::path& root);
+
 }  // namespace topolab::testing

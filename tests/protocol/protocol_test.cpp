@@ -136,6 +136,25 @@ TEST(Protocol, WrongTypesAreRejectedWithTheFieldName) {
   EXPECT_FALSE(parse_result(decode_ok(R"({"type":"result","id":1,"result":"x"})")).ok());
 }
 
+// The agent reads what the host sends (input); the host reads what only the agent sends, and a
+// refusal there is the guest's failure (ErrorKind::guest, exit 76), not the user's bad input.
+TEST(Protocol, RefusalsHaveTheKindOfWhoSentTheMessage) {
+  EXPECT_TRUE(decode("{").error().is(ErrorKind::input));
+  auto run = parse_run(decode_ok(R"({"type":"run","id":1,"benchmark":7})"));
+  EXPECT_TRUE(run.error().is(ErrorKind::input)) << to_string(run.error().kind);
+  auto placement = parse_placement(decode_ok(R"({"type":"placement","vcpus":[7]})"));
+  EXPECT_TRUE(placement.error().is(ErrorKind::input)) << to_string(placement.error().kind);
+
+  auto hello = parse_hello(decode_ok(R"({"type":"hello","protocol":"1"})"));
+  EXPECT_TRUE(hello.error().is(ErrorKind::guest)) << to_string(hello.error().kind);
+  auto result = parse_result(decode_ok(R"({"type":"result","id":1,"result":"x"})"));
+  EXPECT_TRUE(result.error().is(ErrorKind::guest)) << to_string(result.error().kind);
+  auto error = parse_error(decode_ok(R"({"type":"error","id":1,"message":5})"));
+  EXPECT_TRUE(error.error().is(ErrorKind::guest)) << to_string(error.error().kind);
+  auto configured = parse_configured(decode_ok(R"({"type":"configured","id":1})"));
+  EXPECT_TRUE(configured.error().is(ErrorKind::guest)) << to_string(configured.error().kind);
+}
+
 TEST(Protocol, PlacementRoundTrips) {
   std::vector<VcpuMapping> v = {{0, CpuList{8}}, {1, CpuList{9, 10}}};
   auto back = parse_placement(decode_ok(encode(placement_message(v))));

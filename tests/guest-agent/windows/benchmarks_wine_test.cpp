@@ -81,10 +81,10 @@ TEST(WindowsAgentBenchmarks, ParametersWithoutAWindowsMeaningAreRefused) {
   // /bin/true is on spawn-loop's allow-list for Linux guests; on Windows it is refused, not
   // silently replaced by the agent itself.
   auto r = run_wine_agent({"run", "spawn-loop", "--param", "program=/bin/true"});
-  EXPECT_EQ(r.status(), 1);
+  EXPECT_EQ(r.status(), 65);  // ErrorKind::input: a parameter refused
   EXPECT_NE(r.err.find("'/bin/true' has no meaning on Windows"), std::string::npos) << r.err;
   r = run_wine_agent({"run", "c2c-latency", "--param", "cpus=0-4095"});
-  EXPECT_EQ(r.status(), 1);
+  EXPECT_EQ(r.status(), 4);  // ErrorKind::does_not_fit: valid CPUs this guest does not have
   EXPECT_NE(r.err.find("not available"), std::string::npos) << r.err;
 }
 

@@ -123,7 +123,7 @@ TEST(WindowsAgentTranscript, BadServeArgumentsExitNonZero) {
   EXPECT_NE(run.err.find("--tcp: expected a port number"), std::string::npos) << run.err;
   // No AF_UNIX in wine 8: a clear error, not a crash or a hang.
   run = run_wine_agent({"serve", "--unix", "Z:\\tmp\\topolab-wine.sock"}, 60s);
-  EXPECT_EQ(run.status(), 1) << run.err;
+  EXPECT_EQ(run.status(), 74) << run.err;  // ErrorKind::io: the socket call failed
   EXPECT_NE(run.err.find("UNIX socket"), std::string::npos) << run.err;
 }
 
