@@ -290,11 +290,11 @@ Result<void> parse_excludes_and_baseline(const Ctx& c, const LaterKeys& later, E
 // The command line's options, checked and applied over the file.
 Result<void> apply_command_line(const Ctx& c, const Overrides& overrides, Experiment& e) {
   if (overrides.repetitions && (*overrides.repetitions < 1 || *overrides.repetitions > 1000))
-    return make_error("--repetitions " + std::to_string(*overrides.repetitions) +
-                      ": expected an integer 1..1000");
+    return make_error(ErrorKind::input, "--repetitions " + std::to_string(*overrides.repetitions) +
+                                            ": expected an integer 1..1000");
   TL_TRY(check_host_list(overrides.hosts, "--connect"));
   if (overrides.hosts.size() > 1 && e.backend == BackendKind::kHost)
-    return make_error("--connect: backend \"host\" runs on this machine only");
+    return make_error(ErrorKind::input, "--connect: backend \"host\" runs on this machine only");
   apply_overrides(overrides, e);
   if (e.adaptive && e.adaptive->max_repetitions < e.repetitions)
     return c.at_line(1, "'adaptive.max_repetitions' (" +

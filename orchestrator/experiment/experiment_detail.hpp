@@ -16,10 +16,11 @@ namespace topolab::experiment::detail {
 struct Ctx {
   std::string origin;
   Error at(const toml::node& n, const std::string& msg) const {
-    return make_error(origin + ":" + std::to_string(n.source().begin.line) + ": " + msg);
+    return make_error(ErrorKind::input,
+                      origin + ":" + std::to_string(n.source().begin.line) + ": " + msg);
   }
   Error at_line(int line, const std::string& msg) const {
-    return make_error(origin + ":" + std::to_string(line) + ": " + msg);
+    return make_error(ErrorKind::input, origin + ":" + std::to_string(line) + ": " + msg);
   }
 };
 

@@ -198,9 +198,10 @@ Result<void> GuestBackend::check_own_guest(const Experiment& e) {
   // loader owns it.
   for (const auto& f : e.factors)
     if (f.key.rfind("cmdline.", 0) == 0)
-      return make_error(e.source_file.string() + ": factor '" + f.key +
-                        "': cmdline factors need the built-in image (the disk's boot loader "
-                        "sets its own kernel command line)");
+      return make_error(ErrorKind::input,
+                        e.source_file.string() + ": factor '" + f.key +
+                            "': cmdline factors need the built-in image (the disk's boot loader "
+                            "sets its own kernel command line)");
   // Refused before the first boot: a missing, unusable or busy disk, a running template.
   if (guest_.kind == guestsource::GuestKind::kDisk) {
     auto disk = guestsource::check_disk(options_.connect_uri, guest_.disk, guest_.from_file);
@@ -214,7 +215,8 @@ Result<void> GuestBackend::check_own_guest(const Experiment& e) {
 
 Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const Configuration& c) {
   auto it = prepared_.find(c.key);
-  if (it == prepared_.end()) return make_error("configuration " + c.label() + " was not prepared");
+  if (it == prepared_.end())
+    return make_error(ErrorKind::internal, "configuration " + c.label() + " was not prepared");
   auto accel = virt::parse_accel_mode(options_.accel);
   if (!accel) return accel.error();
   BootChoices choices;

@@ -274,7 +274,7 @@ Result<nlohmann::json> HostRun::apply_conditions(Target& t, int cell) {
     lane_.message(d_.cells[cell].label() + ": " + name + " requested " + level_text(requested) +
                   ", the guest reads " + level_text(*state.value) + ": measured, flagged");
   }
-  if (!refused.empty()) return make_error("the agent refused " + refused);
+  if (!refused.empty()) return make_error(ErrorKind::guest, "the agent refused " + refused);
   return out;
 }
 

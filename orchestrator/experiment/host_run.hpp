@@ -102,7 +102,7 @@ class HostRun {
   // One run (execute): its attempt, then its result or failure recorded.
   struct RunAttempt {
     Result<protocol::BenchmarkResult> result =
-        make_error("target stopped answering earlier in this boot");
+        make_error(ErrorKind::guest, "target stopped answering earlier in this boot");
     nlohmann::json conditions;  // the os.* settings it ran under (null: none)
     double ms = 0;
     bool waited_out = false;  // the run failed by using its whole time bound

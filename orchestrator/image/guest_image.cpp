@@ -62,14 +62,15 @@ std::string kernel_version_of(const fs::path& kernel) {
 Result<void> make_world_readable_dirs(const fs::path& out, const fs::path& out_root) {
   std::error_code ec;
   fs::create_directories(out, ec);
-  if (ec) return make_error("cannot create " + out.string() + ": " + ec.message());
+  if (ec) return make_error(ErrorKind::io, "cannot create " + out.string() + ": " + ec.message());
   std::vector<fs::path> dirs = {out, out_root};
   if (out_root == fs::path(kDefaultImageDir)) dirs.push_back(out_root.parent_path());
   for (const auto& d : dirs) {
     struct stat st {};
     if (::stat(d.c_str(), &st) == 0 && (st.st_mode & 0005) != 0005) {
       if (::chmod(d.c_str(), (st.st_mode & 07777) | 0755) != 0) {
-        return make_error("cannot make " + d.string() + " readable for qemu: chmod failed");
+        return make_error(ErrorKind::io,
+                          "cannot make " + d.string() + " readable for qemu: chmod failed");
       }
     }
   }
@@ -86,10 +87,12 @@ Result<fs::path> newest_kernel(const fs::path& boot_dir) {
   for (const auto& e : fs::directory_iterator(boot_dir, ec)) {
     if (e.path().filename().string().rfind("vmlinuz-", 0) == 0) kernels.push_back(e.path());
   }
-  if (ec) return make_error("cannot list " + boot_dir.string() + ": " + ec.message());
+  if (ec)
+    return make_error(ErrorKind::io, "cannot list " + boot_dir.string() + ": " + ec.message());
   if (kernels.empty()) {
-    return make_error("no kernel found: " + boot_dir.string() +
-                      "/vmlinuz-* is empty (install linux-image-amd64 or pass --kernel)");
+    return make_error(ErrorKind::not_found,
+                      "no kernel found: " + boot_dir.string() +
+                          "/vmlinuz-* is empty (install linux-image-amd64 or pass --kernel)");
   }
   std::sort(kernels.begin(), kernels.end(), [](const fs::path& a, const fs::path& b) {
     return ::strverscmp(a.filename().c_str(), b.filename().c_str()) < 0;
@@ -208,9 +211,11 @@ Result<ImageInputs> resolve_inputs(const ImageOptions& opts, GuestImage& img) {
   in.modules_dir = opts.modules_dir;
   if (in.modules_dir.empty()) {
     if (img.kernel_version.empty()) {
-      return make_error("kernel " + in.kernel.string() +
-                        ": cannot tell its version from the file name (expected vmlinuz-VERSION); "
-                        "name it so or set the modules directory");
+      return make_error(
+          ErrorKind::input,
+          "kernel " + in.kernel.string() +
+              ": cannot tell its version from the file name (expected vmlinuz-VERSION); "
+              "name it so or set the modules directory");
     }
     in.modules_dir = fs::path("/lib/modules") / img.kernel_version;
   }
@@ -227,13 +232,15 @@ Result<std::string> read_static_agent(const fs::path& agent) {
   if (agent_bytes.size() < 4 || agent_bytes.compare(0, 4,
                                                     "\x7f"
                                                     "ELF") != 0) {
-    return make_error("agent binary " + agent.string() + " is not an ELF executable");
+    return make_error(ErrorKind::input,
+                      "agent binary " + agent.string() + " is not an ELF executable");
   }
   if (auto interp = image::elf_interpreter(agent_bytes); !interp.empty()) {
     // As /init of our initramfs there is no dynamic loader: the kernel would panic with
     // "Failed to execute /init (error -2)".
-    return make_error("agent binary " + agent.string() + " is dynamically linked (interpreter " +
-                      interp + "); the guest image needs a static agent (a release build's)");
+    return make_error(ErrorKind::input,
+                      "agent binary " + agent.string() + " is dynamically linked (interpreter " +
+                          interp + "); the guest image needs a static agent (a release build's)");
   }
   return agent_bytes;
 }

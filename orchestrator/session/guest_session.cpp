@@ -52,7 +52,8 @@ Result<void> GuestSession::shutdown() {
                  timings_["shutdown_ms"].get<long long>(), by,
                  problems.empty() ? std::string() : " (" + problems + ")");
   if (!removed) return removed.error();
-  if (!problems.empty()) return make_error("shutdown of " + name_ + ": " + problems);
+  if (!problems.empty())
+    return make_error(ErrorKind::guest, "shutdown of " + name_ + ": " + problems);
   return {};
 }
 

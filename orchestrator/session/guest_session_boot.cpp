@@ -113,7 +113,8 @@ Result<void> GuestSession::open_run(const BootRequest& req) {
   shutdown_timeout_ = req.shutdown_timeout;
   graceful_shutdown_ = req.graceful_shutdown || !req.base_template.empty();  // own disk: flush
   run_id_ = req.run_id.empty() ? virt::make_run_id() : req.run_id;
-  if (auto problem = virt::run_id_problem(run_id_); !problem.empty()) return make_error(problem);
+  if (auto problem = virt::run_id_problem(run_id_); !problem.empty())
+    return make_error(ErrorKind::input, problem);
   name_ = virt::domain_name_for(req.layout.name.empty() ? "guest" : req.layout.name, run_id_);
   auto folder = make_run_folder(req.run_dir.empty() ? kRunsRoot / run_id_ : req.run_dir);
   if (!folder) return folder.error();
@@ -122,7 +123,8 @@ Result<void> GuestSession::open_run(const BootRequest& req) {
   TL_ASSIGN(run_log_, logging::RunLog::open(run_dir_));
   logging::debug("boot {} (run {}) in {}", name_, run_id_, run_dir_.string());
   if (req.base_template.empty() && (req.image.kernel.empty() || req.image.initrd.empty())) {
-    return make_error("guest image has no kernel/initrd (build it with build_guest_image)");
+    return make_error(ErrorKind::input,
+                      "guest image has no kernel/initrd (build it with build_guest_image)");
   }
   return {};
 }
