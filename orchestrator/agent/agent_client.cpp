@@ -364,11 +364,12 @@ Result<proto::SettingStates> AgentClient::configure(const std::map<std::string, 
   TL_ASSIGN(auto parsed, proto::parse_configured(reply));
   for (const auto& [name, state] : parsed.settings) {
     if (!settings.count(name))
-      return make_error("configure: the agent answered for '" + name + "', which was not asked");
+      return make_error(ErrorKind::guest,
+                        "configure: the agent answered for '" + name + "', which was not asked");
   }
   for (const auto& [name, value] : settings) {
     if (!parsed.settings.count(name))
-      return make_error("configure: the agent did not answer for '" + name + "'");
+      return make_error(ErrorKind::guest, "configure: the agent did not answer for '" + name + "'");
   }
   return parsed.settings;
 }

@@ -30,7 +30,7 @@ class Target {
   // Applies guest OS settings before a run (protocol/guest_settings.hpp): per name the value
   // read back or the agent's reason. An error: the request itself failed (connection, reply).
   virtual Result<protocol::SettingStates> configure(const std::map<std::string, nlohmann::json>&) {
-    return make_error("this target cannot apply guest settings");
+    return make_error(ErrorKind::internal, "this target cannot apply guest settings");
   }
   virtual Result<void> ping() = 0;              // is it still answering?
   virtual Result<void> shutdown() = 0;          // orderly stop; the destructor cleans up regardless

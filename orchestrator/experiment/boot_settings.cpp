@@ -4,7 +4,8 @@ namespace topolab::experiment {
 namespace {
 
 Error at(const std::string& origin, const toml::node& n, const std::string& msg) {
-  return make_error(origin + ":" + std::to_string(n.source().begin.line) + ": " + msg);
+  return make_error(ErrorKind::input,
+                    origin + ":" + std::to_string(n.source().begin.line) + ": " + msg);
 }
 
 }  // namespace

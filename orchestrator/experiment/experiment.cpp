@@ -117,18 +117,6 @@ Result<void> parse_hosts(const Ctx& c, const toml::node& n, Experiment& e) {
   return {};
 }
 
-Result<void> check_params_factors(const Ctx& c, const Experiment& e) {
-  for (const auto& f : e.factors) {
-    if (f.kind != FactorKind::kParam || f.key.find('.', 6) == std::string::npos) continue;
-    std::string bench = f.key.substr(6, f.key.find('.', 6) - 6);
-    bool known = false;
-    for (const auto& b : e.benchmarks) known = known || b.name == bench;
-    if (!known)
-      return c.at_line(f.line, "factor '" + f.key + "': no [[benchmark]] named '" + bench + "'");
-  }
-  return {};
-}
-
 // [os]: settings held for the whole experiment, written without the "os." prefix.
 Result<void> parse_os_table(const Ctx& c, const toml::node& n, Experiment& e) {
   auto t = n.as_table();
@@ -142,104 +130,6 @@ Result<void> parse_os_table(const Ctx& c, const toml::node& n, Experiment& e) {
                          " is also a factor; give it in one place");
     e.os_constants.push_back({name, *value, line_of(v)});
   }
-  return {};
-}
-
-// Which OS the experiment's os.* settings are for; nullopt when the file cannot tell (a
-// template domain: the agent's hello decides, per cell).
-std::optional<protocol::SettingOs> settings_os(const Experiment& e) {
-  if (e.backend == BackendKind::kHost || e.guest.builtin()) return protocol::SettingOs::kLinux;
-  if (e.guest.kind == guestsource::GuestKind::kDisk)
-    return e.guest.os == "windows" ? protocol::SettingOs::kWindows : protocol::SettingOs::kLinux;
-  return std::nullopt;
-}
-
-std::string guest_description(const Experiment& e) {
-  if (e.backend == BackendKind::kHost) return "backend \"host\" runs on this Linux host";
-  if (e.guest.builtin()) return "the built-in guest runs Linux";
-  return "this experiment's guest runs " + e.guest.os;
-}
-
-// One os.* name and value: a known row, of the guest's OS, a value of the row's domain.
-Result<void> check_os_value(const Ctx& c, int line, const Experiment& e, const std::string& what,
-                            const std::string& name, const nlohmann::json* value) {
-  const auto os = settings_os(e);
-  const protocol::SettingRow* row = protocol::find_setting(name);
-  if (!row) {
-    const std::string known =
-        os ? "known for " + std::string(protocol::to_string(*os)) + ": " +
-                 protocol::setting_names(*os)
-           : "known: " + protocol::setting_names(protocol::SettingOs::kLinux) + ", " +
-                 protocol::setting_names(protocol::SettingOs::kWindows);
-    return c.at_line(line, what + " '" + name + "': not a guest setting (" + known + ")");
-  }
-  if (os && row->os != *os)
-    return c.at_line(line, what + " '" + name + "': a " +
-                               std::string(protocol::to_string(row->os)) + " setting, but " +
-                               guest_description(e) +
-                               " (its settings: " + protocol::setting_names(*os) + ")");
-  if (value) {
-    auto ok = protocol::check_setting_value(*row, *value);
-    if (!ok) return c.at_line(line, what + " '" + name + "': " + ok.error().message);
-  }
-  return {};
-}
-
-Result<void> check_os_settings(const Ctx& c, const Experiment& e) {
-  for (const auto& f : e.factors) {
-    if (f.kind != FactorKind::kOs) continue;
-    TL_TRY(check_os_value(c, f.line, e, "factor", f.key, nullptr));
-    for (const auto& level : f.levels)
-      TL_TRY(check_os_value(c, f.line, e, "factor", f.key, &level));
-  }
-  for (const auto& k : e.os_constants)
-    TL_TRY(check_os_value(c, k.line, e, "[os]", k.name, &k.value));
-  return {};
-}
-
-std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
-  if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a)
-    return std::numeric_limits<std::uint64_t>::max();
-  return a * b;
-}
-
-std::string count_text(std::uint64_t n) {
-  if (n == std::numeric_limits<std::uint64_t>::max()) return "more than " + std::to_string(n);
-  return std::to_string(n);
-}
-
-// "3 × 2 × 4", at most 12 terms.
-std::string factor_product_text(const Experiment& e) {
-  std::string out;
-  for (std::size_t i = 0; i < e.factors.size(); ++i) {
-    if (i == 12) return out + " × ... (" + std::to_string(e.factors.size()) + " factors)";
-    out += (i ? " × " : "") + std::to_string(e.factors[i].levels.size());
-  }
-  return out;
-}
-
-Result<void> check_size_limits(const Ctx& c, int factors_line, const Experiment& e,
-                               bool reps_from_cli) {
-  // Every cell runs once per host: the hosts multiply the cells like a factor.
-  const std::uint64_t cells =
-      saturating_mul(full_factorial_cells(e), std::max<std::size_t>(e.hosts.size(), 1));
-  if (cells > kMaxCells)
-    return c.at_line(factors_line, "[factors]: the matrix has " + count_text(cells) + " cells (" +
-                                       factor_product_text(e) + "), more than the limit " +
-                                       std::to_string(kMaxCells) +
-                                       "; remove factors or levels, or split the experiment");
-  const auto reps = static_cast<std::uint64_t>(
-      e.adaptive ? std::max(e.repetitions, e.adaptive->max_repetitions) : e.repetitions);
-  const std::uint64_t runs = saturating_mul(saturating_mul(cells, e.benchmarks.size()), reps);
-  if (runs > kMaxRuns)
-    return c.at_line(factors_line,
-                     "[factors]: the experiment has up to " + count_text(runs) + " runs (" +
-                         std::to_string(cells) + " cells × " + std::to_string(e.benchmarks.size()) +
-                         " benchmarks × " + std::to_string(reps) +
-                         (e.adaptive ? " adaptive.max_repetitions" : " repetitions") +
-                         (reps_from_cli ? " (with --repetitions)" : "") +
-                         "), more than the limit " + std::to_string(kMaxRuns) +
-                         "; remove levels, benchmarks or repetitions, or split the experiment");
   return {};
 }
 
@@ -258,100 +148,128 @@ void apply_overrides(const Overrides& o, Experiment& e) {
   }
 }
 
-Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesystem::path& base,
-                        const Overrides& overrides, Experiment& e) {
-  const toml::node* exclude_node = nullptr;
-  const toml::node* baseline_node = nullptr;
-  const toml::node* hosts_node = nullptr;  // read after 'backend', which it depends on
-  const toml::node* guest_node = nullptr;  // checked against 'backend' once it is read
-  const toml::node* os_node = nullptr;     // [os]: read once the guest's OS is known
+// The keys read after the loop over the file, once the keys they depend on are known.
+struct LaterKeys {
+  const toml::node* exclude = nullptr;
+  const toml::node* baseline = nullptr;
+  const toml::node* hosts = nullptr;  // read after 'backend', which it depends on
+  const toml::node* guest = nullptr;  // checked against 'backend' once it is read
+  const toml::node* os = nullptr;     // [os]: read once the guest's OS is known
   int factors_line = 1;
-  for (const auto& [k, v] : root) {
-    std::string key(k.str());
-    if (key == "name" || key == "description" || key == "layout" || key == "backend") {
-      auto s = string_value(c, v, key);
-      if (!s) return s.error();
-      if (key == "name") {  // names the default store file and terminal lines (redteam)
-        if (auto problem = name_problem(*s); !problem.empty()) return c.at(v, "'name': " + problem);
-        e.name = *s;
-      }
-      if (key == "description") e.description = *s;
-      if (key == "layout") e.layout_path = (base / *s).lexically_normal();
-      if (key == "backend") {
-        if (*s == "guest")
-          e.backend = BackendKind::kGuest;
-        else if (*s == "host")
-          e.backend = BackendKind::kHost;
-        else
-          return c.at(v, "'backend' = '" + *s + "': expected \"guest\" or \"host\"");
-      }
-    } else if (key == "repetitions") {
-      auto i = positive_int(c, v, key, 1000);
-      if (!i) return i.error();
-      e.repetitions = *i;
-    } else if (key == "timeout_s") {
-      auto i = positive_int(c, v, key, 86400);
-      if (!i) return i.error();
-      e.timeout_s = *i;
-    } else if (key == "seed") {
-      auto i = v.as_integer();
-      if (!i || i->get() < 0) return c.at(v, "'seed': expected a non-negative integer");
-      e.seed = static_cast<std::uint64_t>(i->get());
-    } else if (key == "factors") {
-      auto t = v.as_table();
-      if (!t) return c.at(v, "'factors': expected a table");
-      factors_line = line_of(v);
-      KeyLines seen;
-      TL_TRY(collect_factors(c, *t, "", 1, seen, e.factors));
-      // toml++ tables iterate in key order; the file order is the order people expect.
-      std::stable_sort(e.factors.begin(), e.factors.end(),
-                       [](const Factor& a, const Factor& b) { return a.line < b.line; });
-    } else if (key == "benchmark") {
-      TL_TRY(parse_benchmarks(c, v, e));
-    } else if (key == "exclude") {
-      exclude_node = &v;
-    } else if (key == "baseline") {
-      baseline_node = &v;
-    } else if (key == "adaptive") {
-      TL_TRY(parse_adaptive(c, v, e));
-    } else if (key == "guest") {
-      auto g = parse_guest_table(v, base, c.origin);
-      if (!g) return g.error();
-      e.guest = *g;
-      guest_node = &v;
-    } else if (key == "boot") {
-      auto b = parse_boot_settings(v, c.origin);
-      if (!b) return b.error();
-      e.boot = *b;
-    } else if (key == "hosts") {
-      hosts_node = &v;
-    } else if (key == "os") {
-      os_node = &v;
-    } else {
-      return c.at(v, "unknown key '" + key +
-                         "': expected name, description, layout, repetitions, seed, backend, "
-                         "timeout_s, factors, benchmark, exclude, baseline, adaptive, guest, "
-                         "boot, hosts or os");
-    }
+};
+
+// name, description, layout, backend: the experiment's string keys.
+Result<void> parse_string_key(const Ctx& c, const std::string& key, const toml::node& v,
+                              const std::filesystem::path& base, Experiment& e) {
+  auto s = string_value(c, v, key);
+  if (!s) return s.error();
+  if (key == "name") {  // names the default store file and terminal lines (redteam)
+    if (auto problem = name_problem(*s); !problem.empty()) return c.at(v, "'name': " + problem);
+    e.name = *s;
   }
+  if (key == "description") e.description = *s;
+  if (key == "layout") e.layout_path = (base / *s).lexically_normal();
+  if (key == "backend") {
+    if (*s == "guest")
+      e.backend = BackendKind::kGuest;
+    else if (*s == "host")
+      e.backend = BackendKind::kHost;
+    else
+      return c.at(v, "'backend' = '" + *s + "': expected \"guest\" or \"host\"");
+  }
+  return {};
+}
+
+// repetitions, timeout_s, seed.
+Result<void> parse_number_key(const Ctx& c, const std::string& key, const toml::node& v,
+                              Experiment& e) {
+  if (key == "repetitions") {
+    auto i = positive_int(c, v, key, 1000);
+    if (!i) return i.error();
+    e.repetitions = *i;
+  } else if (key == "timeout_s") {
+    auto i = positive_int(c, v, key, 86400);
+    if (!i) return i.error();
+    e.timeout_s = *i;
+  } else {
+    auto i = v.as_integer();
+    if (!i || i->get() < 0) return c.at(v, "'seed': expected a non-negative integer");
+    e.seed = static_cast<std::uint64_t>(i->get());
+  }
+  return {};
+}
+
+Result<void> parse_factors(const Ctx& c, const toml::node& v, Experiment& e) {
+  auto t = v.as_table();
+  if (!t) return c.at(v, "'factors': expected a table");
+  KeyLines seen;
+  TL_TRY(collect_factors(c, *t, "", 1, seen, e.factors));
+  // toml++ tables iterate in key order; the file order is the order people expect.
+  std::stable_sort(e.factors.begin(), e.factors.end(),
+                   [](const Factor& a, const Factor& b) { return a.line < b.line; });
+  return {};
+}
+
+// One top-level key of the file: read now, or kept in `later`.
+Result<void> parse_root_key(const Ctx& c, const std::string& key, const toml::node& v,
+                            const std::filesystem::path& base, Experiment& e, LaterKeys& later) {
+  if (key == "name" || key == "description" || key == "layout" || key == "backend") {
+    return parse_string_key(c, key, v, base, e);
+  } else if (key == "repetitions" || key == "timeout_s" || key == "seed") {
+    return parse_number_key(c, key, v, e);
+  } else if (key == "factors") {
+    later.factors_line = line_of(v);
+    return parse_factors(c, v, e);
+  } else if (key == "benchmark") {
+    return parse_benchmarks(c, v, e);
+  } else if (key == "exclude") {
+    later.exclude = &v;
+  } else if (key == "baseline") {
+    later.baseline = &v;
+  } else if (key == "adaptive") {
+    return parse_adaptive(c, v, e);
+  } else if (key == "guest") {
+    auto g = parse_guest_table(v, base, c.origin);
+    if (!g) return g.error();
+    e.guest = *g;
+    later.guest = &v;
+  } else if (key == "boot") {
+    auto b = parse_boot_settings(v, c.origin);
+    if (!b) return b.error();
+    e.boot = *b;
+  } else if (key == "hosts") {
+    later.hosts = &v;
+  } else if (key == "os") {
+    later.os = &v;
+  } else {
+    return c.at(v, "unknown key '" + key +
+                       "': expected name, description, layout, repetitions, seed, backend, "
+                       "timeout_s, factors, benchmark, exclude, baseline, adaptive, guest, "
+                       "boot, hosts or os");
+  }
+  return {};
+}
+
+// The keys every experiment needs, and [guest] only where a guest runs.
+Result<void> check_required_keys(const Ctx& c, const Experiment& e, const LaterKeys& later) {
   if (e.name.empty()) return c.at_line(1, "missing 'name': expected a non-empty string");
   // Read in any key order, so checked once 'backend' is known (issue 32: it was ignored).
-  if (guest_node && e.backend == BackendKind::kHost)
-    return c.at(*guest_node,
+  if (later.guest && e.backend == BackendKind::kHost)
+    return c.at(*later.guest,
                 "[guest]: backend \"host\" runs the benchmarks on this machine, in no guest; "
                 "remove [guest] or use backend \"guest\"");
   if (e.layout_path.empty() && e.backend == BackendKind::kGuest)
     return c.at_line(1, "missing 'layout': expected a layout file path");
   if (e.benchmarks.empty()) return c.at_line(1, "missing [[benchmark]]: expected at least one");
-  TL_TRY(check_params_factors(c, e));
-  if (os_node) TL_TRY(parse_os_table(c, *os_node, e));
-  TL_TRY(check_os_settings(c, e));
-  if (hosts_node) TL_TRY(parse_hosts(c, *hosts_node, e));
-  // [[exclude]] and [baseline] refer to factors, so they are read after [factors].
-  if (exclude_node) {
-    auto arr = exclude_node->as_array();
+  return {};
+}
+
+// [[exclude]] and [baseline] refer to factors, so they are read after [factors].
+Result<void> parse_excludes_and_baseline(const Ctx& c, const LaterKeys& later, Experiment& e) {
+  if (later.exclude) {
+    auto arr = later.exclude->as_array();
     if (!arr || !arr->is_array_of_tables())
-      return c.at(*exclude_node, "'exclude': expected [[exclude]] tables");
+      return c.at(*later.exclude, "'exclude': expected [[exclude]] tables");
     for (const auto& item : *arr) {
       auto m = factor_levels(c, *item.as_table(), e, "[[exclude]]");
       if (!m) return m.error();
@@ -359,25 +277,45 @@ Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesy
       e.excludes.push_back({*m, line_of(item)});
     }
   }
-  if (baseline_node) {
-    auto t = baseline_node->as_table();
-    if (!t) return c.at(*baseline_node, "'baseline': expected a table");
+  if (later.baseline) {
+    auto t = later.baseline->as_table();
+    if (!t) return c.at(*later.baseline, "'baseline': expected a table");
     auto m = factor_levels(c, *t, e, "[baseline]");
     if (!m) return m.error();
     e.baseline = *m;
   }
+  return {};
+}
+
+// The command line's options, checked and applied over the file.
+Result<void> apply_command_line(const Ctx& c, const Overrides& overrides, Experiment& e) {
   if (overrides.repetitions && (*overrides.repetitions < 1 || *overrides.repetitions > 1000))
-    return make_error("--repetitions " + std::to_string(*overrides.repetitions) +
-                      ": expected an integer 1..1000");
+    return make_error(ErrorKind::input, "--repetitions " + std::to_string(*overrides.repetitions) +
+                                            ": expected an integer 1..1000");
   TL_TRY(check_host_list(overrides.hosts, "--connect"));
   if (overrides.hosts.size() > 1 && e.backend == BackendKind::kHost)
-    return make_error("--connect: backend \"host\" runs on this machine only");
+    return make_error(ErrorKind::input, "--connect: backend \"host\" runs on this machine only");
   apply_overrides(overrides, e);
   if (e.adaptive && e.adaptive->max_repetitions < e.repetitions)
     return c.at_line(1, "'adaptive.max_repetitions' (" +
                             std::to_string(e.adaptive->max_repetitions) +
                             ") must be >= repetitions (" + std::to_string(e.repetitions) + ")");
-  TL_TRY(check_size_limits(c, factors_line, e, overrides.repetitions.has_value()));
+  return {};
+}
+
+Result<void> parse_root(const Ctx& c, const toml::table& root, const std::filesystem::path& base,
+                        const Overrides& overrides, Experiment& e) {
+  LaterKeys later;
+  for (const auto& [k, v] : root)
+    TL_TRY(parse_root_key(c, std::string(k.str()), v, base, e, later));
+  TL_TRY(check_required_keys(c, e, later));
+  TL_TRY(check_params_factors(c, e));
+  if (later.os) TL_TRY(parse_os_table(c, *later.os, e));
+  TL_TRY(check_os_settings(c, e));
+  if (later.hosts) TL_TRY(parse_hosts(c, *later.hosts, e));
+  TL_TRY(parse_excludes_and_baseline(c, later, e));
+  TL_TRY(apply_command_line(c, overrides, e));
+  TL_TRY(check_size_limits(c, later.factors_line, e, overrides.repetitions.has_value()));
   TL_TRY(check_benchmark_params(c, e));  // after the size check: it walks every param level
   // After the size check, so the expansion is bounded. An experiment whose [[exclude]] rules
   // drop every cell ran nothing and exited 0 (redteam).
@@ -398,12 +336,6 @@ const Factor* Experiment::factor(std::string_view key) const {
   for (const auto& f : factors)
     if (f.field == field) return &f;
   return nullptr;
-}
-
-std::uint64_t full_factorial_cells(const Experiment& e) {
-  std::uint64_t cells = 1;
-  for (const auto& f : e.factors) cells = saturating_mul(cells, f.levels.size());
-  return cells;
 }
 
 std::string canonical_factor_key(const std::string& key) {
@@ -441,39 +373,6 @@ Result<Experiment> load_experiment_file(const std::filesystem::path& path,
   if (!text) return text.error();
   auto abs = std::filesystem::absolute(path);
   return parse_experiment(*text, path.string(), abs.parent_path(), overrides);
-}
-
-nlohmann::json experiment_to_json(const Experiment& e) {
-  nlohmann::json factors = nlohmann::json::array();
-  for (const auto& f : e.factors) factors.push_back({{"key", f.key}, {"levels", f.levels}});
-  nlohmann::json benches = nlohmann::json::array();
-  for (const auto& b : e.benchmarks) benches.push_back({{"name", b.name}, {"params", b.params}});
-  nlohmann::json excludes = nlohmann::json::array();
-  for (const auto& x : e.excludes) excludes.push_back(x.match);
-  nlohmann::json j = {{"name", e.name},
-                      {"description", e.description},
-                      {"source_file", e.source_file.string()},
-                      {"layout", e.layout_path.string()},
-                      {"repetitions", e.repetitions},
-                      {"factors", factors},
-                      {"benchmarks", benches},
-                      {"exclude", excludes},
-                      {"baseline", e.baseline},
-                      {"seed", e.seed},
-                      {"backend", to_string(e.backend)},
-                      {"timeout_s", e.timeout_s}};
-  if (!e.guest.builtin()) j["guest"] = guest_source_to_json(e.guest);
-  if (!e.hosts.empty()) j["hosts"] = e.hosts;
-  for (const auto& k : e.os_constants) j["os"][k.name] = k.value;
-  if (e.boot.retries) j["boot"]["retries"] = *e.boot.retries;
-  if (e.boot.watchdog_ms) j["boot"]["watchdog_ms"] = *e.boot.watchdog_ms;
-  if (e.adaptive) {
-    j["adaptive"] = {{"max_repetitions", e.adaptive->max_repetitions}};
-    if (e.adaptive->cv_threshold) j["adaptive"]["cv_threshold"] = *e.adaptive->cv_threshold;
-    if (e.adaptive->ci_halfwidth_pct)
-      j["adaptive"]["ci_halfwidth_pct"] = *e.adaptive->ci_halfwidth_pct;
-  }
-  return j;
 }
 
 }  // namespace topolab::experiment

@@ -1,6 +1,7 @@
 #pragma once
-// Internal to orchestrator/experiment: the TOML helpers experiment.cpp and
-// experiment_factors.cpp share, and the [factors] / [baseline] / [[exclude]] readers.
+// Internal to orchestrator/experiment: the TOML helpers experiment.cpp, experiment_factors.cpp
+// and experiment_checks.cpp share, the [factors] / [baseline] / [[exclude]] readers and the
+// checks across keys.
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,10 +16,11 @@ namespace topolab::experiment::detail {
 struct Ctx {
   std::string origin;
   Error at(const toml::node& n, const std::string& msg) const {
-    return make_error(origin + ":" + std::to_string(n.source().begin.line) + ": " + msg);
+    return make_error(ErrorKind::input,
+                      origin + ":" + std::to_string(n.source().begin.line) + ": " + msg);
   }
   Error at_line(int line, const std::string& msg) const {
-    return make_error(origin + ":" + std::to_string(line) + ": " + msg);
+    return make_error(ErrorKind::input, origin + ":" + std::to_string(line) + ": " + msg);
   }
 };
 
@@ -39,5 +41,11 @@ Result<void> collect_factors(const Ctx& c, const toml::table& t, const std::stri
 Result<std::map<std::string, nlohmann::json>> factor_levels(const Ctx& c, const toml::table& t,
                                                             const Experiment& e,
                                                             const std::string& what);
+
+// The checks across keys (experiment_checks.cpp), once every key of the file is read.
+Result<void> check_params_factors(const Ctx& c, const Experiment& e);  // param.BENCH.* named
+Result<void> check_os_settings(const Ctx& c, const Experiment& e);     // of the guest's OS
+Result<void> check_size_limits(const Ctx& c, int factors_line, const Experiment& e,
+                               bool reps_from_cli);  // kMaxCells, kMaxRuns
 
 }  // namespace topolab::experiment::detail

@@ -127,6 +127,27 @@ Result<Layout> GuestBackend::configure_layout(const Layout& base, const Configur
 }
 
 Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Configuration>& configs) {
+  TL_TRY(plan_configurations(e, configs));
+  ImageOptions image_options;
+  auto image = build_guest_image(image_options);
+  if (!image) return image.error().context("guest image");
+  image_ = *image;
+  TL_ASSIGN(const auto cleaned, prepare_host());
+  // After the stale cleanup: a killed run's domain no longer holds the disk.
+  TL_TRY(check_own_guest(e));
+  versions_ = {
+      {"topolab", TOPOLAB_VERSION},         {"backend", "guest"},
+      {"guest_image", image_.content_hash}, {"guest_kernel", image_.kernel_version},
+      {"stale_domains_removed", cleaned},   {"guest_source", guest_source_to_json(guest_)}};
+  return {};
+}
+
+// Every configuration is planned before the first boot: a typo in the last level should not
+// surface an hour into the run. A layout error is the file's and refuses the run; what the
+// planner refuses is this host's: recorded as does-not-fit (the runner refuses the run when
+// nothing fits anywhere).
+Result<void> GuestBackend::plan_configurations(const Experiment& e,
+                                               const std::vector<Configuration>& configs) {
   auto base = load_layout_file(e.layout_path);
   if (!base) return base.error().context(e.source_file.string() + ": layout");
   // Read through this host's own connection (issue 16): each host plans on its own topology.
@@ -135,10 +156,6 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
   host_ = *host;
   // The host facts every configuration is planned from, read once.
   const plan::HostFacts facts{host_, session::libvirt_vcpu_limit(options_.connect_uri)};
-  // Every configuration is planned before the first boot: a typo in the last level should not
-  // surface an hour into the run. A layout error is the file's and refuses the run; what the
-  // planner refuses is this host's: recorded as does-not-fit (the runner refuses the run when
-  // nothing fits anywhere).
   for (const auto& config : configs) {
     auto layout = configure_layout(*base, config);
     if (!layout) return layout.error().context(e.source_file.string() + ": " + config.label());
@@ -150,14 +167,14 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
     }
     prepared_.emplace(config.key, std::move(plan).value());
   }
-  ImageOptions image_options;
-  auto image = build_guest_image(image_options);
-  if (!image) return image.error().context("guest image");
-  image_ = *image;
-  // Leftovers of a killed earlier run (their owner process is gone) are removed first, on this
-  // host's own connection (each host's backend does it for its host). The guest image reaches a
-  // remote host at each boot (GuestSession: remote::place_image_on_host through the same URI,
-  // uploading only what the host's pool lacks).
+  return {};
+}
+
+// Leftovers of a killed earlier run (their owner process is gone) are removed first, on this
+// host's own connection (each host's backend does it for its host); returns their names. The
+// guest image reaches a remote host at each boot (GuestSession: remote::place_image_on_host
+// through the same URI, uploading only what the host's pool lacks).
+Result<std::vector<std::string>> GuestBackend::prepare_host() {
   auto conn =
       virt::open_connection(options_.connect_uri.empty() ? "qemu:///system" : options_.connect_uri);
   if (!conn) return conn.error();
@@ -170,35 +187,36 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
     auto pool = remote::ensure_topolab_pool(conn->get(), options_.pool);
     if (!pool) return pool.error().context("guest image on " + uri);
   }
-  // After the stale cleanup: a killed run's domain no longer holds the disk.
+  return cleaned;
+}
+
+// An own guest ([guest]) is refused before the first boot when the experiment cannot run on it.
+Result<void> GuestBackend::check_own_guest(const Experiment& e) {
   guest_ = e.guest;
-  if (!guest_.builtin()) {
-    // A cmdline.<option> level needs a kernel command line topolab writes: the disk's boot
-    // loader owns it.
-    for (const auto& f : e.factors)
-      if (f.key.rfind("cmdline.", 0) == 0)
-        return make_error(e.source_file.string() + ": factor '" + f.key +
-                          "': cmdline factors need the built-in image (the disk's boot loader "
-                          "sets its own kernel command line)");
-    // Refused before the first boot: a missing, unusable or busy disk, a running template.
-    if (guest_.kind == guestsource::GuestKind::kDisk) {
-      auto disk = guestsource::check_disk(options_.connect_uri, guest_.disk, guest_.from_file);
-      if (!disk) return disk.error().context(e.source_file.string() + ": [guest]");
-    } else {
-      auto trial = guestsource::prepare_guest(options_.connect_uri, guest_, virt::make_run_id());
-      if (!trial) return trial.error().context(e.source_file.string() + ": [guest]");
-    }
+  if (guest_.builtin()) return {};
+  // A cmdline.<option> level needs a kernel command line topolab writes: the disk's boot
+  // loader owns it.
+  for (const auto& f : e.factors)
+    if (f.key.rfind("cmdline.", 0) == 0)
+      return make_error(ErrorKind::input,
+                        e.source_file.string() + ": factor '" + f.key +
+                            "': cmdline factors need the built-in image (the disk's boot loader "
+                            "sets its own kernel command line)");
+  // Refused before the first boot: a missing, unusable or busy disk, a running template.
+  if (guest_.kind == guestsource::GuestKind::kDisk) {
+    auto disk = guestsource::check_disk(options_.connect_uri, guest_.disk, guest_.from_file);
+    if (!disk) return disk.error().context(e.source_file.string() + ": [guest]");
+  } else {
+    auto trial = guestsource::prepare_guest(options_.connect_uri, guest_, virt::make_run_id());
+    if (!trial) return trial.error().context(e.source_file.string() + ": [guest]");
   }
-  versions_ = {
-      {"topolab", TOPOLAB_VERSION},         {"backend", "guest"},
-      {"guest_image", image_.content_hash}, {"guest_kernel", image_.kernel_version},
-      {"stale_domains_removed", *cleaned},  {"guest_source", guest_source_to_json(guest_)}};
   return {};
 }
 
 Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const Configuration& c) {
   auto it = prepared_.find(c.key);
-  if (it == prepared_.end()) return make_error("configuration " + c.label() + " was not prepared");
+  if (it == prepared_.end())
+    return make_error(ErrorKind::internal, "configuration " + c.label() + " was not prepared");
   auto accel = virt::parse_accel_mode(options_.accel);
   if (!accel) return accel.error();
   BootChoices choices;

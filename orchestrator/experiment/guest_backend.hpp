@@ -32,6 +32,10 @@ class GuestBackend : public Backend {
   static Result<Layout> configure_layout(const Layout& base, const Configuration& config);
 
  private:
+  // prepare's steps.
+  Result<void> plan_configurations(const Experiment& e, const std::vector<Configuration>& configs);
+  Result<std::vector<std::string>> prepare_host();
+  Result<void> check_own_guest(const Experiment& e);
   BackendOptions options_;
   HostTopology host_;
   GuestImage image_;

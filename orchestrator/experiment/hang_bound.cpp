@@ -16,4 +16,8 @@ RunBound run_bound(std::optional<double> slowest_ms, std::chrono::seconds timeou
   return {hang, true};
 }
 
+bool waited_out(double used_ms, std::chrono::milliseconds bound) {
+  return used_ms >= kWaitedOutShare * static_cast<double>(bound.count());
+}
+
 }  // namespace topolab::experiment

@@ -20,4 +20,9 @@ struct RunBound {
 // `slowest_ms`: the slowest earlier run of the same work (none: the first run).
 RunBound run_bound(std::optional<double> slowest_ms, std::chrono::seconds timeout);
 
+// A failed step (a run, a configure) that used this share of its bound or more waited it out:
+// the guest stopped answering (the boot's one reboot), not a step that failed by itself.
+inline constexpr double kWaitedOutShare = 0.9;
+bool waited_out(double used_ms, std::chrono::milliseconds bound);
+
 }  // namespace topolab::experiment

@@ -31,7 +31,8 @@ class HostTarget : public Target {
   static Result<std::unique_ptr<HostTarget>> spawn(const std::filesystem::path& agent,
                                                    bool holds_settings) {
     char tmpl[] = "/tmp/topolab-host-XXXXXX";
-    if (!mkdtemp(tmpl)) return make_error(std::string("mkdtemp: ") + std::strerror(errno));
+    if (!mkdtemp(tmpl))
+      return make_error(ErrorKind::io, std::string("mkdtemp: ") + std::strerror(errno));
     auto t = std::unique_ptr<HostTarget>(new HostTarget());
     t->dir_ = tmpl;
     const std::string sock = (t->dir_ / "agent.sock").string();
@@ -125,19 +126,23 @@ Result<void> HostBackend::prepare(const Experiment& e, const std::vector<Configu
       "changes is then put back on every exit, SIGINT and SIGTERM included)";
   for (const auto& f : e.factors)
     if (f.kind == FactorKind::kOs && !allow_host_settings_)
-      return make_error(e.source_file.string() + ":" + std::to_string(f.line) + ": factor '" +
-                        f.key + "' would change this host's own settings" + kHowToAllow);
+      return make_error(ErrorKind::input,
+                        e.source_file.string() + ":" + std::to_string(f.line) + ": factor '" +
+                            f.key + "' would change this host's own settings" + kHowToAllow);
   if (!e.os_constants.empty() && !allow_host_settings_)
-    return make_error(e.source_file.string() + ":" + std::to_string(e.os_constants[0].line) +
-                      ": [os] would change this host's own settings" + kHowToAllow);
+    return make_error(ErrorKind::input,
+                      e.source_file.string() + ":" + std::to_string(e.os_constants[0].line) +
+                          ": [os] would change this host's own settings" + kHowToAllow);
   for (const auto& f : e.factors)
     if (f.kind != FactorKind::kParam && f.kind != FactorKind::kReplicate &&
         f.kind != FactorKind::kOs)
-      return make_error(e.source_file.string() + ":" + std::to_string(f.line) + ": factor '" +
-                        f.key + "' changes the guest; backend \"host\" accepts only " +
-                        "param.<benchmark>.<name> and replicate factors");
+      return make_error(ErrorKind::input,
+                        e.source_file.string() + ":" + std::to_string(f.line) + ": factor '" +
+                            f.key + "' changes the guest; backend \"host\" accepts only " +
+                            "param.<benchmark>.<name> and replicate factors");
   if (access(agent_.c_str(), X_OK) != 0)
-    return make_error("host backend: agent binary " + agent_.string() + " is not executable");
+    return make_error(ErrorKind::io,
+                      "host backend: agent binary " + agent_.string() + " is not executable");
   auto topo = read_sysfs_topology("/");
   if (topo) host_topology_ = topology_to_json(*topo);
   return {};

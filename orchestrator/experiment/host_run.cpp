@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 
 #include "common/ci_retry_log.hpp"
 #include "common/utc_time.hpp"
 #include "orchestrator/experiment/hang_bound.hpp"
 #include "orchestrator/experiment/machine_context.hpp"
-#include "orchestrator/statistics/adaptive.hpp"
 
 namespace topolab::experiment::detail {
 namespace {
@@ -276,7 +274,7 @@ Result<nlohmann::json> HostRun::apply_conditions(Target& t, int cell) {
     lane_.message(d_.cells[cell].label() + ": " + name + " requested " + level_text(requested) +
                   ", the guest reads " + level_text(*state.value) + ": measured, flagged");
   }
-  if (!refused.empty()) return make_error("the agent refused " + refused);
+  if (!refused.empty()) return make_error(ErrorKind::guest, "the agent refused " + refused);
   return out;
 }
 
@@ -295,59 +293,76 @@ std::optional<double> HostRun::slowest_run(const std::string& work) const {
 // One benchmark run; a failure is recorded and, if the target stopped answering, every
 // later run of this boot fails fast instead of waiting for its timeout.
 Result<void> HostRun::execute(Target& t, const RunSpec& r, std::int64_t boot_id, bool& alive) {
+  lane_.run_start(d_.cells[r.cell].label(), d_.e.benchmarks[r.benchmark].name, r.repetition);
+  RunAttempt a = attempt_run(t, r, alive);
+  if (!a.result) return record_failed_run(t, r, boot_id, a.result.error(), a.waited_out, alive);
+  return record_run(r, boot_id, *a.result, a.conditions, a.ms);
+}
+
+// The cell's os.* settings applied, then the run within its bound; nothing when the target
+// stopped answering earlier in this boot.
+HostRun::RunAttempt HostRun::attempt_run(Target& t, const RunSpec& r, bool alive) {
+  RunAttempt a;
+  auto t0 = Clock::now();
+  if (!alive) return a;
+  auto applied = apply_conditions(t, r.cell);
+  if (!applied) {
+    a.result = applied.error();
+    // A configure that used its whole bound is a guest that stopped answering, like a run that
+    // waited out its bound, and gets the same one reboot (a CI run: a TCG guest hung while
+    // os.smt=off took a vCPU offline, and its cells failed without a second boot).
+    a.waited_out = experiment::waited_out(ms_since(t0), kConfigureTimeout);
+    return a;
+  }
+  a.conditions = *applied;
+  const RunBound bound =
+      run_bound(slowest_run(work_key(r.cell, r.benchmark)), std::chrono::seconds(d_.e.timeout_s));
+  const auto run_t0 = Clock::now();
+  a.result = t.run(d_.e.benchmarks[r.benchmark].name,
+                   benchmark_params(d_.e, d_.cells[r.cell], r.benchmark), bound.wait);
+  a.ms = ms_since(t0);
+  a.waited_out = !a.result && experiment::waited_out(ms_since(run_t0), bound.wait);
+  if (!a.result && bound.hang_bound)
+    a.result =
+        Error{a.result.error().message + " (after " + std::to_string(bound.wait.count() / 1000) +
+                  " s: " + std::to_string(static_cast<int>(kSlowerThanHung)) +
+                  " x the slowest earlier run of this work; timeout_s is " +
+                  std::to_string(d_.e.timeout_s) + ")",
+              a.result.error().kind};
+  return a;
+}
+
+// A failed run is stored; the first failure of a cell is its cause. A target that no longer
+// answers a ping ends the boot's runs (hung when the run waited out its bound).
+Result<void> HostRun::record_failed_run(Target& t, const RunSpec& r, std::int64_t boot_id,
+                                        const Error& error, bool waited_out, bool& alive) {
+  const auto& bench = d_.e.benchmarks[r.benchmark];
+  CellState& st = state_[r.cell];
+  ++summary_.runs_failed;
+  ++st.failed_runs;
+  // The first failure is the cause; later ones of the boot only say it stopped answering.
+  if (st.error.empty())
+    st.error = bench.name + " #" + std::to_string(r.repetition) + ": " + error.message;
+  TL_TRY(store_.with([&](store::ResultStore& s) {
+    return s.add_failure(st.id, boot_id, r.benchmark, r.repetition, error.message);
+  }));
+  lane_.run_failed(d_.cells[r.cell].label(), bench.name, r.repetition, error.message);
+  if (alive && !t.ping()) {
+    alive = false;
+    hung_in_boot_ = waited_out;
+  }
+  return {};
+}
+
+// A run's result stored with the settings it was measured under; it raises its work's
+// slowest run (the next run's hang bound).
+Result<void> HostRun::record_run(const RunSpec& r, std::int64_t boot_id,
+                                 const protocol::BenchmarkResult& result,
+                                 const nlohmann::json& conditions, double ms) {
   const Cell& cell = d_.cells[r.cell];
   const auto& bench = d_.e.benchmarks[r.benchmark];
   CellState& st = state_[r.cell];
-  lane_.run_start(cell.label(), bench.name, r.repetition);
-  Result<protocol::BenchmarkResult> result =
-      make_error("target stopped answering earlier in this boot");
-  auto t0 = Clock::now();
-  double ms = 0;
-  bool waited_out = false;  // the run failed by using its whole time bound
-  nlohmann::json conditions;
-  if (alive) {
-    auto applied = apply_conditions(t, r.cell);
-    if (applied) {
-      conditions = *applied;
-      const RunBound bound = run_bound(slowest_run(work_key(r.cell, r.benchmark)),
-                                       std::chrono::seconds(d_.e.timeout_s));
-      const auto run_t0 = Clock::now();
-      result = t.run(bench.name, benchmark_params(d_.e, cell, r.benchmark), bound.wait);
-      ms = ms_since(t0);
-      waited_out = !result && ms_since(run_t0) >= 0.9 * static_cast<double>(bound.wait.count());
-      if (!result && bound.hang_bound)
-        result =
-            Error{result.error().message + " (after " + std::to_string(bound.wait.count() / 1000) +
-                      " s: " + std::to_string(static_cast<int>(kSlowerThanHung)) +
-                      " x the slowest earlier run of this work; timeout_s is " +
-                      std::to_string(d_.e.timeout_s) + ")",
-                  result.error().kind};
-    } else {
-      result = applied.error();
-      // A configure that used its whole bound is a guest that stopped answering, like a run that
-      // waited out its bound, and gets the same one reboot (a CI run: a TCG guest hung while
-      // os.smt=off took a vCPU offline, and its cells failed without a second boot).
-      waited_out = ms_since(t0) >=
-                   0.9 * std::chrono::duration<double, std::milli>(kConfigureTimeout).count();
-    }
-  }
-  if (!result) {
-    ++summary_.runs_failed;
-    ++st.failed_runs;
-    // The first failure is the cause; later ones of the boot only say it stopped answering.
-    if (st.error.empty())
-      st.error = bench.name + " #" + std::to_string(r.repetition) + ": " + result.error().message;
-    TL_TRY(store_.with([&](store::ResultStore& s) {
-      return s.add_failure(st.id, boot_id, r.benchmark, r.repetition, result.error().message);
-    }));
-    lane_.run_failed(cell.label(), bench.name, r.repetition, result.error().message);
-    if (alive && !t.ping()) {
-      alive = false;
-      hung_in_boot_ = waited_out;
-    }
-    return {};
-  }
-  nlohmann::json result_json = protocol::result_to_json(*result);
+  nlohmann::json result_json = protocol::result_to_json(result);
   // The settings this run was measured under, as requested and as read back (issue 25).
   if (!conditions.is_null()) result_json["environment"]["conditions"] = conditions;
   store::RunRecord rec{st.id,        boot_id,
@@ -360,57 +375,8 @@ Result<void> HostRun::execute(Target& t, const RunSpec& r, std::int64_t boot_id,
   slowest = std::max(slowest, ms);
   ++summary_.runs_executed;
   summary_.benchmark_ms += ms;
-  lane_.run_done(cell.label(), bench.name, r.repetition, protocol::result_value(*result),
-                 result->unit, ms);
-  return {};
-}
-
-// Repetition values of one cell x benchmark, from the store (earlier runs included).
-std::vector<double> HostRun::values(int cell, int bench) {
-  std::vector<double> out;
-  auto runs = store_.with([&](store::ResultStore& s) { return s.runs(state_[cell].id); });
-  if (!runs) return out;
-  for (const auto& r : *runs)
-    if (r.benchmark_index == bench && std::isfinite(r.value)) out.push_back(r.value);
-  return out;
-}
-
-int HostRun::next_rep(int cell, int bench) const {
-  int rep = 0;
-  for (const auto& [b, r] : state_[cell].done)
-    if (b == bench) rep = std::max(rep, r);
-  return rep + 1;
-}
-
-bool HostRun::wants_more(int cell, int bench) {
-  if (!d_.e.adaptive) return false;
-  auto v = values(cell, bench);
-  if (static_cast<int>(v.size()) < d_.e.repetitions) return false;  // base runs failed
-  return static_cast<int>(v.size()) < d_.e.adaptive->max_repetitions &&
-         statistics::needs_more_repetitions(
-             v, {d_.e.adaptive->cv_threshold, d_.e.adaptive->ci_halfwidth_pct});
-}
-
-bool HostRun::needs_adaptive(const Configuration& config) {
-  for (int c : config.cells)
-    for (int b = 0; b < static_cast<int>(d_.e.benchmarks.size()); ++b)
-      if (wants_more(c, b)) return true;
-  return false;
-}
-
-// Phoronix-style: while a cell x benchmark misses its target (CV, interval half-width), add one
-// repetition, up to max_repetitions.
-Result<void> HostRun::adaptive_runs(Target& t, const Configuration& config, std::int64_t boot_id,
-                                    bool& alive) {
-  if (!d_.e.adaptive) return {};
-  for (int c : config.cells)
-    for (int b = 0; b < static_cast<int>(d_.e.benchmarks.size()); ++b)
-      while (alive && wants_more(c, b)) {
-        int before = summary_.runs_failed;
-        TL_TRY(execute(t, {c, b, next_rep(c, b)}, boot_id, alive));
-        ++summary_.runs_adaptive;
-        if (summary_.runs_failed != before) break;
-      }
+  lane_.run_done(cell.label(), bench.name, r.repetition, protocol::result_value(result),
+                 result.unit, ms);
   return {};
 }
 

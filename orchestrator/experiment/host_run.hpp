@@ -99,10 +99,25 @@ class HostRun {
   std::optional<double> slowest_run(const std::string& work) const;  // ms, this process's runs
   Result<void> finish_cells(const Configuration& config, const nlohmann::json& mismatches,
                             std::int64_t boot_id);
+  // One run (execute): its attempt, then its result or failure recorded.
+  struct RunAttempt {
+    Result<protocol::BenchmarkResult> result =
+        make_error(ErrorKind::guest, "target stopped answering earlier in this boot");
+    nlohmann::json conditions;  // the os.* settings it ran under (null: none)
+    double ms = 0;
+    bool waited_out = false;  // the run failed by using its whole time bound
+  };
   Result<void> execute(Target& t, const RunSpec& r, std::int64_t boot_id, bool& alive);
+  RunAttempt attempt_run(Target& t, const RunSpec& r, bool alive);
+  Result<void> record_failed_run(Target& t, const RunSpec& r, std::int64_t boot_id,
+                                 const Error& error, bool waited_out, bool& alive);
+  Result<void> record_run(const RunSpec& r, std::int64_t boot_id,
+                          const protocol::BenchmarkResult& result, const nlohmann::json& conditions,
+                          double ms);
   // Configures the agent to the cell's os.* settings: {NAME: {"requested", "seen"}} for the
   // run's record (null without settings), or why the run cannot go on (a refused setting).
   Result<nlohmann::json> apply_conditions(Target& t, int cell);
+  // Adaptive repetitions (host_run_adaptive.cpp).
   std::vector<double> values(int cell, int bench);
   int next_rep(int cell, int bench) const;
   bool wants_more(int cell, int bench);

@@ -93,14 +93,15 @@ std::string duplicate_problem(const std::vector<std::string>& earlier, std::stri
 
 Result<void> check_host_list(const std::vector<std::string>& hosts, const std::string& what) {
   if (hosts.size() > kMaxHosts)
-    return make_error(what + ": " + std::to_string(hosts.size()) + " hosts, more than the limit " +
-                      std::to_string(kMaxHosts));
+    return make_error(ErrorKind::input, what + ": " + std::to_string(hosts.size()) +
+                                            " hosts, more than the limit " +
+                                            std::to_string(kMaxHosts));
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     if (auto p = host_uri_problem(hosts[i], virt::UriSource::command_line); !p.empty())
-      return make_error(what + " " + shown_uri(hosts[i], i) + ": " + p);
+      return make_error(ErrorKind::input, what + " " + shown_uri(hosts[i], i) + ": " + p);
     const std::vector<std::string> earlier(hosts.begin(), hosts.begin() + static_cast<long>(i));
     if (auto d = duplicate_problem(earlier, hosts[i]); !d.empty())
-      return make_error(what + " '" + hosts[i] + "': " + d);
+      return make_error(ErrorKind::input, what + " '" + hosts[i] + "': " + d);
   }
   return {};
 }

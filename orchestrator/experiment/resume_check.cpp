@@ -65,11 +65,13 @@ Result<void> check_settings(const Experiment& e, const Cell& cell,
   const auto now = os_settings(e, cell);
   const auto was = stored_requests(s.conditions);
   if (!was)
-    return make_error(who + " has a run of cell '" + s.cell_label +
-                      "' whose guest OS settings record is unreadable" + kAdvice);
+    return make_error(ErrorKind::input, who + " has a run of cell '" + s.cell_label +
+                                            "' whose guest OS settings record is unreadable" +
+                                            kAdvice);
   if (*was == now) return {};
-  return make_error(who + " ran cell '" + s.cell_label + "' with other guest OS settings (" +
-                    settings_difference(*was, now) + ")" + kAdvice);
+  return make_error(ErrorKind::input, who + " ran cell '" + s.cell_label +
+                                          "' with other guest OS settings (" +
+                                          settings_difference(*was, now) + ")" + kAdvice);
 }
 
 }  // namespace
@@ -92,35 +94,40 @@ Result<void> check_resume(const Experiment& e, const std::vector<Cell>& cells,
   for (const auto& s : stored) {
     auto it = by_key.find(s.cell_key);
     if (it == by_key.end())
-      return make_error(who + " has results for cell '" + s.cell_label +
-                        "', which the file no longer defines (a factor, level or [[exclude]] "
-                        "changed)" +
-                        kAdvice);
+      return make_error(ErrorKind::input,
+                        who + " has results for cell '" + s.cell_label +
+                            "', which the file no longer defines (a factor, level or [[exclude]] "
+                            "changed)" +
+                            kAdvice);
     const Cell& cell = *it->second;
     auto layout = layouts.find(cell.config_key);
     const nlohmann::json now = layout == layouts.end() ? nlohmann::json() : layout->second;
     if (!s.layout && !now.is_null())
-      return make_error(who + " ran cell '" + s.cell_label +
-                        "' before topolab recorded layouts (store schema 1), so the layout "
-                        "cannot be shown unchanged" +
-                        kAdvice);
+      return make_error(ErrorKind::input,
+                        who + " ran cell '" + s.cell_label +
+                            "' before topolab recorded layouts (store schema 1), so the layout "
+                            "cannot be shown unchanged" +
+                            kAdvice);
     if (s.layout && *s.layout != now)
-      return make_error(who + " ran cell '" + s.cell_label + "' with another layout (" +
-                        layout_difference(*s.layout, now) + ")" + kAdvice);
+      return make_error(ErrorKind::input, who + " ran cell '" + s.cell_label +
+                                              "' with another layout (" +
+                                              layout_difference(*s.layout, now) + ")" + kAdvice);
     TL_TRY(check_settings(e, cell, s, who));
     const auto index = static_cast<std::size_t>(s.benchmark_index);
     if (s.benchmark_index < 0 || index >= e.benchmarks.size())
-      return make_error(who + " has results of benchmark #" +
-                        std::to_string(s.benchmark_index + 1) + " " +
-                        benchmark_text(s.benchmark, s.params) + "; the file now has " +
-                        std::to_string(e.benchmarks.size()) + " benchmark(s)" + kAdvice);
+      return make_error(ErrorKind::input,
+                        who + " has results of benchmark #" +
+                            std::to_string(s.benchmark_index + 1) + " " +
+                            benchmark_text(s.benchmark, s.params) + "; the file now has " +
+                            std::to_string(e.benchmarks.size()) + " benchmark(s)" + kAdvice);
     const nlohmann::json params = benchmark_params(e, cell, s.benchmark_index);
     const std::string& name = e.benchmarks[index].name;
     // dump() compares types too: 1000 and 1000.0 are different parameters.
     if (s.benchmark != name || s.params.dump() != params.dump())
-      return make_error(who + " was run with benchmark " + benchmark_text(s.benchmark, s.params) +
-                        " (cell '" + s.cell_label + "'); the file now says " +
-                        benchmark_text(name, params) + kAdvice);
+      return make_error(ErrorKind::input, who + " was run with benchmark " +
+                                              benchmark_text(s.benchmark, s.params) + " (cell '" +
+                                              s.cell_label + "'); the file now says " +
+                                              benchmark_text(name, params) + kAdvice);
   }
   return {};
 }

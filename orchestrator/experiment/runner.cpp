@@ -32,16 +32,18 @@ Result<void> prepare_hosts(Design& d, const std::vector<HostSlot>& slots) {
   if (slots.size() == 1) {
     for (const auto& config : d.configs)
       if (auto why = slots.front().backend->does_not_fit(config); !why.empty())
-        return make_error(d.e.source_file.string() + ": " + config.label() + ": " + why);
+        return make_error(ErrorKind::does_not_fit,
+                          d.e.source_file.string() + ": " + config.label() + ": " + why);
     return {};
   }
   for (const auto& config : d.configs)
     for (const auto& slot : slots)
       if (slot.backend->does_not_fit(config).empty()) return {};
   const Configuration& c = d.configs.front();
-  return make_error(d.e.source_file.string() + ": " + c.label() +
-                    ": no configuration fits any host; on " + slots.front().host + ": " +
-                    slots.front().backend->does_not_fit(c));
+  return make_error(ErrorKind::does_not_fit, d.e.source_file.string() + ": " + c.label() +
+                                                 ": no configuration fits any host; on " +
+                                                 slots.front().host + ": " +
+                                                 slots.front().backend->does_not_fit(c));
 }
 
 // The experiment row: the first host's topology and versions as before; with several hosts

@@ -23,8 +23,9 @@ Result<std::uint32_t> parse_hex(std::string_view field, std::size_t offset) {
     } else if (c >= 'a' && c <= 'f') {
       d = c - 'a' + 10;
     } else {
-      return make_error("cpio header at offset " + std::to_string(offset) +
-                        ": non-hex digit in field '" + std::string(field) + "'");
+      return make_error(ErrorKind::input, "cpio header at offset " + std::to_string(offset) +
+                                              ": non-hex digit in field '" + std::string(field) +
+                                              "'");
     }
     v = (v << 4) | static_cast<std::uint32_t>(d);
   }
@@ -51,11 +52,13 @@ Result<std::vector<CpioEntry>> read_cpio(std::string_view archive) {
   std::size_t pos = 0;
   for (;;) {
     if (archive.size() - pos < kHeaderBytes) {
-      return make_error("cpio: truncated header at offset " + std::to_string(pos));
+      return make_error(ErrorKind::input,
+                        "cpio: truncated header at offset " + std::to_string(pos));
     }
     std::string_view h = archive.substr(pos, kHeaderBytes);
     if (h.substr(0, 6) != kMagic) {
-      return make_error("cpio: bad magic at offset " + std::to_string(pos) + " (expected 070701)");
+      return make_error(ErrorKind::input,
+                        "cpio: bad magic at offset " + std::to_string(pos) + " (expected 070701)");
     }
     std::uint32_t f[13];
     for (int i = 0; i < 13; ++i) {
@@ -65,13 +68,14 @@ Result<std::vector<CpioEntry>> read_cpio(std::string_view archive) {
     const std::uint32_t mode = f[1], filesize = f[6], namesize = f[11];
     std::size_t name_at = pos + kHeaderBytes;
     if (namesize == 0 || archive.size() < name_at + namesize) {
-      return make_error("cpio: truncated name at offset " + std::to_string(name_at));
+      return make_error(ErrorKind::input,
+                        "cpio: truncated name at offset " + std::to_string(name_at));
     }
     std::string name(archive.substr(name_at, namesize - 1));
     std::size_t data_at = round4(name_at + namesize);
     if (archive.size() < data_at + filesize) {
-      return make_error("cpio: truncated data of '" + name + "' at offset " +
-                        std::to_string(data_at));
+      return make_error(ErrorKind::input, "cpio: truncated data of '" + name + "' at offset " +
+                                              std::to_string(data_at));
     }
     if (name == kTrailer) return entries;
     entries.push_back({name, mode, std::string(archive.substr(data_at, filesize)), f[9], f[10]});

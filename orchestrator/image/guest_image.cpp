@@ -62,14 +62,15 @@ std::string kernel_version_of(const fs::path& kernel) {
 Result<void> make_world_readable_dirs(const fs::path& out, const fs::path& out_root) {
   std::error_code ec;
   fs::create_directories(out, ec);
-  if (ec) return make_error("cannot create " + out.string() + ": " + ec.message());
+  if (ec) return make_error(ErrorKind::io, "cannot create " + out.string() + ": " + ec.message());
   std::vector<fs::path> dirs = {out, out_root};
   if (out_root == fs::path(kDefaultImageDir)) dirs.push_back(out_root.parent_path());
   for (const auto& d : dirs) {
     struct stat st {};
     if (::stat(d.c_str(), &st) == 0 && (st.st_mode & 0005) != 0005) {
       if (::chmod(d.c_str(), (st.st_mode & 07777) | 0755) != 0) {
-        return make_error("cannot make " + d.string() + " readable for qemu: chmod failed");
+        return make_error(ErrorKind::io,
+                          "cannot make " + d.string() + " readable for qemu: chmod failed");
       }
     }
   }
@@ -86,10 +87,12 @@ Result<fs::path> newest_kernel(const fs::path& boot_dir) {
   for (const auto& e : fs::directory_iterator(boot_dir, ec)) {
     if (e.path().filename().string().rfind("vmlinuz-", 0) == 0) kernels.push_back(e.path());
   }
-  if (ec) return make_error("cannot list " + boot_dir.string() + ": " + ec.message());
+  if (ec)
+    return make_error(ErrorKind::io, "cannot list " + boot_dir.string() + ": " + ec.message());
   if (kernels.empty()) {
-    return make_error("no kernel found: " + boot_dir.string() +
-                      "/vmlinuz-* is empty (install linux-image-amd64 or pass --kernel)");
+    return make_error(ErrorKind::not_found,
+                      "no kernel found: " + boot_dir.string() +
+                          "/vmlinuz-* is empty (install linux-image-amd64 or pass --kernel)");
   }
   std::sort(kernels.begin(), kernels.end(), [](const fs::path& a, const fs::path& b) {
     return ::strverscmp(a.filename().c_str(), b.filename().c_str()) < 0;
@@ -191,57 +194,60 @@ std::vector<fs::path> existing(std::vector<fs::path> files) {
   return files;
 }
 
-}  // namespace
+// The build's inputs: the kernel, its modules folder, the agent and where images are kept.
+struct ImageInputs {
+  fs::path kernel, modules_dir, agent, out_root;
+};
 
-Result<GuestImage> build_guest_image(const ImageOptions& opts) {
-  GuestImage img;
-  img.cmdline = kDefaultCmdline;
-  fs::path kernel = opts.kernel;
-  if (kernel.empty()) {
+// The options' paths, defaults filled in; sets the image's kernel_version.
+Result<ImageInputs> resolve_inputs(const ImageOptions& opts, GuestImage& img) {
+  ImageInputs in;
+  in.kernel = opts.kernel;
+  if (in.kernel.empty()) {
     TL_ASSIGN(auto k, newest_kernel());
-    kernel = k;
+    in.kernel = k;
   }
-  img.kernel_version = kernel_version_of(kernel);
-  fs::path modules_dir = opts.modules_dir;
-  if (modules_dir.empty()) {
+  img.kernel_version = kernel_version_of(in.kernel);
+  in.modules_dir = opts.modules_dir;
+  if (in.modules_dir.empty()) {
     if (img.kernel_version.empty()) {
-      return make_error("kernel " + kernel.string() +
-                        ": cannot tell its version from the file name (expected vmlinuz-VERSION); "
-                        "name it so or set the modules directory");
+      return make_error(
+          ErrorKind::input,
+          "kernel " + in.kernel.string() +
+              ": cannot tell its version from the file name (expected vmlinuz-VERSION); "
+              "name it so or set the modules directory");
     }
-    modules_dir = fs::path("/lib/modules") / img.kernel_version;
+    in.modules_dir = fs::path("/lib/modules") / img.kernel_version;
   }
   // install_paths() honours TOPOLAB_AGENT_BINARY: a sanitizer build's own agent is dynamic and
   // cannot be /init, so its real-guest tests point at the release agent.
-  fs::path agent = opts.agent_binary.empty() ? install_paths().agent : opts.agent_binary;
+  in.agent = opts.agent_binary.empty() ? install_paths().agent : opts.agent_binary;
+  in.out_root = opts.output_dir.empty() ? fs::path(kDefaultImageDir) : opts.output_dir;
+  return in;
+}
 
-  const fs::path out_root = opts.output_dir.empty() ? fs::path(kDefaultImageDir) : opts.output_dir;
-  const fs::path stamp_file = stamp_path(out_root, kernel, agent, modules_dir, img.cmdline);
-  if (reuse_by_stamp(stamp_file, out_root, img)) return img;
-  // Stat'ed before they are read: a file that changes while it is read leaves no stamp.
-  image::InputStamp stamp;
-  stamp.files =
-      existing({kernel, agent, modules_dir / "modules.dep", modules_dir / "modules.builtin"});
-  TL_ASSIGN(stamp.stat, image::stat_lines(stamp.files));
-
-  TL_ASSIGN_CTX(auto kernel_bytes, read_file(kernel, 256u << 20), "kernel");
+// The agent's bytes, refused unless a static ELF executable: it runs as /init.
+Result<std::string> read_static_agent(const fs::path& agent) {
   TL_ASSIGN_CTX(auto agent_bytes, read_file(agent, 256u << 20), "agent binary");
   if (agent_bytes.size() < 4 || agent_bytes.compare(0, 4,
                                                     "\x7f"
                                                     "ELF") != 0) {
-    return make_error("agent binary " + agent.string() + " is not an ELF executable");
+    return make_error(ErrorKind::input,
+                      "agent binary " + agent.string() + " is not an ELF executable");
   }
   if (auto interp = image::elf_interpreter(agent_bytes); !interp.empty()) {
     // As /init of our initramfs there is no dynamic loader: the kernel would panic with
     // "Failed to execute /init (error -2)".
-    return make_error("agent binary " + agent.string() + " is dynamically linked (interpreter " +
-                      interp + "); the guest image needs a static agent (a release build's)");
+    return make_error(ErrorKind::input,
+                      "agent binary " + agent.string() + " is dynamically linked (interpreter " +
+                          interp + "); the guest image needs a static agent (a release build's)");
   }
-  TL_ASSIGN(auto modules, image::resolve_modules(modules_dir, required_guest_modules()));
-  std::vector<fs::path> module_files;
-  for (const auto& m : modules) module_files.push_back(m.path);
-  TL_ASSIGN(auto module_stat, image::stat_lines(module_files));
+  return agent_bytes;
+}
 
+// The initramfs: the agent as /init and the modules it loads (listed in img.modules).
+Result<std::string> initramfs(const std::string& agent_bytes,
+                              const std::vector<image::ModuleFile>& modules, GuestImage& img) {
   image::CpioWriter cpio;
   for (const char* d : {"dev", "proc", "sys", "run", "tmp", "lib", kModulesDirInImage}) {
     cpio.add_directory(d);
@@ -258,34 +264,25 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
     img.modules.push_back(m.name);
   }
   cpio.add_file(kModulesOrderFile, order);
-  const std::string archive = cpio.finish();
+  return cpio.finish();
+}
 
+// The image's folder name: what the guest boots (format, initramfs, kernel, cmdline).
+std::string content_hash(const std::string& archive, const std::string& kernel_bytes,
+                         const std::string& cmdline) {
   Fnv1a64 hash;
   hash.add(std::to_string(kImageFormat));
   hash.add(archive);
   hash.add(kernel_bytes);
-  hash.add(img.cmdline);
-  img.content_hash = hash.hex();
-  img.initrd_bytes = archive.size();
+  hash.add(cmdline);
+  return hash.hex();
+}
 
-  const fs::path out = out_root / img.content_hash;
-  img.initrd = out / "initrd.cpio";
-  const fs::path manifest = out / "image.json";
-  stamp.files.insert(stamp.files.end(), module_files.begin(), module_files.end());
-  stamp.stat += module_stat;
-  stamp.content_hash = img.content_hash;
-  // The stamp is written only when no input changed while it was read (else: built again next
-  // time), and is only an optimisation: failing to write it fails nothing.
-  auto remember = [&] {
-    if (auto now = image::stat_lines(stamp.files); now && *now == stamp.stat) {
-      (void)image::write_stamp(stamp_file, stamp);
-    }
-  };
-  if (reuse_cached(manifest, out, archive.size(), img)) {  // identical inputs
-    remember();
-    return img;
-  }
-
+// A new image in `out`: the kernel (its PVH vmlinux when it has one), the initramfs and the
+// manifest image.json, written last (reuse_cached trusts a folder that has one).
+Result<void> write_image(const ImageInputs& in, const fs::path& out,
+                         const std::string& kernel_bytes, const std::string& archive,
+                         GuestImage& img) {
   std::string boot_kernel;
   if (auto elf = image::extract_pvh_vmlinux(kernel_bytes); elf) {
     boot_kernel = std::move(elf).value();
@@ -297,16 +294,16 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
     img.pvh_fallback = elf.error().message;
     img.kernel = out / "vmlinuz";
   }
-  TL_TRY(make_world_readable_dirs(out, out_root));
+  TL_TRY(make_world_readable_dirs(out, in.out_root));
   TL_TRY(write_file_atomic(img.kernel, boot_kernel, 0644));
   TL_TRY(write_file_atomic(img.initrd, archive, 0644));
-  nlohmann::json m = {{"kernel_source", kernel.string()},
+  nlohmann::json m = {{"kernel_source", in.kernel.string()},
                       {"kernel_version", img.kernel_version},
                       {"kernel_file", img.kernel.filename().string()},
                       {"kernel_bytes", boot_kernel.size()},
                       {"boot", img.boot_protocol},
                       {"pvh_fallback", img.pvh_fallback},
-                      {"agent_source", agent.string()},
+                      {"agent_source", in.agent.string()},
                       {"modules", img.modules},
                       {"cmdline", img.cmdline},
                       {"initrd_bytes", img.initrd_bytes},
@@ -314,10 +311,55 @@ Result<GuestImage> build_guest_image(const ImageOptions& opts) {
                       {"format", kImageFormat}};
   // A source path need not be UTF-8 (a folder named in Latin-1): replaced, not thrown after
   // the kernel and initrd were written (exit 70 and a half-written image; redteam wave 4).
-  TL_TRY(write_file_atomic(manifest, json_document(m), 0644));
+  return write_file_atomic(out / "image.json", json_document(m), 0644);
+}
+
+// The stamp is written only when no input changed while it was read (else: built again next
+// time), and is only an optimisation: failing to write it fails nothing.
+void remember_stamp(const fs::path& stamp_file, const image::InputStamp& stamp) {
+  if (auto now = image::stat_lines(stamp.files); now && *now == stamp.stat) {
+    (void)image::write_stamp(stamp_file, stamp);
+  }
+}
+
+}  // namespace
+
+Result<GuestImage> build_guest_image(const ImageOptions& opts) {
+  GuestImage img;
+  img.cmdline = kDefaultCmdline;
+  TL_ASSIGN(const ImageInputs in, resolve_inputs(opts, img));
+  const fs::path stamp_file =
+      stamp_path(in.out_root, in.kernel, in.agent, in.modules_dir, img.cmdline);
+  if (reuse_by_stamp(stamp_file, in.out_root, img)) return img;
+  // Stat'ed before they are read: a file that changes while it is read leaves no stamp.
+  image::InputStamp stamp;
+  stamp.files = existing(
+      {in.kernel, in.agent, in.modules_dir / "modules.dep", in.modules_dir / "modules.builtin"});
+  TL_ASSIGN(stamp.stat, image::stat_lines(stamp.files));
+
+  TL_ASSIGN_CTX(auto kernel_bytes, read_file(in.kernel, 256u << 20), "kernel");
+  TL_ASSIGN(const std::string agent_bytes, read_static_agent(in.agent));
+  TL_ASSIGN(auto modules, image::resolve_modules(in.modules_dir, required_guest_modules()));
+  std::vector<fs::path> module_files;
+  for (const auto& m : modules) module_files.push_back(m.path);
+  TL_ASSIGN(auto module_stat, image::stat_lines(module_files));
+  TL_ASSIGN(const std::string archive, initramfs(agent_bytes, modules, img));
+  img.content_hash = content_hash(archive, kernel_bytes, img.cmdline);
+  img.initrd_bytes = archive.size();
+
+  const fs::path out = in.out_root / img.content_hash;
+  img.initrd = out / "initrd.cpio";
+  stamp.files.insert(stamp.files.end(), module_files.begin(), module_files.end());
+  stamp.stat += module_stat;
+  stamp.content_hash = img.content_hash;
+  if (reuse_cached(out / "image.json", out, archive.size(), img)) {  // identical inputs
+    remember_stamp(stamp_file, stamp);
+    return img;
+  }
+  TL_TRY(write_image(in, out, kernel_bytes, archive, img));
   img.rebuilt = true;
-  img.pruned = prune_old_images(out_root, out);
-  remember();
+  img.pruned = prune_old_images(in.out_root, out);
+  remember_stamp(stamp_file, stamp);
   return img;
 }
 

@@ -25,7 +25,7 @@ Result<std::string> stat_lines(const std::vector<fs::path>& files) {
   std::string out;
   for (const auto& f : files) {
     auto id = file_identity(f);
-    if (!id) return make_error("cannot stat " + f.string());
+    if (!id) return make_error(ErrorKind::io, "cannot stat " + f.string());
     out += id->line + "\n";
   }
   return out;

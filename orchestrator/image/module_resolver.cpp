@@ -47,8 +47,9 @@ Result<std::map<std::string, DepEntry>> parse_modules_dep(const fs::path& file) 
     if (line.empty()) continue;
     auto colon = line.find(':');
     if (colon == std::string::npos) {
-      return make_error(file.string() + ":" + std::to_string(lineno) +
-                        ": expected 'module.ko: deps...', got '" + line.substr(0, 80) + "'");
+      return make_error(ErrorKind::input, file.string() + ":" + std::to_string(lineno) +
+                                              ": expected 'module.ko: deps...', got '" +
+                                              line.substr(0, 80) + "'");
     }
     DepEntry e;
     e.rel_path = line.substr(0, colon);
@@ -94,15 +95,17 @@ Result<void> walk_module(const std::string& root, const std::map<std::string, De
   std::set<std::string> visiting;
   auto enter = [&](const std::string& name) -> Result<void> {
     if (done.count(name) || builtin.count(name)) return {};
-    if (visiting.count(name)) return make_error(dep_file + ": dependency cycle at " + name);
+    if (visiting.count(name))
+      return make_error(ErrorKind::input, dep_file + ": dependency cycle at " + name);
     auto it = dep.find(name);
     if (it == dep.end()) {
-      return make_error("module '" + name + "' is neither in " + dep_file +
-                        " nor in modules.builtin");
+      return make_error(ErrorKind::not_found, "module '" + name + "' is neither in " + dep_file +
+                                                  " nor in modules.builtin");
     }
     if (stack.size() >= kMaxModuleDepth) {
-      return make_error(dep_file + ": dependency chain of " + root + " deeper than " +
-                        std::to_string(kMaxModuleDepth) + " modules");
+      return make_error(ErrorKind::input, dep_file + ": dependency chain of " + root +
+                                              " deeper than " + std::to_string(kMaxModuleDepth) +
+                                              " modules");
     }
     visiting.insert(name);
     stack.push_back({name, &it->second});
@@ -152,7 +155,8 @@ Result<std::string> read_module_bytes(const fs::path& path) {
                      : ends_with(".ko.gz")  ? "gzip"
                                             : nullptr;
   if (!tool) {
-    return make_error(p + ": unknown module file type (expected .ko, .ko.xz, .ko.zst or .ko.gz)");
+    return make_error(ErrorKind::input,
+                      p + ": unknown module file type (expected .ko, .ko.xz, .ko.zst or .ko.gz)");
   }
   // The decompressor reads the file we opened (and checked to be regular) on its stdin: a FIFO
   // named as a module must not block it.

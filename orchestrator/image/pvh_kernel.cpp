@@ -44,7 +44,8 @@ Result<void> write_payload(int fd, std::string_view data, const std::string& nam
   while (!data.empty()) {
     ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return make_error("cannot write " + name + ": " + std::strerror(errno));
+    if (n < 0)
+      return make_error(ErrorKind::io, "cannot write " + name + ": " + std::strerror(errno));
     data.remove_prefix(static_cast<std::size_t>(n));
   }
   return {};
@@ -54,10 +55,10 @@ Result<std::string> unpack(const Payload& p, std::string_view data) {
   char tmpl[] = "/tmp/topolab-kernel-XXXXXX";
   OwnedFd fd(::mkostemp(tmpl, O_CLOEXEC));
   if (fd.get() < 0)
-    return make_error(std::string("mkstemp for the kernel payload failed: ") +
-                      std::strerror(errno));
+    return make_error(ErrorKind::io, std::string("mkstemp for the kernel payload failed: ") +
+                                         std::strerror(errno));
   const std::filesystem::path scratch = tmpl;
-  Result<std::string> out = make_error("cannot write " + scratch.string());
+  Result<std::string> out = make_error(ErrorKind::io, "cannot write " + scratch.string());
   auto written = write_payload(fd.get(), data, scratch.string());
   if (!written) {
     out = written.error();
@@ -94,7 +95,7 @@ Result<std::string> extract_pvh_vmlinux(const std::string& bzimage) {
       return elf;
     }
   }
-  return make_error(why);
+  return make_error(ErrorKind::input, why);
 }
 
 }  // namespace topolab::image

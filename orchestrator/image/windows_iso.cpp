@@ -93,7 +93,7 @@ Result<fs::path> make_staging(const fs::path& parent) {
     std::error_code ec;
     if (fs::create_directory(p, ec)) return p;
   }
-  return make_error("cannot create a staging folder in " + parent.string());
+  return make_error(ErrorKind::io, "cannot create a staging folder in " + parent.string());
 }
 
 Result<WindowsIso> write_iso(const fs::path& out_dir, const fs::path& stage,
@@ -121,7 +121,8 @@ Result<WindowsIso> write_iso(const fs::path& out_dir, const fs::path& stage,
   std::error_code ec;
   fs::rename(tmp, iso.iso, ec);
   if (ec)
-    return make_error("rename " + tmp.string() + " -> " + iso.iso.string() + ": " + ec.message());
+    return make_error(ErrorKind::io,
+                      "rename " + tmp.string() + " -> " + iso.iso.string() + ": " + ec.message());
   iso.bytes = fs::file_size(iso.iso, ec);
   iso.agent_bytes = exe_bytes.size();
   return iso;
@@ -131,23 +132,24 @@ Result<WindowsIso> write_iso(const fs::path& out_dir, const fs::path& stage,
 
 Result<void> check_windows_exe(const std::string& b, const std::string& what) {
   if (b.size() < 0x40 || b[0] != 'M' || b[1] != 'Z')
-    return make_error(what + ": not a Windows program (no MZ header)");
+    return make_error(ErrorKind::input, what + ": not a Windows program (no MZ header)");
   const std::uint32_t pe = read_le32(b, 0x3c);
   if (pe > b.size() - 6 || b.compare(pe, 4, std::string("PE\0\0", 4)) != 0)
-    return make_error(what + ": not a Windows PE image (no PE signature)");
+    return make_error(ErrorKind::input, what + ": not a Windows PE image (no PE signature)");
   const auto machine = static_cast<std::uint16_t>(static_cast<unsigned char>(b[pe + 4]) |
                                                   static_cast<unsigned char>(b[pe + 5]) << 8);
   if (machine != 0x8664) {
     char hex[8];
     std::snprintf(hex, sizeof(hex), "0x%04x", machine);
-    return make_error(what + ": machine " + hex + " is not x86-64 (0x8664)");
+    return make_error(ErrorKind::input, what + ": machine " + hex + " is not x86-64 (0x8664)");
   }
   return {};
 }
 
 Result<WindowsIso> build_windows_iso(const WindowsIsoOptions& options) {
   fs::path exe = options.agent_exe.empty() ? default_exe() : options.agent_exe;
-  if (exe.empty()) return make_error("no topolab-agent.exe given and none was built");
+  if (exe.empty())
+    return make_error(ErrorKind::not_found, "no topolab-agent.exe given and none was built");
   auto exe_bytes = read_file(exe, kMaxExeBytes);
   if (!exe_bytes) {
     return exe_bytes.error().context(
@@ -155,10 +157,12 @@ Result<WindowsIso> build_windows_iso(const WindowsIsoOptions& options) {
         "scripts/setup.sh)");
   }
   TL_TRY(check_windows_exe(*exe_bytes, exe.string()));
-  if (options.output_dir.empty()) return make_error("no output folder given (-o DIR)");
+  if (options.output_dir.empty())
+    return make_error(ErrorKind::input, "no output folder given (-o DIR)");
   std::error_code ec;
   fs::create_directories(options.output_dir, ec);
-  if (ec) return make_error("create " + options.output_dir.string() + ": " + ec.message());
+  if (ec)
+    return make_error(ErrorKind::io, "create " + options.output_dir.string() + ": " + ec.message());
   TL_ASSIGN(auto stage, make_staging(options.output_dir));
   auto iso = write_iso(options.output_dir, stage, *exe_bytes);
   fs::remove_all(stage, ec);  // success or not: only the finished ISO stays

@@ -224,7 +224,8 @@ Result<UploadedVolume> upload_volume(virConnectPtr conn, virStoragePoolPtr pool,
       auto read = read_file(local_file, kMaxUploadBytes);
       if (!read) return read.error();
       if (sha256_hex(*read) != out.sha256) {
-        return make_error(local_file.string() + ": changed while being placed; try again");
+        return make_error(ErrorKind::io,
+                          local_file.string() + ": changed while being placed; try again");
       }
       content = std::move(*read);
     }

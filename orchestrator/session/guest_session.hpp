@@ -32,6 +32,8 @@
 
 namespace topolab {
 
+struct DomainSpec;  // domain/domain_xml_writer.hpp
+
 inline const std::filesystem::path kRunsRoot = "/var/lib/topolab/runs";
 
 struct BootRequest {
@@ -125,7 +127,21 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
 
  private:
   GuestSession() = default;
+  // One boot attempt, step by step (guest_session_boot.cpp).
+  using TimePoint = std::chrono::steady_clock::time_point;
   Result<void> boot_steps(const BootRequest& req);
+  Result<void> open_run(const BootRequest& req);
+  Result<void> connect_libvirt(const BootRequest& req);
+  Result<GuestImage> place_image(const BootRequest& req);
+  Result<void> decide_accelerator(const BootRequest& req, const GuestImage& image);
+  DomainSpec domain_spec(const BootRequest& req, const GuestImage& image) const;
+  Result<std::string> write_domain_xml(const BootRequest& req, const GuestImage& image);
+  Result<TimePoint> define_and_start(const BootRequest& req, const std::string& xml);
+  Result<void> connect_agent_channel(const BootRequest& req, const std::string& live_xml,
+                                     TimePoint started);
+  Result<void> wait_for_hello(const BootRequest& req, const std::string& live_xml,
+                              TimePoint started);
+  Result<void> send_placement();
   // Boot watchdog and retries (guest_session_retry.cpp).
   void start_watchdog(const BootRequest& req);
   bool hung() const { return watchdog_ && watchdog_->fired(); }
@@ -133,6 +149,11 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   std::string vcpu_summary() const;
   std::optional<Error> retryable_failure(const Error& failure) const;
   nlohmann::json discard_hung_attempt(int attempt, const std::string& reason);
+  void record_boot_timings(int attempt, const nlohmann::json& once, nlohmann::json retries);
+  Error out_of_attempts(const Error& hang, const std::string& what, int attempt, int attempts,
+                        const nlohmann::json& retries) const;
+  void prepare_retry(BootRequest& next, const BootRequest& req, int attempt,
+                     nlohmann::json& once) const;
   // The agent channel and console (guest_session_streams.cpp): a local guest's channel socket
   // is connected directly; a remote guest's channel and console go through libvirt streams
   // (virt/stream_bridge.hpp), opened while it is paused (open_streams resumes it).

@@ -44,17 +44,7 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
     std::unique_ptr<GuestSession> s(new GuestSession());
     auto r = s->boot_steps(next);
     if (r) {
-      s->timings_["boot_attempts"] = attempt;
-      for (const auto& [key, value] : once.items()) s->timings_[key] = value;
-      s->timings_["boot_retries"] = std::move(retries);
-      if (s->watchdog_) {  // stopped at hello: how close this boot came to the bound
-        s->timings_["console_first_output_ms"] = s->watchdog_->first_output_ms();
-        s->timings_["console_max_silence_ms"] = s->watchdog_->max_silence_ms();
-        if (s->timings_.contains("watchdog_armed_at")) {  // own disk: its silences count from here
-          s->timings_["console_kernel_start_ms"] = s->watchdog_->armed_ms();
-          s->timings_["console_login_prompt_ms"] = s->watchdog_->stood_down_ms();
-        }
-      }
+      s->record_boot_timings(attempt, once, std::move(retries));
       return s;
     }
     const std::string what = "boot " + (s->name_.empty() ? req.layout.name : s->name_);
@@ -66,16 +56,7 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
     auto retryable = s->retryable_failure(r.error());
     if (!retryable) return r.error().context(what);  // `s` destroys and undefines its domain
     Error hang = *retryable;
-    if (attempt >= attempts) {
-      std::string earlier;
-      for (const auto& e : retries) {
-        earlier += (earlier.empty() ? " (" : "; ") + std::string("attempt ") +
-                   std::to_string(e["attempt"].get<int>()) + " hung too, console kept in " +
-                   (s->run_dir_ / e["console"].get<std::string>()).string();
-      }
-      return hang.context(what + ": attempt " + std::to_string(attempt) + " of " +
-                          std::to_string(attempts) + (earlier.empty() ? "" : earlier + ")"));
-    }
+    if (attempt >= attempts) return s->out_of_attempts(hang, what, attempt, attempts, retries);
     logging::info("{}: attempt {} of {} {} ({}); booting it again", what, attempt, attempts,
                   s->hung() ? "hung" : "panicked", hang.message.substr(0, 200));
     // The guest's whole cmdline: a planted fault comes through the image or the layout (an
@@ -84,21 +65,57 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
         "boot", what, attempt, hang.message,
         names_planted_fault(req.image.cmdline + " " + req.layout.kernel_cmdline_extra));
     retries.push_back(s->discard_hung_attempt(attempt, hang.message));
-    next.run_id = s->run_id_;
-    // The image is on the host already: the retry boots from what this attempt placed, and its
-    // timings report what this boot sent (image_bytes_sent), not a second, empty upload. The
-    // accelerator is decided too: the retry runs on it without probing KVM again.
-    if (s->placed_) next.placed = s->placed_;
-    if (attempt == 1) {
-      next.accel_decided = s->accel_;
-      for (const char* key : {"image_ms", "image_bytes_sent", "accel_ms", "accel_probes"}) {
-        if (s->timings_.contains(key)) once[key] = s->timings_[key];
-      }
-    }
-    next.run_dir = s->run_dir_;  // domain.xml was moved aside: the same folder is reused
-    // The guest may tell a retry apart (and a test fault hang only on the first attempt).
-    next.image.cmdline = req.image.cmdline + " topolab.boot_attempt=" + std::to_string(attempt + 1);
+    s->prepare_retry(next, req, attempt, once);
   }
+}
+
+// A booted attempt's boot-wide timings: its number, the first attempt's once-per-boot costs,
+// the retries before it and the watchdog's view of this boot.
+void GuestSession::record_boot_timings(int attempt, const nlohmann::json& once,
+                                       nlohmann::json retries) {
+  timings_["boot_attempts"] = attempt;
+  for (const auto& [key, value] : once.items()) timings_[key] = value;
+  timings_["boot_retries"] = std::move(retries);
+  if (!watchdog_) return;
+  // Stopped at hello: how close this boot came to the bound.
+  timings_["console_first_output_ms"] = watchdog_->first_output_ms();
+  timings_["console_max_silence_ms"] = watchdog_->max_silence_ms();
+  if (timings_.contains("watchdog_armed_at")) {  // own disk: its silences count from here
+    timings_["console_kernel_start_ms"] = watchdog_->armed_ms();
+    timings_["console_login_prompt_ms"] = watchdog_->stood_down_ms();
+  }
+}
+
+// The last attempt hung (or panicked) too: the error names every earlier attempt's console.
+Error GuestSession::out_of_attempts(const Error& hang, const std::string& what, int attempt,
+                                    int attempts, const nlohmann::json& retries) const {
+  std::string earlier;
+  for (const auto& e : retries) {
+    earlier += (earlier.empty() ? " (" : "; ") + std::string("attempt ") +
+               std::to_string(e["attempt"].get<int>()) + " hung too, console kept in " +
+               (run_dir_ / e["console"].get<std::string>()).string();
+  }
+  return hang.context(what + ": attempt " + std::to_string(attempt) + " of " +
+                      std::to_string(attempts) + (earlier.empty() ? "" : earlier + ")"));
+}
+
+// The next attempt's request, after this one was discarded.
+void GuestSession::prepare_retry(BootRequest& next, const BootRequest& req, int attempt,
+                                 nlohmann::json& once) const {
+  next.run_id = run_id_;
+  // The image is on the host already: the retry boots from what this attempt placed, and its
+  // timings report what this boot sent (image_bytes_sent), not a second, empty upload. The
+  // accelerator is decided too: the retry runs on it without probing KVM again.
+  if (placed_) next.placed = placed_;
+  if (attempt == 1) {
+    next.accel_decided = accel_;
+    for (const char* key : {"image_ms", "image_bytes_sent", "accel_ms", "accel_probes"}) {
+      if (timings_.contains(key)) once[key] = timings_[key];
+    }
+  }
+  next.run_dir = run_dir_;  // domain.xml was moved aside: the same folder is reused
+  // The guest may tell a retry apart (and a test fault hang only on the first attempt).
+  next.image.cmdline = req.image.cmdline + " topolab.boot_attempt=" + std::to_string(attempt + 1);
 }
 
 void GuestSession::start_watchdog(const BootRequest& req) {

@@ -55,6 +55,84 @@ Result<void> open_probe_streams(virDomainPtr dom, const std::filesystem::path& c
   return resume_domain(dom);
 }
 
+// The probe's own folder (0700); the error is the verdict's reason.
+Result<void> make_probe_folder(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return make_error(ErrorKind::io, "probe folder " + dir.string() + ": " + ec.message());
+  chmod(dir.c_str(), 0700);
+  return {};
+}
+
+// The probe's domain XML, kept in its folder as probe.xml; the error is the verdict's reason.
+Result<std::string> write_probe_xml(const KvmProbeOptions& o, const std::filesystem::path& console,
+                                    const std::filesystem::path& socket) {
+  std::string name = domain_name_for("kvmprobe", o.run_id);
+  auto xml = add_run_metadata(kvm_probe_domain_xml(name, o.image, console, socket),
+                              current_run_owner(o.run_id));
+  if (!xml) return xml.error().context("probe XML");
+  (void)write_file_atomic(o.work_dir / "probe.xml", *xml, 0600);
+  return xml;
+}
+
+// A hung KVM guest is silent: the serial console is watched before the agent is waited for.
+// The verdict when it stays empty for console_bound; nothing when it printed.
+std::optional<KvmVerdict> silent_console(const std::filesystem::path& console,
+                                         Clock::time_point start, const KvmProbeOptions& o,
+                                         bool streams, const std::string& via) {
+  while (file_size_or_zero(console) == 0) {
+    if (Clock::now() - start >= o.console_bound) {
+      return KvmVerdict{false,
+                        "KVM guest printed nothing on its serial console within " +
+                            std::to_string(o.console_bound.count()) +
+                            " ms (nested KVM hangs guests " + (streams ? "on that host" : "here") +
+                            "); using TCG" + via,
+                        /*hung=*/true};
+    }
+    std::this_thread::sleep_for(milliseconds(25));
+  }
+  return std::nullopt;
+}
+
+// How the probe reaches its agent: the bridged stream (remote) or the local socket.
+struct ProbeChannel {
+  bool streams = false;
+  OwnedFd fd;                      // the channel bridge's local end (remote)
+  StreamBridge* bridge = nullptr;  // says why a stream ended (remote)
+  std::filesystem::path socket;    // local
+};
+
+// The agent's hello within `deadline`, then its shutdown: the probe's verdict.
+KvmVerdict probe_hello(ProbeChannel& channel, Clock::time_point deadline, Clock::time_point t0,
+                       const KvmProbeOptions& o, const std::string& via) {
+  auto remaining = [&] {
+    return std::max(milliseconds(1),
+                    std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
+  };
+  std::ofstream transcript(o.work_dir / "probe-agent.log");  // outlives the client
+  auto agent = channel.streams
+                   ? AgentClient::adopt(std::move(channel.fd), "KVM probe channel (libvirt stream)",
+                                        remaining())
+                   : AgentClient::connect_unix(channel.socket, remaining());
+  if (!agent) {
+    return {false, "KVM probe: agent channel: " + agent.error().message + "; using TCG" + via,
+            /*hung=*/true};
+  }
+  (*agent)->set_transcript(&transcript);
+  if (channel.bridge) {  // a stream that ended says why (the connection lost, the domain gone)
+    (*agent)->set_close_reason([b = channel.bridge] { return b->end_reason(); });
+  }
+  auto hello = (*agent)->wait_hello(remaining());
+  if (!hello) {
+    return {false,
+            "KVM guest did not reach the agent within " + std::to_string(o.bound.count()) +
+                " ms (" + hello.error().message + "); using TCG" + via,
+            /*hung=*/true};
+  }
+  (void)(*agent)->shutdown();
+  return {true, "a KVM probe guest said hello after " + std::to_string(ms_since(t0)) + " ms" + via};
+}
+
 }  // namespace
 
 std::string kvm_probe_domain_xml(const std::string& name, const GuestImage& image,
@@ -101,22 +179,15 @@ std::string kvm_probe_domain_xml(const std::string& name, const GuestImage& imag
 
 KvmVerdict probe_kvm(virConnectPtr conn, const KvmProbeOptions& o) {
   auto t0 = Clock::now();
-  std::error_code ec;
-  std::filesystem::create_directories(o.work_dir, ec);
-  if (ec) return {false, "probe folder " + o.work_dir.string() + ": " + ec.message()};
-  chmod(o.work_dir.c_str(), 0700);
+  if (auto made = make_probe_folder(o.work_dir); !made) return {false, made.error().message};
   auto console = o.work_dir / "probe-console.log";
   auto socket = o.work_dir / "probe-agent.sock";
   const bool streams = through_remote_driver(conn);
   const std::string via =
       streams ? " (through libvirt streams of " + redacted_uri(connection_uri(conn)) + ")" : "";
-  std::string name = domain_name_for("kvmprobe", o.run_id);
-  auto xml = add_run_metadata(
-      kvm_probe_domain_xml(name, o.image, streams ? std::filesystem::path() : console,
-                           streams ? std::filesystem::path() : socket),
-      current_run_owner(o.run_id));
-  if (!xml) return {false, "probe XML: " + xml.error().message};
-  (void)write_file_atomic(o.work_dir / "probe.xml", *xml, 0600);
+  auto xml = write_probe_xml(o, streams ? std::filesystem::path() : console,
+                             streams ? std::filesystem::path() : socket);
+  if (!xml) return {false, xml.error().message};
 
   auto dom = OwnedDomain::define(conn, *xml);
   if (!dom) return {false, "KVM probe guest could not be defined: " + dom.error().message};
@@ -133,43 +204,9 @@ KvmVerdict probe_kvm(virConnectPtr conn, const KvmProbeOptions& o) {
     if (!opened) return {false, "KVM probe guest's streams: " + opened.error().message + via};
   }
   auto start = Clock::now();
-  auto deadline = start + o.bound;
-  // A hung KVM guest is silent: watch the serial console before waiting for the agent.
-  while (file_size_or_zero(console) == 0) {
-    if (Clock::now() - start >= o.console_bound) {
-      return {false,
-              "KVM guest printed nothing on its serial console within " +
-                  std::to_string(o.console_bound.count()) + " ms (nested KVM hangs guests " +
-                  (streams ? "on that host" : "here") + "); using TCG" + via,
-              /*hung=*/true};
-    }
-    std::this_thread::sleep_for(milliseconds(25));
-  }
-  auto remaining = [&] {
-    return std::max(milliseconds(1),
-                    std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
-  };
-  std::ofstream transcript(o.work_dir / "probe-agent.log");  // outlives the client
-  auto agent = streams ? AgentClient::adopt(std::move(channel_fd),
-                                            "KVM probe channel (libvirt stream)", remaining())
-                       : AgentClient::connect_unix(socket, remaining());
-  if (!agent) {
-    return {false, "KVM probe: agent channel: " + agent.error().message + "; using TCG" + via,
-            /*hung=*/true};
-  }
-  (*agent)->set_transcript(&transcript);
-  if (channel_bridge) {  // a stream that ended says why (the connection lost, the domain gone)
-    (*agent)->set_close_reason([b = channel_bridge.get()] { return b->end_reason(); });
-  }
-  auto hello = (*agent)->wait_hello(remaining());
-  if (!hello) {
-    return {false,
-            "KVM guest did not reach the agent within " + std::to_string(o.bound.count()) +
-                " ms (" + hello.error().message + "); using TCG" + via,
-            /*hung=*/true};
-  }
-  (void)(*agent)->shutdown();
-  return {true, "a KVM probe guest said hello after " + std::to_string(ms_since(t0)) + " ms" + via};
+  if (auto silent = silent_console(console, start, o, streams, via)) return *silent;
+  ProbeChannel channel{streams, std::move(channel_fd), channel_bridge.get(), socket};
+  return probe_hello(channel, start + o.bound, t0, o, via);
 }
 
 }  // namespace topolab::session

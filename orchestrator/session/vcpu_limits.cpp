@@ -39,10 +39,11 @@ VcpuLimit static_vcpu_limit() {
 
 Result<int> parse_domcaps_vcpu_max(const std::string& xml) {
   pugi::xml_document doc;
-  if (!doc.load_string(xml.c_str())) return make_error("domain capabilities do not parse");
+  if (!doc.load_string(xml.c_str()))
+    return make_error(ErrorKind::libvirt, "domain capabilities do not parse");
   auto vcpu = doc.child("domainCapabilities").child("vcpu");
   const int max = vcpu.attribute("max").as_int(0);
-  if (max < 1) return make_error("domain capabilities have no <vcpu max='N'/>");
+  if (max < 1) return make_error(ErrorKind::libvirt, "domain capabilities have no <vcpu max='N'/>");
   return max;
 }
 

@@ -38,7 +38,9 @@ std::string to_string(AccelMode mode) {
 Result<AccelMode> parse_accel_mode(std::string_view text) {
   if (text == "auto") return AccelMode::kAuto;
   auto a = parse_accelerator(text);
-  if (!a) return make_error("accelerator '" + std::string(text) + "': expected auto, kvm or tcg");
+  if (!a)
+    return make_error(ErrorKind::input,
+                      "accelerator '" + std::string(text) + "': expected auto, kvm or tcg");
   return *a == Accelerator::kKvm ? AccelMode::kKvm : AccelMode::kTcg;
 }
 
@@ -66,7 +68,7 @@ Result<std::string> accel_cache_key(virConnectPtr conn) {
     return std::string("host=") + host.get() + versions;
   }
   struct utsname u {};
-  if (uname(&u) != 0) return make_error("uname failed");
+  if (uname(&u) != 0) return make_error(ErrorKind::failed, "uname failed");
   return std::string("kernel=") + u.release + versions;  // local keys stay as they were
 }
 
@@ -92,7 +94,9 @@ Result<void> write_accel_cache(const std::filesystem::path& cache, const std::st
   interrupt::hold_if_interrupted();
   std::error_code ec;
   std::filesystem::create_directories(cache.parent_path(), ec);
-  if (ec) return make_error("cannot create " + cache.parent_path().string() + ": " + ec.message());
+  if (ec)
+    return make_error(ErrorKind::io,
+                      "cannot create " + cache.parent_path().string() + ": " + ec.message());
   auto j = read_cache_json(cache);
   if (!j.contains("entries")) j["entries"] = nlohmann::json::object();
   j["entries"][key] = {

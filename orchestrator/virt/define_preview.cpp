@@ -50,9 +50,10 @@ Result<void> undefine_throwaway(virDomainPtr dom, const std::string& name) {
 
 Result<std::string> libvirt_normalised_definition(virConnectPtr conn, const std::string& xml) {
   pugi::xml_document doc;
-  if (!doc.load_buffer(xml.data(), xml.size())) return make_error("preview: XML does not parse");
+  if (!doc.load_buffer(xml.data(), xml.size()))
+    return make_error(ErrorKind::input, "preview: XML does not parse");
   auto domain = doc.child("domain");
-  if (!domain) return make_error("preview: expected a <domain> root element");
+  if (!domain) return make_error(ErrorKind::input, "preview: expected a <domain> root element");
   const std::string name = throwaway_name();
   domain.child("name").text().set(name.c_str());
   if (auto uuid = domain.child("uuid")) domain.remove_child(uuid);

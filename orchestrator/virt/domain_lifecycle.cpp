@@ -79,13 +79,16 @@ Result<std::optional<DomainPtr>> find_domain_by_uuid(virConnectPtr conn, const s
 
 Result<DomainPtr> define_domain(virConnectPtr conn, const std::string& xml) {
   pugi::xml_document doc;
-  if (!doc.load_string(xml.c_str())) return make_error("define: domain XML does not parse");
+  if (!doc.load_string(xml.c_str()))
+    return make_error(ErrorKind::input, "define: domain XML does not parse");
   std::string name = doc.child("domain").child_value("name");
-  if (name.empty()) return make_error("define: domain XML has no <name>");
+  if (name.empty()) return make_error(ErrorKind::input, "define: domain XML has no <name>");
   if (virDomainPtr existing = virDomainLookupByName(conn, name.c_str())) {
     virDomainFree(existing);
-    return make_error("define: a domain named '" + name +
-                      "' already exists; refusing to redefine a domain this run did not create");
+    return make_error(
+        ErrorKind::failed,
+        "define: a domain named '" + name +
+            "' already exists; refusing to redefine a domain this run did not create");
   }
   CallTimer timer("virDomainDefineXML(" + name + ")");
   virDomainPtr d = virDomainDefineXML(conn, xml.c_str());
@@ -176,7 +179,7 @@ Result<void> destroy_and_undefine(virDomainPtr dom) {
   std::string msg;
   if (!destroyed) msg = destroyed.error().message;
   if (!undefined) msg += (msg.empty() ? "" : "; ") + undefined.error().message;
-  return make_error(msg);
+  return make_error(ErrorKind::libvirt, msg);
 }
 
 Result<void> request_shutdown(virDomainPtr dom) {
@@ -206,8 +209,8 @@ Result<void> wait_for_shutoff(virDomainPtr dom, std::chrono::milliseconds timeou
       return e->context("virDomainIsActive(" + domain_name(dom) + ")");
     }
     if (Clock::now() >= deadline) {
-      return make_error("domain " + domain_name(dom) + " still running after " +
-                        std::to_string(timeout.count()) + " ms");
+      return make_error(ErrorKind::guest, "domain " + domain_name(dom) + " still running after " +
+                                              std::to_string(timeout.count()) + " ms");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -224,22 +227,24 @@ Result<std::filesystem::path> find_channel_socket(std::string_view domain_xml,
                                                   std::string_view channel_name) {
   pugi::xml_document doc;
   if (!doc.load_buffer(domain_xml.data(), domain_xml.size())) {
-    return make_error("domain XML does not parse");
+    return make_error(ErrorKind::libvirt, "domain XML does not parse");
   }
   for (auto ch : doc.child("domain").child("devices").children("channel")) {
     if (ch.child("target").attribute("name").value() != channel_name) continue;
     if (std::string_view(ch.attribute("type").value()) != "unix") {
-      return make_error("channel '" + std::string(channel_name) + "' has type '" +
-                        ch.attribute("type").value() + "', expected 'unix'");
+      return make_error(ErrorKind::libvirt, "channel '" + std::string(channel_name) +
+                                                "' has type '" + ch.attribute("type").value() +
+                                                "', expected 'unix'");
     }
     std::string path = ch.child("source").attribute("path").value();
     if (path.empty()) {
-      return make_error("channel '" + std::string(channel_name) +
-                        "' has no socket path (is the domain running?)");
+      return make_error(ErrorKind::libvirt, "channel '" + std::string(channel_name) +
+                                                "' has no socket path (is the domain running?)");
     }
     return std::filesystem::path(path);
   }
-  return make_error("domain XML has no channel named '" + std::string(channel_name) + "'");
+  return make_error(ErrorKind::libvirt,
+                    "domain XML has no channel named '" + std::string(channel_name) + "'");
 }
 
 }  // namespace topolab::virt

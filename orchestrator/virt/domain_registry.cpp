@@ -103,8 +103,8 @@ DomainRegistry& DomainRegistry::instance() {
 Result<DomainPtr> DomainRegistry::define(virConnectPtr conn, const std::string& xml) {
   std::lock_guard lock(mu_);
   if (interrupt_signal_ != 0) {
-    return make_error("not defining a domain: interrupted by signal " +
-                      std::to_string(interrupt_signal_));
+    return make_error(ErrorKind::failed, "not defining a domain: interrupted by signal " +
+                                             std::to_string(interrupt_signal_));
   }
   auto dom = define_domain(conn, xml);
   if (!dom) return dom.error();
@@ -166,10 +166,13 @@ std::vector<std::string> DomainRegistry::interrupt_cleanup(int signal_number) {
 Result<void> DomainRegistry::add_process(pid_t pid) {
   std::lock_guard lock(mu_);
   if (interrupt_signal_ != 0)
-    return make_error("not starting process " + std::to_string(pid) + ": interrupted by signal " +
-                      std::to_string(interrupt_signal_));
+    return make_error(ErrorKind::failed, "not starting process " + std::to_string(pid) +
+                                             ": interrupted by signal " +
+                                             std::to_string(interrupt_signal_));
   OwnedFd fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  if (!fd) return make_error("pidfd_open(" + std::to_string(pid) + "): " + std::strerror(errno));
+  if (!fd)
+    return make_error(ErrorKind::io,
+                      "pidfd_open(" + std::to_string(pid) + "): " + std::strerror(errno));
   processes_.push_back(Holder{pid, std::move(fd)});
   return {};
 }
@@ -209,8 +212,9 @@ void DomainRegistry::stop_processes_locked(std::vector<std::string>& failures) {
 Result<void> DomainRegistry::add_file(const std::filesystem::path& path) {
   std::lock_guard lock(mu_);
   if (interrupt_signal_ != 0) {
-    return make_error("not creating " + path.string() + ": interrupted by signal " +
-                      std::to_string(interrupt_signal_));
+    return make_error(ErrorKind::failed, "not creating " + path.string() +
+                                             ": interrupted by signal " +
+                                             std::to_string(interrupt_signal_));
   }
   files_.push_back(path);
   return {};

@@ -80,8 +80,9 @@ std::optional<Result<void>> wait_for_shutoff_event(virDomainPtr dom,
     }
     const auto now = Clock::now();
     if (now >= deadline) {
-      out = make_error("domain " + std::string(virDomainGetName(dom)) + " still running after " +
-                       std::to_string(timeout.count()) + " ms");
+      out = make_error(ErrorKind::guest, "domain " + std::string(virDomainGetName(dom)) +
+                                             " still running after " +
+                                             std::to_string(timeout.count()) + " ms");
       break;
     }
     std::unique_lock<std::mutex> lock(waiter->m);

@@ -125,9 +125,11 @@ Result<std::string> add_run_metadata(std::string_view domain_xml, const RunOwner
   pugi::xml_document doc;
   auto parsed = doc.load_buffer(domain_xml.data(), domain_xml.size(),
                                 pugi::parse_default | pugi::parse_declaration);
-  if (!parsed) return make_error(std::string("domain XML does not parse: ") + parsed.description());
+  if (!parsed)
+    return make_error(ErrorKind::input,
+                      std::string("domain XML does not parse: ") + parsed.description());
   pugi::xml_node domain = doc.child("domain");
-  if (!domain) return make_error("domain XML has no <domain> root");
+  if (!domain) return make_error(ErrorKind::input, "domain XML has no <domain> root");
   pugi::xml_node metadata = domain.child("metadata");
   if (!metadata) {
     // libvirt keeps <metadata> after <name>/<uuid>/<title>/<description>; place it there.
@@ -138,7 +140,8 @@ Result<std::string> add_run_metadata(std::string_view domain_xml, const RunOwner
     metadata =
         after ? domain.insert_child_after("metadata", after) : domain.prepend_child("metadata");
   }
-  if (find_run_element(metadata)) return make_error("domain XML already has a topolab:run element");
+  if (find_run_element(metadata))
+    return make_error(ErrorKind::input, "domain XML already has a topolab:run element");
   std::string tag = std::string(kMetadataPrefix) + ":run";
   pugi::xml_node run = metadata.append_child(tag.c_str());
   run.append_attribute(("xmlns:" + std::string(kMetadataPrefix)).c_str()) =

@@ -57,7 +57,7 @@ Result<std::vector<std::string>> cleanup_stale_domains(virConnectPtr conn, std::
     }
     removed.push_back(s.name);
   }
-  if (!failures.empty()) return make_error("stale domain cleanup: " + failures);
+  if (!failures.empty()) return make_error(ErrorKind::libvirt, "stale domain cleanup: " + failures);
   return removed;
 }
 

@@ -242,7 +242,8 @@ std::string connection_name(virConnectPtr conn) {
 Result<std::unique_ptr<StreamBridge>> StreamBridge::start(virConnectPtr conn, StreamPtr stream,
                                                           std::string what, OwnedFd fd,
                                                           bool two_way, std::uint64_t max_bytes) {
-  if (!ensure_event_loop()) return make_error(what + ": libvirt's event loop is unavailable");
+  if (!ensure_event_loop())
+    return make_error(ErrorKind::libvirt, what + ": libvirt's event loop is unavailable");
   std::unique_ptr<StreamBridge> bridge(new StreamBridge());
   auto s = std::make_shared<State>();
   s->stream = stream.get();
@@ -257,7 +258,7 @@ Result<std::unique_ptr<StreamBridge>> StreamBridge::start(virConnectPtr conn, St
   set_nonblocking(s->fd);
   const int fd_events = two_way ? VIR_EVENT_HANDLE_READABLE : 0;
   s->watch = virEventAddHandle(s->fd, fd_events, on_fd, new_ref(s), free_ref);
-  if (s->watch < 0) return make_error(s->what + ": virEventAddHandle failed");
+  if (s->watch < 0) return make_error(ErrorKind::libvirt, s->what + ": virEventAddHandle failed");
   if (auto e = failed(virStreamEventAddCallback(
           s->stream, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR | VIR_STREAM_EVENT_HANGUP,
           on_stream, bridge->stream_ref_ = new_ref(s), nullptr))) {
@@ -273,7 +274,7 @@ Result<std::unique_ptr<StreamBridge>> StreamBridge::to_socket(virConnectPtr conn
                                                               std::string what, OwnedFd& local) {
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
-    return make_error(what + ": socketpair: " + std::strerror(errno));
+    return make_error(ErrorKind::io, what + ": socketpair: " + std::strerror(errno));
   }
   OwnedFd mine(pair[0]);
   local = OwnedFd(pair[1]);
@@ -352,7 +353,7 @@ Result<std::unique_ptr<StreamBridge>> open_console_bridge(virDomainPtr dom,
   const std::string what =
       "serial console of " + std::string(virDomainGetName(dom)) + " on " + connection_name(conn);
   OwnedFd file(::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!file) return make_error(log.string() + ": " + std::strerror(errno));
+  if (!file) return make_error(ErrorKind::io, log.string() + ": " + std::strerror(errno));
   StreamPtr st(virStreamNew(conn, VIR_STREAM_NONBLOCK));
   if (!st) return capture_libvirt_error().context(what + ": virStreamNew");
   CallTimer timer("virDomainOpenConsole(" + std::string(virDomainGetName(dom)) + ")");

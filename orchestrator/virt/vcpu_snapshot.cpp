@@ -157,7 +157,8 @@ std::string memory_sections(const std::string& uri, const std::string& domain,
 Result<std::string> snapshot_vcpus(virDomainPtr dom, const std::filesystem::path& out) {
   virConnectPtr conn = virDomainGetConnect(dom);
   char* uri = conn ? virConnectGetURI(conn) : nullptr;
-  if (uri == nullptr) return make_error("vCPU registers: the domain's connection has no URI");
+  if (uri == nullptr)
+    return make_error(ErrorKind::libvirt, "vCPU registers: the domain's connection has no URI");
   const std::string connect_uri(uri);
   free(uri);
   auto spec = ProcessSpec::in_path({"virsh", "-c", connect_uri, "qemu-monitor-command", "--hmp",

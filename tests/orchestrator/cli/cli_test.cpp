@@ -154,7 +154,7 @@ TEST(CliRun, ARefusedRunLeavesNoNewStore) {
             "params = { n = 1000, repeats = 1 }\n");
   const fs::path os_db = dir.path() / "os.db", shard_db = dir.path() / "shard.db";
   auto r = run_cli({"run", (dir.path() / "os.toml").string(), "--store", os_db.string()});
-  EXPECT_EQ(r.status(), 1) << r.err;
+  EXPECT_EQ(r.status(), to_int(ExitCode::data_error)) << r.err;  // the file's [os]: input
   EXPECT_NE(r.err.find("--allow-host-settings"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(os_db)) << "a refused run left its new store";
   r = run_cli(

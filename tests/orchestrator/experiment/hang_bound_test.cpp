@@ -45,5 +45,13 @@ TEST(RunBound, AnUnusableEarlierDurationFallsBackToTheTimeout) {
   }
 }
 
+TEST(WaitedOut, AFailedStepThatUsedNineTenthsOfItsBoundWaitedItOut) {
+  EXPECT_TRUE(waited_out(54'000.0, seconds(60)));  // exactly 0.9
+  EXPECT_TRUE(waited_out(61'000.0, seconds(60)));  // past the bound (a slow timeout)
+  EXPECT_FALSE(waited_out(53'999.0, seconds(60)));
+  EXPECT_FALSE(waited_out(0.0, milliseconds(90'000)));  // failed at once: not a hang
+  EXPECT_TRUE(waited_out(81'000.0, milliseconds(90'000)));
+}
+
 }  // namespace
 }  // namespace topolab::experiment

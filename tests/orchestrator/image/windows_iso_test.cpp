@@ -73,7 +73,7 @@ TEST(WindowsIso, RefusesAnAgentThatIsNotAWindowsProgram) {
   ASSERT_TRUE(write_file_atomic(elf, linux_agent->substr(0, 64 * 1024)).ok());
   auto run = testing::run_cli(
       {"image", "--windows", "-o", (tmp.path() / "out").string(), "--agent", elf.string()});
-  EXPECT_EQ(run.status(), 1);
+  EXPECT_EQ(run.status(), 65);  // refused input (ExitCode::data_error)
   EXPECT_NE(run.err.find("not a Windows program (no MZ header)"), std::string::npos) << run.err;
   EXPECT_FALSE(fs::exists(tmp.path() / "out")) << "nothing is created for a refused input";
 }
