@@ -154,9 +154,7 @@ Result<PreparedDisk> prepare_guest(const std::string& connect_uri, const GuestSo
 Result<PreparedDisk> prepare_disk(const std::string& connect_uri, const GuestSource& source,
                                   const std::string& run_id,
                                   const std::filesystem::path& overlay_dir) {
-  for (const auto& stale : cleanup_stale_overlays(overlay_dir)) {
-    std::fprintf(stderr, "topolab: removed stale overlay %s (its run is gone)\n", stale.c_str());
-  }
+  clean_stale_overlays(overlay_dir);
   PreparedDisk out;
   TL_ASSIGN(out.disk, check_disk(connect_uri, source.disk, source.from_file));
   TL_ASSIGN(const std::string os, parse_guest_os(source.os));

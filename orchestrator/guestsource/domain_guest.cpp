@@ -60,9 +60,7 @@ Result<void> refuse_emulated_tpm(const std::string& xml, const std::string& name
 Result<PreparedDisk> prepare_template_domain(const std::string& connect_uri,
                                              const std::string& name, const std::string& run_id,
                                              const std::filesystem::path& overlay_dir) {
-  for (const auto& stale : cleanup_stale_overlays(overlay_dir)) {
-    std::fprintf(stderr, "topolab: removed stale overlay %s (its run is gone)\n", stale.c_str());
-  }
+  clean_stale_overlays(overlay_dir);
   auto conn = virt::open_connection(connect_uri);
   if (!conn) return conn.error();
   auto dom = virt::lookup_domain(conn->get(), name);

@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "common/process.hpp"
+#include "orchestrator/logging/log.hpp"
 #include "orchestrator/virt/domain_registry.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 
@@ -89,6 +90,11 @@ std::vector<std::filesystem::path> cleanup_stale_overlays(const std::filesystem:
     if (unlink(it->path().c_str()) == 0) removed.push_back(it->path());
   }
   return removed;
+}
+
+void clean_stale_overlays(const std::filesystem::path& dir) {
+  for (const auto& stale : cleanup_stale_overlays(dir))
+    logging::info("removed stale overlay {} (its run is gone)", stale.string());
 }
 
 }  // namespace topolab::guestsource
