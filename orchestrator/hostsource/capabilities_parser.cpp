@@ -22,8 +22,9 @@ std::optional<long long> to_integer(std::string_view s) {
 // "<origin>: <what> at <element path>: expected ..., got '...'" in one line.
 Error field_error(const std::string& origin, const pugi::xml_node& node, const char* attr,
                   const std::string& text, const char* expected) {
-  return make_error(origin + ": <" + std::string(node.name()) + "> attribute " + attr + "='" +
-                    text.substr(0, 80) + "': expected " + expected);
+  return make_error(ErrorKind::input, origin + ": <" + std::string(node.name()) + "> attribute " +
+                                          attr + "='" + text.substr(0, 80) + "': expected " +
+                                          expected);
 }
 
 Result<int> int_attr(const std::string& origin, const pugi::xml_node& node, const char* attr,
@@ -75,10 +76,11 @@ Result<std::uint64_t> sized(const std::string& origin, const pugi::xml_node& nod
   auto v = to_integer(text);
   auto kib = v ? to_kib(*v, node.attribute(unit_attr).value()) : std::nullopt;
   if (!kib) {
-    return make_error(origin + ": <" + std::string(node.name()) + "> " + what + " '" +
-                      std::string(text.substr(0, 80)) + "' unit '" +
-                      node.attribute(unit_attr).value() +
-                      "': expected a size in KiB/MiB/GiB/TiB that fits 64 bits");
+    return make_error(ErrorKind::input,
+                      origin + ": <" + std::string(node.name()) + "> " + what + " '" +
+                          std::string(text.substr(0, 80)) + "' unit '" +
+                          node.attribute(unit_attr).value() +
+                          "': expected a size in KiB/MiB/GiB/TiB that fits 64 bits");
   }
   return *kib;
 }
@@ -100,9 +102,10 @@ Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, R
               sized(origin, pages, pages.attribute("size").value(), "unit", "page size"));
     auto count = to_integer(pages.child_value());
     if (!count || *count < 0) {
-      return make_error(origin + ": <pages size='" + pages.attribute("size").value() +
-                        "'> count '" + std::string(pages.child_value()).substr(0, 80) +
-                        "': expected a non-negative integer");
+      return make_error(ErrorKind::input, origin + ": <pages size='" +
+                                              pages.attribute("size").value() + "'> count '" +
+                                              std::string(pages.child_value()).substr(0, 80) +
+                                              "': expected a non-negative integer");
     }
     pools.push_back({size, static_cast<std::uint64_t>(*count), 0});
   }
@@ -114,8 +117,8 @@ Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, R
   // Two <cpus> lists in one cell: which one libvirt meant is unknowable (the first was taken).
   auto cpus_lists = cell.children("cpus");
   if (std::distance(cpus_lists.begin(), cpus_lists.end()) > 1)
-    return make_error(origin + ": <cell id='" + std::to_string(id) +
-                      "'> has more than one <cpus> element (expected one)");
+    return make_error(ErrorKind::input, origin + ": <cell id='" + std::to_string(id) +
+                                            "'> has more than one <cpus> element (expected one)");
   std::vector<int> node_cpus;
   for (auto cpu : cell.child("cpus").children("cpu")) {
     RawCpu r;
@@ -140,7 +143,8 @@ Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, R
     }
     raw.cpus.push_back(std::move(r));
     if (raw.cpus.size() > static_cast<std::size_t>(kMaxTopologyCpus)) {
-      return make_error(origin + ": more than " + std::to_string(kMaxTopologyCpus) + " CPUs");
+      return make_error(ErrorKind::input,
+                        origin + ": more than " + std::to_string(kMaxTopologyCpus) + " CPUs");
     }
   }
   node.cpus = CpuList::from_vector(std::move(node_cpus));
@@ -153,8 +157,9 @@ Result<void> refuse_duplicate_cells(const std::string& origin, const RawTopology
   std::set<int> seen;
   for (const auto& n : raw.numa_nodes)
     if (!seen.insert(n.id).second)
-      return make_error(origin + ": <cell id='" + std::to_string(n.id) +
-                        "'> listed twice (expected one <cell> per NUMA node id)");
+      return make_error(ErrorKind::input,
+                        origin + ": <cell id='" + std::to_string(n.id) +
+                            "'> listed twice (expected one <cell> per NUMA node id)");
   return {};
 }
 
@@ -214,11 +219,12 @@ Result<HostTopology> parse_xml(std::string_view xml, const std::string& origin) 
   pugi::xml_document doc;
   pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size());
   if (!parsed) {
-    return make_error(origin + ": invalid XML at offset " + std::to_string(parsed.offset) + ": " +
-                      parsed.description());
+    return make_error(ErrorKind::input, origin + ": invalid XML at offset " +
+                                            std::to_string(parsed.offset) + ": " +
+                                            parsed.description());
   }
   pugi::xml_node host = doc.child("capabilities").child("host");
-  if (!host) return make_error(origin + ": no <capabilities><host> element");
+  if (!host) return make_error(ErrorKind::input, origin + ": no <capabilities><host> element");
   RawTopology raw;
   raw.source = origin.rfind("libvirt:", 0) == 0 ? origin : "caps:" + origin;
   pugi::xml_node cells = host.child("topology").child("cells");
@@ -226,7 +232,8 @@ Result<HostTopology> parse_xml(std::string_view xml, const std::string& origin) 
   for (auto cell : cells.children("cell")) TL_TRY(parse_cell(origin, cell, raw, budget));
   TL_TRY(refuse_duplicate_cells(origin, raw));
   if (raw.cpus.empty()) {
-    return make_error(origin + ": no <host><topology><cells><cell><cpus><cpu> elements (no CPUs)");
+    return make_error(ErrorKind::input,
+                      origin + ": no <host><topology><cells><cell><cpus><cpu> elements (no CPUs)");
   }
   TL_TRY(parse_cache(origin, host.child("cache"), raw, budget));
   raw.vendor = cpuid_vendor(host.child("cpu").child_value("vendor"));

@@ -9,14 +9,17 @@ Result<UsableHost> usable_host(const Layout& layout, const HostTopology& host) {
   UsableHost out;
   const CpuList all = host.all_cpus();
   const CpuList online = host.online_cpus();
-  if (online.empty()) return make_error("host topology (" + host.source + ") has no online CPUs");
+  if (online.empty())
+    return make_error(ErrorKind::does_not_fit,
+                      "host topology (" + host.source + ") has no online CPUs");
   CpuList wanted = online;
   if (layout.host_cpus) {
     CpuList unknown = layout.host_cpus->minus(all);
     if (!unknown.empty()) {
-      return make_error("placement.host_cpus " + layout.host_cpus->to_string() + " names CPUs " +
-                        unknown.to_string() + " the host does not have (host CPUs " +
-                        all.to_string() + ")");
+      return make_error(ErrorKind::does_not_fit,
+                        "placement.host_cpus " + layout.host_cpus->to_string() + " names CPUs " +
+                            unknown.to_string() + " the host does not have (host CPUs " +
+                            all.to_string() + ")");
     }
     CpuList offline = layout.host_cpus->minus(online);
     if (!offline.empty()) {
@@ -29,13 +32,15 @@ Result<UsableHost> usable_host(const Layout& layout, const HostTopology& host) {
   if (layout.housekeeping_cpus) {
     CpuList unknown = layout.housekeeping_cpus->minus(all);
     if (!unknown.empty()) {
-      return make_error("placement.housekeeping_cpus " + layout.housekeeping_cpus->to_string() +
-                        " names CPUs " + unknown.to_string() +
-                        " the host does not have (host CPUs " + all.to_string() + ")");
+      return make_error(ErrorKind::does_not_fit,
+                        "placement.housekeeping_cpus " + layout.housekeeping_cpus->to_string() +
+                            " names CPUs " + unknown.to_string() +
+                            " the host does not have (host CPUs " + all.to_string() + ")");
     }
     if (layout.housekeeping_cpus->intersected(online).empty()) {
-      return make_error("placement.housekeeping_cpus " + layout.housekeeping_cpus->to_string() +
-                        ": no CPU of it is online");
+      return make_error(ErrorKind::does_not_fit, "placement.housekeeping_cpus " +
+                                                     layout.housekeeping_cpus->to_string() +
+                                                     ": no CPU of it is online");
     }
     wanted = wanted.minus(*layout.housekeeping_cpus);
     if (out.allowed_text.empty()) {
@@ -43,8 +48,8 @@ Result<UsableHost> usable_host(const Layout& layout, const HostTopology& host) {
     }
   }
   if (wanted.empty()) {
-    return make_error("no usable host CPUs " + out.allowed_text + " (online " + online.to_string() +
-                      ")");
+    return make_error(ErrorKind::does_not_fit, "no usable host CPUs " + out.allowed_text +
+                                                   " (online " + online.to_string() + ")");
   }
   out.allowed = wanted;
 

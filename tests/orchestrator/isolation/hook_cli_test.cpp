@@ -14,9 +14,9 @@
 
 namespace {
 
-using topolab::testing::run_cli;
 using topolab::ExitCode;
 using topolab::to_int;
+using topolab::testing::run_cli;
 namespace fs = std::filesystem;
 
 const std::string kRoot =
@@ -259,7 +259,8 @@ TEST(HookCli, TheSnippetPassesTheDomainXmlAndTheOldOneStillUninstalls) {
 
 TEST(HookCli, MissingArgumentsAndBadNamesFail) {
   EXPECT_EQ(run_cli({"hook"}).exit_code, 2);
-  EXPECT_EQ(run_cli({"hook", "../x", "prepare", "--root", kRoot, "--dry-run"}).exit_code, 1);
+  EXPECT_EQ(run_cli({"hook", "../x", "prepare", "--root", kRoot, "--dry-run"}).exit_code,
+            to_int(ExitCode::data_error));
 }
 
 }  // namespace
