@@ -162,7 +162,7 @@ Result<PreparedDisk> prepare_disk(const std::string& connect_uri, const GuestSou
   clean_stale_overlays(overlay_dir);
   PreparedDisk out;
   TL_ASSIGN(out.disk, check_disk(connect_uri, source.disk, source.from_file));
-  TL_ASSIGN(const std::string os, parse_guest_os(source.os));
+  const std::string os(to_string(source.os));
   const auto base = templates_dir() / "domains" / (os + "-disk.xml");
   TL_ASSIGN(const std::string text, read_file(base, 4u << 20));
   TL_ASSIGN_CTX(const std::string xml,
