@@ -10,17 +10,11 @@ const std::vector<std::string>& overlayable_formats() {
   return formats;
 }
 
-Result<void> check_image_info(const nlohmann::json& j, const std::string& shown, DiskImage& d) {
-  if (!j.is_object() || !j.contains("format") || !j["format"].is_string())
-    return make_error(ErrorKind::io, shown + ": qemu-img info printed no format");
-  d.format = j["format"].get<std::string>();
-  const auto& ok = overlayable_formats();
-  if (std::find(ok.begin(), ok.end(), d.format) == ok.end()) {
-    return make_error(ErrorKind::input,
-                      shown + ": format '" + d.format.substr(0, 40) +
-                          "' cannot be overlaid by topolab (supported: qcow2, raw; convert it with "
-                          "qemu-img convert -O qcow2)");
-  }
+namespace {
+
+// An image topolab can overlay holds all its bytes itself, readable without a key, and sound:
+// no backing chain, no encryption, no external data file, not marked corrupt.
+Result<void> check_self_contained(const nlohmann::json& j, const std::string& shown) {
   // A backing file is opened (and relabelled by libvirt) although the user named only the top
   // image: a chain pointing at /etc/shadow or at another VM's disk would reach the guest.
   for (const char* key : {"backing-filename", "full-backing-filename"}) {
@@ -49,6 +43,23 @@ Result<void> check_image_info(const nlohmann::json& j, const std::string& shown,
   if (data && data->contains("corrupt") && (*data)["corrupt"] == true)
     return make_error(ErrorKind::input,
                       shown + ": marked corrupt by QEMU (qemu-img check -r all repairs it)");
+  return {};
+}
+
+}  // namespace
+
+Result<void> check_image_info(const nlohmann::json& j, const std::string& shown, DiskImage& d) {
+  if (!j.is_object() || !j.contains("format") || !j["format"].is_string())
+    return make_error(ErrorKind::io, shown + ": qemu-img info printed no format");
+  d.format = j["format"].get<std::string>();
+  const auto& ok = overlayable_formats();
+  if (std::find(ok.begin(), ok.end(), d.format) == ok.end()) {
+    return make_error(ErrorKind::input,
+                      shown + ": format '" + d.format.substr(0, 40) +
+                          "' cannot be overlaid by topolab (supported: qcow2, raw; convert it with "
+                          "qemu-img convert -O qcow2)");
+  }
+  TL_TRY(check_self_contained(j, shown));
   if (!j.contains("virtual-size") || !j["virtual-size"].is_number_unsigned())
     return make_error(ErrorKind::io, shown + ": qemu-img info printed no virtual size");
   d.virtual_bytes = j["virtual-size"].get<std::uint64_t>();

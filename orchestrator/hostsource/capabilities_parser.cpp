@@ -85,17 +85,9 @@ Result<std::uint64_t> sized(const std::string& origin, const pugi::xml_node& nod
   return *kib;
 }
 
-Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, RawTopology& raw,
-                        CpuIdBudget& budget) {
-  NumaNode node;
-  TL_ASSIGN(auto id, int_attr(origin, cell, "id"));
-  node.id = id;
-  if (auto mem = cell.child("memory")) {
-    TL_ASSIGN(auto kib, sized(origin, mem, mem.child_value(), "unit", "memory"));
-    node.memory_kib = kib;
-    node.memoryless = kib == 0;
-  }
-  // The first (smallest) <pages> is the base page size, not a hugepage pool.
+// The cell's hugepage pools: every <pages> but the first (smallest), the base page size.
+Result<std::vector<HugepagePool>> parse_hugepage_pools(const std::string& origin,
+                                                       const pugi::xml_node& cell) {
   std::vector<HugepagePool> pools;
   for (auto pages : cell.children("pages")) {
     TL_ASSIGN(auto size,
@@ -112,8 +104,43 @@ Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, R
   std::sort(pools.begin(), pools.end(),
             [](const HugepagePool& a, const HugepagePool& b) { return a.page_kib < b.page_kib; });
   if (!pools.empty()) pools.erase(pools.begin());
-  node.hugepages = std::move(pools);
+  return pools;
+}
 
+// One <cpu> of a cell. libvirt omits socket_id/core_id/siblings for offline CPUs.
+Result<RawCpu> parse_cell_cpu(const std::string& origin, const pugi::xml_node& cpu, int cell_id,
+                              CpuIdBudget& budget) {
+  RawCpu r;
+  TL_ASSIGN_CTX(auto cpu_id, int_attr(origin, cpu, "id", 0, kMaxCpuIds - 1),
+                "cell " + std::to_string(cell_id));
+  r.id = cpu_id;
+  r.siblings = CpuList{r.id};
+  r.online = static_cast<bool>(cpu.attribute("socket_id"));
+  if (!r.online) return r;
+  TL_ASSIGN(auto pkg, int_attr(origin, cpu, "socket_id", -1));
+  r.package = pkg;
+  if (cpu.attribute("die_id")) {
+    TL_ASSIGN(auto die, int_attr(origin, cpu, "die_id", -1));
+    r.die_id = die;
+  }
+  if (cpu.attribute("siblings")) {
+    TL_ASSIGN(auto siblings, list_attr(origin, cpu, "siblings", budget));
+    r.siblings = siblings.united(CpuList{r.id});
+  }
+  return r;
+}
+
+Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, RawTopology& raw,
+                        CpuIdBudget& budget) {
+  NumaNode node;
+  TL_ASSIGN(auto id, int_attr(origin, cell, "id"));
+  node.id = id;
+  if (auto mem = cell.child("memory")) {
+    TL_ASSIGN(auto kib, sized(origin, mem, mem.child_value(), "unit", "memory"));
+    node.memory_kib = kib;
+    node.memoryless = kib == 0;
+  }
+  TL_ASSIGN(node.hugepages, parse_hugepage_pools(origin, cell));
   // Two <cpus> lists in one cell: which one libvirt meant is unknowable (the first was taken).
   auto cpus_lists = cell.children("cpus");
   if (std::distance(cpus_lists.begin(), cpus_lists.end()) > 1)
@@ -121,26 +148,8 @@ Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, R
                                             "'> has more than one <cpus> element (expected one)");
   std::vector<int> node_cpus;
   for (auto cpu : cell.child("cpus").children("cpu")) {
-    RawCpu r;
-    TL_ASSIGN_CTX(auto cpu_id, int_attr(origin, cpu, "id", 0, kMaxCpuIds - 1),
-                  "cell " + std::to_string(node.id));
-    r.id = cpu_id;
-    r.siblings = CpuList{r.id};
-    // libvirt omits socket_id/core_id/siblings for offline CPUs.
-    r.online = static_cast<bool>(cpu.attribute("socket_id"));
-    if (r.online) {
-      TL_ASSIGN(auto pkg, int_attr(origin, cpu, "socket_id", -1));
-      r.package = pkg;
-      if (cpu.attribute("die_id")) {
-        TL_ASSIGN(auto die, int_attr(origin, cpu, "die_id", -1));
-        r.die_id = die;
-      }
-      if (cpu.attribute("siblings")) {
-        TL_ASSIGN(auto siblings, list_attr(origin, cpu, "siblings", budget));
-        r.siblings = siblings.united(CpuList{r.id});
-      }
-      node_cpus.push_back(r.id);
-    }
+    TL_ASSIGN(RawCpu r, parse_cell_cpu(origin, cpu, node.id, budget));
+    if (r.online) node_cpus.push_back(r.id);
     raw.cpus.push_back(std::move(r));
     if (raw.cpus.size() > static_cast<std::size_t>(kMaxTopologyCpus)) {
       return make_error(ErrorKind::input,
