@@ -153,8 +153,9 @@ Result<DiskImage> inspect_disk(const std::filesystem::path& path) {
   auto info = run_process(
       ProcessSpec::in_path({"qemu-img", "info", "-U", "--output=json", d.path.string()}, 30s));
   if (!info) return info.error().context(shown);
+  // qemu-img refuses what it cannot read as an image ("Image is too big"): the disk's fault.
   if (!info->status.success())
-    return make_error(ErrorKind::io, shown + ": qemu-img info failed: " + first_line(*info));
+    return make_error(ErrorKind::input, shown + ": qemu-img info failed: " + first_line(*info));
   TL_TRY(still_the_same(*opened, shown));
   TL_TRY(check_image_info(nlohmann::json::parse(info->out, nullptr, false), shown, d));
   return d;
