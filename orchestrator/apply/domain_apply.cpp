@@ -17,7 +17,7 @@ Result<std::filesystem::path> write_backup(const std::filesystem::path& dir,
                                            const std::string& domain, const std::string& xml) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return make_error("backup dir " + dir.string() + ": " + ec.message());
+  if (ec) return make_error(ErrorKind::io, "backup dir " + dir.string() + ": " + ec.message());
   const std::string stamp = utc_now("%Y%m%dT%H%M%SZ");
   auto path = dir / (domain + "." + stamp + ".xml");
   for (int n = 1; std::filesystem::exists(path); ++n) {
@@ -84,15 +84,17 @@ Result<bool> check_domain_redefinable(virDomainPtr dom, const ApplyOptions& opts
   const int persistent = virDomainIsPersistent(dom);
   if (auto e = virt::failed(persistent)) return e->context("domain '" + opts.domain + "'");
   if (persistent != 1) {
-    return make_error("domain '" + opts.domain +
-                      "' is transient; apply rewrites persistent definitions only");
+    return make_error(
+        ErrorKind::input,
+        "domain '" + opts.domain + "' is transient; apply rewrites persistent definitions only");
   }
   const int active = virDomainIsActive(dom);
   if (auto e = virt::failed(active)) return e->context("domain '" + opts.domain + "'");
   if (active == 1 && !opts.live && !opts.dry_run) {
-    return make_error("domain '" + opts.domain +
-                      "' is running; refusing without --live (the new definition would apply "
-                      "at its next boot)");
+    return make_error(ErrorKind::input,
+                      "domain '" + opts.domain +
+                          "' is running; refusing without --live (the new definition would apply "
+                          "at its next boot)");
   }
   return active == 1;
 }

@@ -22,8 +22,10 @@ inline void add_guest_source_options(CLI::App* cmd, GuestSourceArgs& args) {
       ->type_name("PATH");
   // Only a disk has no definition to say its OS: --os without --disk (alone, or with --domain,
   // whose OS is its own definition) was ignored silently (issue 32).
-  cmd->add_option("--os", args.os, "the disk's OS (base template): linux | windows; needs --disk")
-      ->check(CLI::IsMember({"linux", "windows"}))
+  std::string names;
+  for (const auto& n : guest_os_names()) names += (names.empty() ? "" : " | ") + n;
+  cmd->add_option("--os", args.os, "the disk's OS (base template): " + names + "; needs --disk")
+      ->check(CLI::IsMember(guest_os_names()))
       ->needs("--disk");
   cmd->add_option("--domain", args.domain,
                   "boot a throw-away copy of this shut-off libvirt domain (every device kept, "
@@ -37,7 +39,7 @@ inline guestsource::GuestSource to_guest_source(const GuestSourceArgs& args) {
   if (!args.disk.empty()) {
     s.kind = guestsource::GuestKind::kDisk;
     s.disk = args.disk;
-    s.os = args.os;
+    s.os = find_guest_os(args.os).value_or(GuestOs::kLinux);  // IsMember checked it
   } else if (!args.domain.empty()) {
     s.kind = guestsource::GuestKind::kDomain;
     s.domain = args.domain;

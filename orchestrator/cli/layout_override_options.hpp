@@ -64,7 +64,7 @@ inline Result<Layout> load_layout_with_overrides(const LayoutArgs& args) {
   for (const auto& s : args.sets) {
     auto eq = s.find('=');
     if (eq == std::string::npos) {
-      return make_error("--set '" + s + "': expected KEY=VALUE");
+      return make_error(ErrorKind::input, "--set '" + s + "': expected KEY=VALUE");
     }
     fields.emplace_back(s.substr(0, eq), s.substr(eq + 1));
     given_as.push_back("--set " + s);

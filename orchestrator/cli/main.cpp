@@ -103,7 +103,8 @@ std::vector<std::unique_ptr<Command>> all_commands() {
 int dispatch(const std::vector<std::pair<CLI::App*, Command*>>& subs, bool selftest) {
   try {
     if (selftest) {
-      Result<int> unchecked = make_error("self-test: a Result read without checking it");
+      Result<int> unchecked =
+          make_error(ErrorKind::internal, "self-test: a Result read without checking it");
       return *unchecked;
     }
     for (auto& [sub, cmd] : subs) {

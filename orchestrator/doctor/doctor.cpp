@@ -42,11 +42,11 @@ Result<void> check_root_folder(const std::filesystem::path& root) {
   std::error_code ec;
   const auto st = std::filesystem::status(root, ec);
   if (st.type() == std::filesystem::file_type::not_found) {
-    return make_error("--root " + root.string() + ": no such folder");
+    return make_error(ErrorKind::not_found, "--root " + root.string() + ": no such folder");
   }
-  if (ec) return make_error("--root " + root.string() + ": " + ec.message());
+  if (ec) return make_error(ErrorKind::io, "--root " + root.string() + ": " + ec.message());
   if (st.type() != std::filesystem::file_type::directory) {
-    return make_error("--root " + root.string() + ": not a folder");
+    return make_error(ErrorKind::input, "--root " + root.string() + ": not a folder");
   }
   return {};
 }

@@ -2,27 +2,55 @@
 // beyond their licence (Home: 1 socket, Pro: 2, Pro for Workstations: 4), silently.
 #include <algorithm>
 #include <cctype>
+#include <string>
+#include <vector>
 
 #include "orchestrator/doctor/checks.hpp"
+#include "orchestrator/layout/guest_os.hpp"
 
 namespace topolab::doctor {
 namespace {
 
-struct Edition {
-  const char* name;
-  int socket_limit;  // 0: no limit
+// An edition of a guest OS (layout/guest_os.hpp) whose socket limit differs by edition.
+struct EditionRow {
+  GuestOs os;
+  const char* edition;  // named "<os>-<edition>"
+  int socket_limit;     // 0: no limit
 };
 // Longest names first: "windows-pro-workstations" must not be read as "windows-pro".
-constexpr Edition kEditions[] = {
-    {"windows-pro-workstations", 4},
-    {"windows-workstation", 4},
-    {"windows-enterprise", 2},
-    {"windows-education", 2},
-    {"windows-server", 64},
-    {"windows-home", 1},
-    {"windows-pro", 2},
-    {"linux", 0},
+constexpr EditionRow kEditionRows[] = {
+    {GuestOs::kWindows, "pro-workstations", 4},
+    {GuestOs::kWindows, "workstation", 4},
+    {GuestOs::kWindows, "enterprise", 2},
+    {GuestOs::kWindows, "education", 2},
+    {GuestOs::kWindows, "server", 64},
+    {GuestOs::kWindows, "home", 1},
+    {GuestOs::kWindows, "pro", 2},
 };
+
+struct Edition {
+  std::string name;  // "windows-home", "linux"
+  int socket_limit;  // 0: no limit
+};
+
+bool has_edition_rows(GuestOs os) {
+  return std::any_of(std::begin(kEditionRows), std::end(kEditionRows),
+                     [os](const EditionRow& r) { return r.os == os; });
+}
+
+// The rows' editions, then every OS without rows as one edition of its own name and no limit
+// ("linux"): a new guest OS is known here by its enum row alone.
+const std::vector<Edition>& editions() {
+  static const std::vector<Edition> list = [] {
+    std::vector<Edition> out;
+    for (const auto& r : kEditionRows)
+      out.push_back({std::string(to_string(r.os)) + "-" + r.edition, r.socket_limit});
+    for (const auto& o : kGuestOsNames)
+      if (!has_edition_rows(o.os)) out.push_back({std::string(o.name), 0});
+    return out;
+  }();
+  return list;
+}
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -38,7 +66,7 @@ bool is_version(std::string_view v) {
 
 // The edition NAME is, or is followed by "-VERSION" ("windows-server-2022"); none otherwise.
 const Edition* find_edition(const std::string& os) {
-  for (const auto& e : kEditions) {
+  for (const auto& e : editions()) {
     const std::string_view name = e.name;
     if (os == name) return &e;
     if (os.size() > name.size() + 1 && os.rfind(name, 0) == 0 && os[name.size()] == '-' &&
@@ -53,15 +81,16 @@ const Edition* find_edition(const std::string& os) {
 
 std::string known_guest_editions() {
   std::string names;
-  for (const auto& e : kEditions) names += (names.empty() ? "" : ", ") + std::string(e.name);
+  for (const auto& e : editions()) names += (names.empty() ? "" : ", ") + std::string(e.name);
   return names + " (each optionally followed by -VERSION, e.g. windows-server-2022)";
 }
 
 Result<std::string> parse_guest_edition(const std::string& text) {
   const std::string os = lower(text);
   if (find_edition(os)) return os;
-  return make_error("guest OS '" + text.substr(0, 60) + "': not a known edition; expected one of " +
-                    known_guest_editions());
+  return make_error(ErrorKind::input, "guest OS '" + text.substr(0, 60) +
+                                          "': not a known edition; expected one of " +
+                                          known_guest_editions());
 }
 
 int guest_os_socket_limit(const std::string& guest_os) {
@@ -87,7 +116,7 @@ CheckResult check_exposure(const GuestRequirements* req) {
   // A layout's [guest] os that names no known edition is said, not read as "no limit".
   const bool known = find_edition(os) != nullptr;
   int limit = guest_os_socket_limit(os);
-  if (!known && os.rfind("windows", 0) == 0) limit = 1;  // assume the strictest (Home)
+  if (!known && guest_os_of_edition(os) == GuestOs::kWindows) limit = 1;  // the strictest: Home
   const std::string unknown_note = known ? ""
                                          : " ('" + req->guest_os.substr(0, 60) +
                                                "' is not a known edition" +

@@ -76,7 +76,8 @@ Result<Scan> scan_top_level(const std::string& s) {
     }
     auto end = tag_end(s, i);
     if (end == std::string::npos)
-      return make_error("domain XML: unterminated tag at byte " + std::to_string(i));
+      return make_error(ErrorKind::input,
+                        "domain XML: unterminated tag at byte " + std::to_string(i));
     const bool closing = s[i + 1] == '/';
     const bool self_closing = !closing && s[end - 2] == '/';
     if (closing) {
@@ -97,7 +98,7 @@ Result<Scan> scan_top_level(const std::string& s) {
     }
     i = end;
   }
-  return make_error("domain XML: no closing root tag");
+  return make_error(ErrorKind::input, "domain XML: no closing root tag");
 }
 
 std::string serialize(pugi::xml_node node, const std::string& indent) {
@@ -213,16 +214,16 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
                                      std::vector<std::string>& notes) {
   DomainSpec spec = given;
   if (!spec.layout || (!spec.plan && !spec.announced)) {
-    return make_error("apply: layout and plan are required");
+    return make_error(ErrorKind::internal, "apply: layout and plan are required");
   }
   pugi::xml_document doc;
   auto parsed = doc.load_buffer(original.data(), original.size());
   if (!parsed) {
-    return make_error("domain XML: offset " + std::to_string(parsed.offset) + ": " +
-                      parsed.description());
+    return make_error(ErrorKind::input, "domain XML: offset " + std::to_string(parsed.offset) +
+                                            ": " + parsed.description());
   }
   auto domain = doc.child("domain");
-  if (!domain) return make_error("domain XML: expected a <domain> root element");
+  if (!domain) return make_error(ErrorKind::input, "domain XML: expected a <domain> root element");
   // I/O threads no disk runs in would be pinned CPUs for nothing: not added, and said why.
   Layout layout = *spec.layout;
   if (layout.iothreads > 0 && !a_disk_uses_an_iothread(domain)) {
@@ -243,6 +244,7 @@ Result<std::string> patch_domain_xml(const std::string& original, const DomainSp
     // sum.
     if (domain.child("maxMemory")) {
       return make_error(
+          ErrorKind::input,
           "apply: the domain has <maxMemory> (memory hot-plug); its NUMA cells cannot be "
           "rewritten without knowing its DIMMs (expected a domain without memory hot-plug, or a "
           "layout that does not expose numa)");

@@ -234,18 +234,19 @@ Result<std::uint64_t> libvirt_size_kib(const std::string& text, const std::strin
                                {"T", 1ull << 40}, {"TiB", 1ull << 40}};
   const auto* u = std::find_if(std::begin(units), std::end(units),
                                [&](const Unit& x) { return unit == x.name; });
-  if (u == std::end(units)) return make_error("<" + tag + " unit='" + unit + "'>: unknown unit");
+  if (u == std::end(units))
+    return make_error(ErrorKind::input, "<" + tag + " unit='" + unit + "'>: unknown unit");
   std::uint64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v > UINT64_MAX / u->bytes) {
-    return make_error("<" + tag + ">: expected a size, got '" + text + "'");
+    return make_error(ErrorKind::input, "<" + tag + ">: expected a size, got '" + text + "'");
   }
   return v * u->bytes / 1024;
 }
 
 Result<std::uint64_t> domain_memory_kib(pugi::xml_node domain) {
   auto mem = domain.child("memory");
-  if (!mem) return make_error("domain XML has no <memory>");
+  if (!mem) return make_error(ErrorKind::input, "domain XML has no <memory>");
   const std::string unit = mem.attribute("unit") ? mem.attribute("unit").value() : "KiB";
   return libvirt_size_kib(mem.text().get(), unit, "memory");
 }
@@ -261,9 +262,11 @@ Result<void> write_cpu_sections(pugi::xml_node domain, const Layout& l, const An
                                 const SectionOptions& opts) {
   const PlacementPlan& plan = a.placement;
   if (static_cast<int>(a.vcpus.size()) != l.vcpu_count()) {
-    return make_error("announced topology of layout '" + a.layout_name + "' has " +
-                      std::to_string(a.vcpus.size()) + " vCPUs, layout '" + l.name + "' has " +
-                      std::to_string(l.vcpu_count()) + " (expected one announced for this layout)");
+    return make_error(ErrorKind::internal, "announced topology of layout '" + a.layout_name +
+                                               "' has " + std::to_string(a.vcpus.size()) +
+                                               " vCPUs, layout '" + l.name + "' has " +
+                                               std::to_string(l.vcpu_count()) +
+                                               " (expected one announced for this layout)");
   }
   // A <vcpus> hot-plug list (and <vcpu current=...>) describes the old vCPU count; libvirt
   // refuses it against the new one. The layout's vCPUs are all online: the list goes.

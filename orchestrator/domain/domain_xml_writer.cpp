@@ -288,22 +288,26 @@ Result<AnnouncedTopology> announced_for(const DomainSpec& spec, Accelerator acce
 
 Result<std::string> DomainXmlWriter::write(const DomainSpec& spec) const {
   if (!spec.layout || (!spec.plan && !spec.announced)) {
-    return make_error("domain XML: layout and plan are required");
+    return make_error(ErrorKind::internal, "domain XML: layout and plan are required");
   }
-  if (spec.name.empty()) return make_error("domain XML: a domain name is required");
+  if (spec.name.empty())
+    return make_error(ErrorKind::internal, "domain XML: a domain name is required");
   const auto base = spec.base_template.empty() ? default_base_template() : spec.base_template;
   TL_ASSIGN(auto text, read_file(base, 4u << 20));
   pugi::xml_document doc;
   auto parsed = doc.load_buffer(text.data(), text.size());
   if (!parsed) {
-    return make_error(base.string() + ": offset " + std::to_string(parsed.offset) +
-                      ": invalid XML: " + parsed.description());
+    return make_error(ErrorKind::input, base.string() + ": offset " +
+                                            std::to_string(parsed.offset) +
+                                            ": invalid XML: " + parsed.description());
   }
   if (domain::xml_depth(doc) > domain::kMaxXmlDepth)
-    return make_error(base.string() + ": XML nested deeper than " +
-                      std::to_string(domain::kMaxXmlDepth) + " elements; refusing it");
+    return make_error(ErrorKind::input, base.string() + ": XML nested deeper than " +
+                                            std::to_string(domain::kMaxXmlDepth) +
+                                            " elements; refusing it");
   auto domain = doc.child("domain");
-  if (!domain) return make_error(base.string() + ": expected a <domain> root element");
+  if (!domain)
+    return make_error(ErrorKind::input, base.string() + ": expected a <domain> root element");
   TL_ASSIGN(auto announced, announced_for(spec, spec.accel));
   set_attr(domain, "type", libvirt_domain_type(announced.accel));
   set_child_text(domain, "name", spec.name);

@@ -16,14 +16,15 @@ namespace {
 std::optional<protocol::SettingOs> settings_os(const Experiment& e) {
   if (e.backend == BackendKind::kHost || e.guest.builtin()) return protocol::SettingOs::kLinux;
   if (e.guest.kind == guestsource::GuestKind::kDisk)
-    return e.guest.os == "windows" ? protocol::SettingOs::kWindows : protocol::SettingOs::kLinux;
+    return e.guest.os == GuestOs::kWindows ? protocol::SettingOs::kWindows
+                                           : protocol::SettingOs::kLinux;
   return std::nullopt;
 }
 
 std::string guest_description(const Experiment& e) {
   if (e.backend == BackendKind::kHost) return "backend \"host\" runs on this Linux host";
   if (e.guest.builtin()) return "the built-in guest runs Linux";
-  return "this experiment's guest runs " + e.guest.os;
+  return "this experiment's guest runs " + std::string(to_string(e.guest.os));
 }
 
 // One os.* name and value: a known row, of the guest's OS, a value of the row's domain.

@@ -35,7 +35,7 @@ Result<guestsource::GuestSource> parse_guest_table(const toml::node& node,
       g.kind = guestsource::GuestKind::kDomain;
       g.domain = s->get();
     } else {
-      auto os = guestsource::parse_guest_os(s->get());
+      auto os = parse_guest_os(s->get());
       if (!os) return guest_at(origin, v, os.error().message);
       g.os = *os;
     }
@@ -51,14 +51,13 @@ Result<guestsource::GuestSource> parse_guest_table(const toml::node& node,
     return guest_at(origin, node,
                     "missing 'disk' or 'domain': expected the disk image's path or a "
                     "template domain's name");
-  if (g.kind == guestsource::GuestKind::kDomain) g.os = "";  // parse_guest_os's default
   return g;
 }
 
 nlohmann::json guest_source_to_json(const guestsource::GuestSource& g) {
   if (g.builtin()) return {{"kind", "builtin"}};
   if (g.kind == guestsource::GuestKind::kDomain) return {{"kind", "domain"}, {"domain", g.domain}};
-  return {{"kind", "disk"}, {"disk", g.disk.string()}, {"os", g.os}};
+  return {{"kind", "disk"}, {"disk", g.disk.string()}, {"os", std::string(to_string(g.os))}};
 }
 
 }  // namespace topolab::experiment

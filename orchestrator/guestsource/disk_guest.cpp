@@ -27,13 +27,15 @@ Result<bool> passed_through(pugi::xml_node disk) {
   std::string device = disk.attribute("device").as_string("disk");
   if (disk.child("readonly") || device == "cdrom") return true;
   if (disk.child("shareable"))
-    return make_error(disk_label(disk) +
-                      ": shareable and writable: the copy would write into the template's disk "
-                      "(mark it <readonly/> or detach it)");
+    return make_error(ErrorKind::input,
+                      disk_label(disk) +
+                          ": shareable and writable: the copy would write into the template's disk "
+                          "(mark it <readonly/> or detach it)");
   if (device != "disk" && device != "floppy")
-    return make_error(disk_label(disk) + ": device '" + device.substr(0, 40) +
-                      "' is written in place and cannot be overlaid (mark it <readonly/> or "
-                      "detach it)");
+    return make_error(ErrorKind::input,
+                      disk_label(disk) + ": device '" + device.substr(0, 40) +
+                          "' is written in place and cannot be overlaid (mark it <readonly/> or "
+                          "detach it)");
   return false;
 }
 
@@ -42,11 +44,12 @@ Result<DiskImage> backing_of(pugi::xml_node disk) {
   auto src = disk.child("source");
   const char* attr = type == "file" ? "file" : type == "block" ? "dev" : nullptr;
   if (!attr) {
-    return make_error(disk_label(disk) + ": type '" + type.substr(0, 40) +
-                      "' cannot be overlaid by topolab (file and block disks can)");
+    return make_error(ErrorKind::input,
+                      disk_label(disk) + ": type '" + type.substr(0, 40) +
+                          "' cannot be overlaid by topolab (file and block disks can)");
   }
   std::string path = src.attribute(attr).as_string();
-  if (path.empty()) return make_error(disk_label(disk) + ": no source " + attr);
+  if (path.empty()) return make_error(ErrorKind::input, disk_label(disk) + ": no source " + attr);
   return inspect_disk(path);
 }
 
@@ -113,14 +116,15 @@ Result<std::string> overlay_disks(const std::string& xml, const DiskImage* user_
                                   std::vector<DiskImage>* backings) {
   pugi::xml_document doc;
   if (!doc.load_string(xml.c_str(), pugi::parse_default | pugi::parse_comments))
-    return make_error("domain XML: not parseable");
+    return make_error(ErrorKind::input, "domain XML: not parseable");
   bool first = true;
   for (auto disk : doc.child("domain").child("devices").children("disk")) {
     TL_ASSIGN(const bool kept, passed_through(disk));
     if (kept) continue;
     if (static_cast<int>(overlays.size()) >= kMaxOverlaidDisks)
-      return make_error("more than " + std::to_string(kMaxOverlaidDisks) +
-                        " writable disks: topolab overlays at most that many");
+      return make_error(ErrorKind::input,
+                        "more than " + std::to_string(kMaxOverlaidDisks) +
+                            " writable disks: topolab overlays at most that many");
     DiskImage backing;
     if (first && user_disk) {
       backing = *user_disk;
@@ -134,7 +138,8 @@ Result<std::string> overlay_disks(const std::string& xml, const DiskImage* user_
     if (backings) backings->push_back(backing);
     overlays.push_back(std::move(overlay).value());
   }
-  if (first && user_disk) return make_error("domain template has no writable disk to boot from");
+  if (first && user_disk)
+    return make_error(ErrorKind::input, "domain template has no writable disk to boot from");
   std::ostringstream out;
   doc.save(out, "  ", pugi::format_raw | pugi::format_no_declaration);
   return out.str();
@@ -154,12 +159,10 @@ Result<PreparedDisk> prepare_guest(const std::string& connect_uri, const GuestSo
 Result<PreparedDisk> prepare_disk(const std::string& connect_uri, const GuestSource& source,
                                   const std::string& run_id,
                                   const std::filesystem::path& overlay_dir) {
-  for (const auto& stale : cleanup_stale_overlays(overlay_dir)) {
-    std::fprintf(stderr, "topolab: removed stale overlay %s (its run is gone)\n", stale.c_str());
-  }
+  clean_stale_overlays(overlay_dir);
   PreparedDisk out;
   TL_ASSIGN(out.disk, check_disk(connect_uri, source.disk, source.from_file));
-  TL_ASSIGN(const std::string os, parse_guest_os(source.os));
+  const std::string os(to_string(source.os));
   const auto base = templates_dir() / "domains" / (os + "-disk.xml");
   TL_ASSIGN(const std::string text, read_file(base, 4u << 20));
   TL_ASSIGN_CTX(const std::string xml,

@@ -86,30 +86,40 @@ struct OpenedDisk {
 Result<OpenedDisk> open_disk(const std::filesystem::path& path, const std::string& shown) {
   OpenedDisk d;
   d.fd.reset(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  if (!d.fd) return make_error(shown + ": " + strerror(errno));
-  if (fstat(d.fd.get(), &d.st) != 0) return make_error(shown + ": " + strerror(errno));
+  if (!d.fd) {
+    const int err = errno;
+    return make_error(err == ENOENT ? ErrorKind::not_found : ErrorKind::io,
+                      shown + ": " + strerror(err));
+  }
+  if (fstat(d.fd.get(), &d.st) != 0)
+    return make_error(ErrorKind::io, shown + ": " + strerror(errno));
   if (!S_ISREG(d.st.st_mode) && !S_ISBLK(d.st.st_mode))
-    return make_error(shown + ": not a regular file or block device (" + kind_of(d.st.st_mode) +
-                      ")");
+    return make_error(ErrorKind::input, shown + ": not a regular file or block device (" +
+                                            kind_of(d.st.st_mode) + ")");
   if (on_pseudo_fs(d.fd.get()))
-    return make_error(shown + ": a kernel pseudo file (/proc, /sys), not a disk image");
-  if (S_ISREG(d.st.st_mode) && d.st.st_size == 0) return make_error(shown + ": empty file");
+    return make_error(ErrorKind::input,
+                      shown + ": a kernel pseudo file (/proc, /sys), not a disk image");
+  if (S_ISREG(d.st.st_mode) && d.st.st_size == 0)
+    return make_error(ErrorKind::input, shown + ": empty file");
   if (S_ISBLK(d.st.st_mode)) {  // O_EXCL on a block device fails while it is mounted or held
     OwnedFd excl(::open(path.c_str(), O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC));
     if (!excl && errno == EBUSY)
-      return make_error(shown + ": block device in use by the host (mounted or held)");
+      return make_error(ErrorKind::input,
+                        shown + ": block device in use by the host (mounted or held)");
   }
   char byte = 0;
   ssize_t n = pread(d.fd.get(), &byte, 1, 0);
-  if (n < 0) return make_error(shown + ": not readable: " + strerror(errno));
-  if (n == 0) return make_error(shown + ": empty file");
+  if (n < 0) return make_error(ErrorKind::io, shown + ": not readable: " + strerror(errno));
+  if (n == 0) return make_error(ErrorKind::input, shown + ": empty file");
   std::error_code ec;
   d.path = std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(d.fd.get()), ec);
-  if (ec || !d.path.is_absolute()) return make_error(shown + ": cannot name the opened file");
+  if (ec || !d.path.is_absolute())
+    return make_error(ErrorKind::io, shown + ": cannot name the opened file");
   // The name goes into libvirt XML and qemu-img's argv: a control character (a newline in a
   // name, or in a symlink's target) would need XML escapes libvirt refuses or normalizes.
   if (has_control_chars(d.path.string()))
-    return make_error(shown + ": its real name holds a control character; rename it");
+    return make_error(ErrorKind::input,
+                      shown + ": its real name holds a control character; rename it");
   return d;
 }
 
@@ -121,9 +131,10 @@ Result<void> still_the_same(const OpenedDisk& d, const std::string& shown) {
   if (fstat(d.fd.get(), &now) != 0 || stat(d.path.c_str(), &by_name) != 0 ||
       !same_inode(by_name, d.st) || now.st_size != d.st.st_size ||
       now.st_mtim.tv_sec != d.st.st_mtim.tv_sec || now.st_mtim.tv_nsec != d.st.st_mtim.tv_nsec)
-    return make_error(shown +
-                      ": changed while it was being checked (replaced or written); "
-                      "try again when nothing writes it");
+    return make_error(ErrorKind::io,
+                      shown +
+                          ": changed while it was being checked (replaced or written); "
+                          "try again when nothing writes it");
   return {};
 }
 
@@ -142,8 +153,9 @@ Result<DiskImage> inspect_disk(const std::filesystem::path& path) {
   auto info = run_process(
       ProcessSpec::in_path({"qemu-img", "info", "-U", "--output=json", d.path.string()}, 30s));
   if (!info) return info.error().context(shown);
+  // qemu-img refuses what it cannot read as an image ("Image is too big"): the disk's fault.
   if (!info->status.success())
-    return make_error(shown + ": qemu-img info failed: " + first_line(*info));
+    return make_error(ErrorKind::input, shown + ": qemu-img info failed: " + first_line(*info));
   TL_TRY(still_the_same(*opened, shown));
   TL_TRY(check_image_info(nlohmann::json::parse(info->out, nullptr, false), shown, d));
   return d;
@@ -168,8 +180,9 @@ Result<void> check_not_in_use(virConnectPtr conn, const DiskImage& disk) {
   }
   free(doms);  // NOLINT: libvirt allocates with malloc
   if (!user.empty()) {
-    return make_error("disk " + disk.path.string() + ": in use by running domain '" + user +
-                      "' (shut it down first; topolab never boots a disk another VM has open)");
+    return make_error(ErrorKind::input,
+                      "disk " + disk.path.string() + ": in use by running domain '" + user +
+                          "' (shut it down first; topolab never boots a disk another VM has open)");
   }
   return {};
 }

@@ -17,7 +17,7 @@ Result<std::string> copy_nvram(const std::string& xml, const std::string& run_id
                                std::vector<OwnedFile>& owned) {
   pugi::xml_document doc;
   if (!doc.load_string(xml.c_str(), pugi::parse_default | pugi::parse_comments))
-    return make_error("domain XML: not parseable");
+    return make_error(ErrorKind::input, "domain XML: not parseable");
   auto nvram = doc.child("domain").child("os").child("nvram");
   if (!nvram) return xml;
   std::string from = nvram.text().as_string();
@@ -28,7 +28,7 @@ Result<std::string> copy_nvram(const std::string& xml, const std::string& run_id
   std::error_code ec;
   std::filesystem::copy_file(from, copy.path(), std::filesystem::copy_options::overwrite_existing,
                              ec);
-  if (ec) return make_error("NVRAM " + from + ": cannot copy it: " + ec.message());
+  if (ec) return make_error(ErrorKind::io, "NVRAM " + from + ": cannot copy it: " + ec.message());
   nvram.text().set(copy.path().c_str());
   owned.push_back(std::move(copy));
   std::ostringstream out;
@@ -42,15 +42,17 @@ Result<std::string> copy_nvram(const std::string& xml, const std::string& run_id
 // is created rather than booted with a TPM that silently is not the template's (issue 34).
 Result<void> refuse_emulated_tpm(const std::string& xml, const std::string& name) {
   pugi::xml_document doc;
-  if (!doc.load_string(xml.c_str())) return make_error("domain XML: not parseable");
+  if (!doc.load_string(xml.c_str()))
+    return make_error(ErrorKind::input, "domain XML: not parseable");
   for (auto tpm : doc.child("domain").child("devices").children("tpm")) {
     if (std::string(tpm.child("backend").attribute("type").as_string()) != "emulator") continue;
-    return make_error("template domain '" + name +
-                      "' has an emulated TPM (<tpm><backend type='emulator'>): its state is "
-                      "bound to the template's UUID and a copy gets a new one, so the copy "
-                      "would start with an empty TPM (BitLocker recovery, activation); "
-                      "experiment on a clone without the TPM (virt-clone, then remove <tpm> "
-                      "with virsh edit) or suspend BitLocker and boot the VM itself");
+    return make_error(ErrorKind::input,
+                      "template domain '" + name +
+                          "' has an emulated TPM (<tpm><backend type='emulator'>): its state is "
+                          "bound to the template's UUID and a copy gets a new one, so the copy "
+                          "would start with an empty TPM (BitLocker recovery, activation); "
+                          "experiment on a clone without the TPM (virt-clone, then remove <tpm> "
+                          "with virsh edit) or suspend BitLocker and boot the VM itself");
   }
   return {};
 }
@@ -60,18 +62,17 @@ Result<void> refuse_emulated_tpm(const std::string& xml, const std::string& name
 Result<PreparedDisk> prepare_template_domain(const std::string& connect_uri,
                                              const std::string& name, const std::string& run_id,
                                              const std::filesystem::path& overlay_dir) {
-  for (const auto& stale : cleanup_stale_overlays(overlay_dir)) {
-    std::fprintf(stderr, "topolab: removed stale overlay %s (its run is gone)\n", stale.c_str());
-  }
+  clean_stale_overlays(overlay_dir);
   auto conn = virt::open_connection(connect_uri);
   if (!conn) return conn.error();
   auto dom = virt::lookup_domain(conn->get(), name);
   if (!dom) return dom.error().context("template domain '" + name + "'");
   int active = virDomainIsActive(dom->get());
   if (active != 0) {
-    return make_error("template domain '" + name +
-                      "' is running: its disks are open read-write and its host devices busy; "
-                      "shut it down first (topolab only reads its definition)");
+    return make_error(ErrorKind::input,
+                      "template domain '" + name +
+                          "' is running: its disks are open read-write and its host devices busy; "
+                          "shut it down first (topolab only reads its definition)");
   }
   // The persistent definition, secrets included (a VNC password is part of the copy).
   char* raw = virDomainGetXMLDesc(dom->get(), VIR_DOMAIN_XML_INACTIVE | VIR_DOMAIN_XML_SECURE);

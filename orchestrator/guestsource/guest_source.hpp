@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/result.hpp"
+#include "orchestrator/layout/guest_os.hpp"
 
 namespace topolab::guestsource {
 
@@ -15,17 +16,14 @@ enum class GuestKind { kBuiltin, kDisk, kDomain };
 
 struct GuestSource {
   GuestKind kind = GuestKind::kBuiltin;
-  std::filesystem::path disk;  // kDisk
-  std::string os = "linux";    // kDisk: "linux" | "windows" (picks the base template)
-  std::string domain;          // kDomain: the template domain's name
+  std::filesystem::path disk;    // kDisk
+  GuestOs os = GuestOs::kLinux;  // kDisk only: picks the base template <os>-disk.xml
+  std::string domain;            // kDomain: the template domain's name
   // Named by a file's [guest] table (files are shared; redteam wave 3): its disk must be a
   // disk image file. A host block device is the user's own choice, on the command line.
   bool from_file = false;
   bool builtin() const { return kind == GuestKind::kBuiltin; }
 };
-
-// "linux" | "windows", else an error naming the accepted values.
-Result<std::string> parse_guest_os(const std::string& os);
 
 // Own OSes boot through firmware, a boot loader and an init system: minutes under TCG.
 inline constexpr int kDiskHelloTimeoutMs = 600000;

@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "common/process.hpp"
+#include "orchestrator/logging/log.hpp"
 #include "orchestrator/virt/domain_registry.hpp"
 #include "orchestrator/virt/run_identity.hpp"
 
@@ -39,19 +40,21 @@ Result<OwnedFile> create_overlay(const DiskImage& backing, const std::string& ru
                                  const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return make_error("overlay folder " + dir.string() + ": " + ec.message());
+  if (ec) return make_error(ErrorKind::io, "overlay folder " + dir.string() + ": " + ec.message());
   // QEMU runs as its own user: it must reach the overlay (libvirt relabels the file itself).
   chmod(dir.c_str(), 0711);
   auto path = dir / overlay_file_name(run_id, index);
   OwnedFile overlay(path);  // from here on, every failure deletes whatever qemu-img left
-  if (!overlay.registered()) return make_error("not creating " + path.string() + ": interrupted");
+  if (!overlay.registered())
+    return make_error(ErrorKind::failed, "not creating " + path.string() + ": interrupted");
   auto r =
       run_process(ProcessSpec::in_path({"qemu-img", "create", "-q", "-f", "qcow2", "-b",
                                         backing.path.string(), "-F", backing.format, path.string()},
                                        60s));
   if (!r) return r.error().context("qemu-img create " + path.string());
   if (!r->status.success())
-    return make_error("qemu-img create " + path.string() + " failed: " + first_line(*r));
+    return make_error(ErrorKind::io,
+                      "qemu-img create " + path.string() + " failed: " + first_line(*r));
   return overlay;
 }
 
@@ -89,6 +92,11 @@ std::vector<std::filesystem::path> cleanup_stale_overlays(const std::filesystem:
     if (unlink(it->path().c_str()) == 0) removed.push_back(it->path());
   }
   return removed;
+}
+
+void clean_stale_overlays(const std::filesystem::path& dir) {
+  for (const auto& stale : cleanup_stale_overlays(dir))
+    logging::info("removed stale overlay {} (its run is gone)", stale.string());
 }
 
 }  // namespace topolab::guestsource

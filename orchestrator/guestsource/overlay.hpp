@@ -50,5 +50,7 @@ std::string overlay_file_name(const std::string& run_id, int index,
 // removed.
 std::vector<std::filesystem::path> cleanup_stale_overlays(
     const std::filesystem::path& dir = kOverlayDir);
+// cleanup_stale_overlays, each removal said on the log (info): the user sees what went.
+void clean_stale_overlays(const std::filesystem::path& dir);
 
 }  // namespace topolab::guestsource

@@ -76,7 +76,8 @@ Result<void> SysRoot::write_attr(std::string_view absolute, const std::string& v
   } while (n < 0 && errno == EINTR);
   int err = errno;
   if (n < 0) {
-    return make_error(path.string() + ": writing '" + value + "' failed: " + std::strerror(err));
+    return make_error(ErrorKind::io,
+                      path.string() + ": writing '" + value + "' failed: " + std::strerror(err));
   }
   return {};
 }

@@ -22,8 +22,10 @@ Result<std::string> canonical_pci_address(std::string_view text) {
   bool good = s.size() == 12 && hex(0, 4) && s[4] == ':' && hex(5, 2) && s[7] == ':' && hex(8, 2) &&
               s[10] == '.' && s[11] >= '0' && s[11] <= '7';
   if (!good) {
-    return make_error("PCI address '" + std::string(text) +
-                      "': expected DDDD:BB:SS.F or BB:SS.F (hex, function 0-7), e.g. 0000:01:00.0");
+    return make_error(
+        ErrorKind::input,
+        "PCI address '" + std::string(text) +
+            "': expected DDDD:BB:SS.F or BB:SS.F (hex, function 0-7), e.g. 0000:01:00.0");
   }
   return s;
 }
@@ -31,7 +33,8 @@ Result<std::string> canonical_pci_address(std::string_view text) {
 Result<PciDeviceInfo> read_pci_device(const SysRoot& root, const std::string& address) {
   const std::string dir = "/sys/bus/pci/devices/" + address;
   if (!root.exists(dir)) {
-    return make_error("PCI device " + address + " not found (no " + root.at(dir).string() + ")");
+    return make_error(ErrorKind::not_found,
+                      "PCI device " + address + " not found (no " + root.at(dir).string() + ")");
   }
   PciDeviceInfo info;
   info.address = address;
@@ -43,10 +46,10 @@ Result<PciDeviceInfo> read_pci_device(const SysRoot& root, const std::string& ad
     try {
       info.iommu_group = std::stoi(*group);
     } catch (const std::exception&) {
-      return make_error(root.at(dir + "/iommu_group").string() +
-                        ": expected a link to a group "
-                        "number, got '" +
-                        *group + "'");
+      return make_error(ErrorKind::input, root.at(dir + "/iommu_group").string() +
+                                              ": expected a link to a group "
+                                              "number, got '" +
+                                              *group + "'");
     }
   }
   return info;

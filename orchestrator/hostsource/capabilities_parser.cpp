@@ -22,8 +22,9 @@ std::optional<long long> to_integer(std::string_view s) {
 // "<origin>: <what> at <element path>: expected ..., got '...'" in one line.
 Error field_error(const std::string& origin, const pugi::xml_node& node, const char* attr,
                   const std::string& text, const char* expected) {
-  return make_error(origin + ": <" + std::string(node.name()) + "> attribute " + attr + "='" +
-                    text.substr(0, 80) + "': expected " + expected);
+  return make_error(ErrorKind::input, origin + ": <" + std::string(node.name()) + "> attribute " +
+                                          attr + "='" + text.substr(0, 80) + "': expected " +
+                                          expected);
 }
 
 Result<int> int_attr(const std::string& origin, const pugi::xml_node& node, const char* attr,
@@ -75,12 +76,58 @@ Result<std::uint64_t> sized(const std::string& origin, const pugi::xml_node& nod
   auto v = to_integer(text);
   auto kib = v ? to_kib(*v, node.attribute(unit_attr).value()) : std::nullopt;
   if (!kib) {
-    return make_error(origin + ": <" + std::string(node.name()) + "> " + what + " '" +
-                      std::string(text.substr(0, 80)) + "' unit '" +
-                      node.attribute(unit_attr).value() +
-                      "': expected a size in KiB/MiB/GiB/TiB that fits 64 bits");
+    return make_error(ErrorKind::input,
+                      origin + ": <" + std::string(node.name()) + "> " + what + " '" +
+                          std::string(text.substr(0, 80)) + "' unit '" +
+                          node.attribute(unit_attr).value() +
+                          "': expected a size in KiB/MiB/GiB/TiB that fits 64 bits");
   }
   return *kib;
+}
+
+// The cell's hugepage pools: every <pages> but the first (smallest), the base page size.
+Result<std::vector<HugepagePool>> parse_hugepage_pools(const std::string& origin,
+                                                       const pugi::xml_node& cell) {
+  std::vector<HugepagePool> pools;
+  for (auto pages : cell.children("pages")) {
+    TL_ASSIGN(auto size,
+              sized(origin, pages, pages.attribute("size").value(), "unit", "page size"));
+    auto count = to_integer(pages.child_value());
+    if (!count || *count < 0) {
+      return make_error(ErrorKind::input, origin + ": <pages size='" +
+                                              pages.attribute("size").value() + "'> count '" +
+                                              std::string(pages.child_value()).substr(0, 80) +
+                                              "': expected a non-negative integer");
+    }
+    pools.push_back({size, static_cast<std::uint64_t>(*count), 0});
+  }
+  std::sort(pools.begin(), pools.end(),
+            [](const HugepagePool& a, const HugepagePool& b) { return a.page_kib < b.page_kib; });
+  if (!pools.empty()) pools.erase(pools.begin());
+  return pools;
+}
+
+// One <cpu> of a cell. libvirt omits socket_id/core_id/siblings for offline CPUs.
+Result<RawCpu> parse_cell_cpu(const std::string& origin, const pugi::xml_node& cpu, int cell_id,
+                              CpuIdBudget& budget) {
+  RawCpu r;
+  TL_ASSIGN_CTX(auto cpu_id, int_attr(origin, cpu, "id", 0, kMaxCpuIds - 1),
+                "cell " + std::to_string(cell_id));
+  r.id = cpu_id;
+  r.siblings = CpuList{r.id};
+  r.online = static_cast<bool>(cpu.attribute("socket_id"));
+  if (!r.online) return r;
+  TL_ASSIGN(auto pkg, int_attr(origin, cpu, "socket_id", -1));
+  r.package = pkg;
+  if (cpu.attribute("die_id")) {
+    TL_ASSIGN(auto die, int_attr(origin, cpu, "die_id", -1));
+    r.die_id = die;
+  }
+  if (cpu.attribute("siblings")) {
+    TL_ASSIGN(auto siblings, list_attr(origin, cpu, "siblings", budget));
+    r.siblings = siblings.united(CpuList{r.id});
+  }
+  return r;
 }
 
 Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, RawTopology& raw,
@@ -93,54 +140,20 @@ Result<void> parse_cell(const std::string& origin, const pugi::xml_node& cell, R
     node.memory_kib = kib;
     node.memoryless = kib == 0;
   }
-  // The first (smallest) <pages> is the base page size, not a hugepage pool.
-  std::vector<HugepagePool> pools;
-  for (auto pages : cell.children("pages")) {
-    TL_ASSIGN(auto size,
-              sized(origin, pages, pages.attribute("size").value(), "unit", "page size"));
-    auto count = to_integer(pages.child_value());
-    if (!count || *count < 0) {
-      return make_error(origin + ": <pages size='" + pages.attribute("size").value() +
-                        "'> count '" + std::string(pages.child_value()).substr(0, 80) +
-                        "': expected a non-negative integer");
-    }
-    pools.push_back({size, static_cast<std::uint64_t>(*count), 0});
-  }
-  std::sort(pools.begin(), pools.end(),
-            [](const HugepagePool& a, const HugepagePool& b) { return a.page_kib < b.page_kib; });
-  if (!pools.empty()) pools.erase(pools.begin());
-  node.hugepages = std::move(pools);
-
+  TL_ASSIGN(node.hugepages, parse_hugepage_pools(origin, cell));
   // Two <cpus> lists in one cell: which one libvirt meant is unknowable (the first was taken).
   auto cpus_lists = cell.children("cpus");
   if (std::distance(cpus_lists.begin(), cpus_lists.end()) > 1)
-    return make_error(origin + ": <cell id='" + std::to_string(id) +
-                      "'> has more than one <cpus> element (expected one)");
+    return make_error(ErrorKind::input, origin + ": <cell id='" + std::to_string(id) +
+                                            "'> has more than one <cpus> element (expected one)");
   std::vector<int> node_cpus;
   for (auto cpu : cell.child("cpus").children("cpu")) {
-    RawCpu r;
-    TL_ASSIGN_CTX(auto cpu_id, int_attr(origin, cpu, "id", 0, kMaxCpuIds - 1),
-                  "cell " + std::to_string(node.id));
-    r.id = cpu_id;
-    r.siblings = CpuList{r.id};
-    // libvirt omits socket_id/core_id/siblings for offline CPUs.
-    r.online = static_cast<bool>(cpu.attribute("socket_id"));
-    if (r.online) {
-      TL_ASSIGN(auto pkg, int_attr(origin, cpu, "socket_id", -1));
-      r.package = pkg;
-      if (cpu.attribute("die_id")) {
-        TL_ASSIGN(auto die, int_attr(origin, cpu, "die_id", -1));
-        r.die_id = die;
-      }
-      if (cpu.attribute("siblings")) {
-        TL_ASSIGN(auto siblings, list_attr(origin, cpu, "siblings", budget));
-        r.siblings = siblings.united(CpuList{r.id});
-      }
-      node_cpus.push_back(r.id);
-    }
+    TL_ASSIGN(RawCpu r, parse_cell_cpu(origin, cpu, node.id, budget));
+    if (r.online) node_cpus.push_back(r.id);
     raw.cpus.push_back(std::move(r));
     if (raw.cpus.size() > static_cast<std::size_t>(kMaxTopologyCpus)) {
-      return make_error(origin + ": more than " + std::to_string(kMaxTopologyCpus) + " CPUs");
+      return make_error(ErrorKind::input,
+                        origin + ": more than " + std::to_string(kMaxTopologyCpus) + " CPUs");
     }
   }
   node.cpus = CpuList::from_vector(std::move(node_cpus));
@@ -153,8 +166,9 @@ Result<void> refuse_duplicate_cells(const std::string& origin, const RawTopology
   std::set<int> seen;
   for (const auto& n : raw.numa_nodes)
     if (!seen.insert(n.id).second)
-      return make_error(origin + ": <cell id='" + std::to_string(n.id) +
-                        "'> listed twice (expected one <cell> per NUMA node id)");
+      return make_error(ErrorKind::input,
+                        origin + ": <cell id='" + std::to_string(n.id) +
+                            "'> listed twice (expected one <cell> per NUMA node id)");
   return {};
 }
 
@@ -214,11 +228,12 @@ Result<HostTopology> parse_xml(std::string_view xml, const std::string& origin) 
   pugi::xml_document doc;
   pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size());
   if (!parsed) {
-    return make_error(origin + ": invalid XML at offset " + std::to_string(parsed.offset) + ": " +
-                      parsed.description());
+    return make_error(ErrorKind::input, origin + ": invalid XML at offset " +
+                                            std::to_string(parsed.offset) + ": " +
+                                            parsed.description());
   }
   pugi::xml_node host = doc.child("capabilities").child("host");
-  if (!host) return make_error(origin + ": no <capabilities><host> element");
+  if (!host) return make_error(ErrorKind::input, origin + ": no <capabilities><host> element");
   RawTopology raw;
   raw.source = origin.rfind("libvirt:", 0) == 0 ? origin : "caps:" + origin;
   pugi::xml_node cells = host.child("topology").child("cells");
@@ -226,7 +241,8 @@ Result<HostTopology> parse_xml(std::string_view xml, const std::string& origin) 
   for (auto cell : cells.children("cell")) TL_TRY(parse_cell(origin, cell, raw, budget));
   TL_TRY(refuse_duplicate_cells(origin, raw));
   if (raw.cpus.empty()) {
-    return make_error(origin + ": no <host><topology><cells><cell><cpus><cpu> elements (no CPUs)");
+    return make_error(ErrorKind::input,
+                      origin + ": no <host><topology><cells><cell><cpus><cpu> elements (no CPUs)");
   }
   TL_TRY(parse_cache(origin, host.child("cache"), raw, budget));
   raw.vendor = cpuid_vendor(host.child("cpu").child_value("vendor"));

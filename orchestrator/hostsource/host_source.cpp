@@ -46,8 +46,9 @@ Result<HostTopology> from_libvirt(const std::string& uri) {
 Result<HostTopology> load_host_topology(const TopologySource& src) {
   int given = !src.connect.empty() + !src.sysfs.empty() + !src.caps.empty();
   if (given > 1) {
-    return make_error("choose one topology source: --connect, --sysfs or --caps (got " +
-                      std::to_string(given) + ")");
+    return make_error(ErrorKind::input,
+                      "choose one topology source: --connect, --sysfs or --caps (got " +
+                          std::to_string(given) + ")");
   }
   if (!src.sysfs.empty()) return read_sysfs_topology(src.sysfs);
   if (!src.caps.empty()) {

@@ -40,7 +40,7 @@ Result<IsolationPlan> plan_for_layout(const SysRoot& root, const HookRequest& re
   rr.guest_cpus = request.guest_cpus;
   rr.root = root.root().string();
   TL_ASSIGN(auto req, doctor::load_guest_requirements(rr));
-  if (!req.placement_error.empty()) return make_error(req.placement_error);
+  if (!req.placement_error.empty()) return make_error(ErrorKind::does_not_fit, req.placement_error);
   IsolationRequest ir;
   ir.domain = request.domain;
   ir.guest_cpus = req.guest_cpus;

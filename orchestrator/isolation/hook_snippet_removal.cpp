@@ -66,7 +66,7 @@ Result<SnippetRemoval> uninstall_snippet(const std::filesystem::path& root, bool
   }
   if (dry_run) return out;
   if (::unlink(out.file.c_str()) != 0) {
-    return make_error(out.file.string() + ": " + std::string(std::strerror(errno)));
+    return make_error(ErrorKind::io, out.file.string() + ": " + std::string(std::strerror(errno)));
   }
   out.removed = true;
   return out;

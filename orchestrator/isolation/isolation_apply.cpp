@@ -12,7 +12,7 @@ Result<void> write_record(const SysRoot& root, const IsolationPlan& plan) {
   auto path = root.at(undo_record_path(plan.domain));
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) return make_error(path.parent_path().string() + ": " + ec.message());
+  if (ec) return make_error(ErrorKind::io, path.parent_path().string() + ": " + ec.message());
   // Paths under --root need not be UTF-8: replaced rather than thrown (redteam wave 4).
   return write_file_atomic(path, json_document(plan_to_json(plan)), 0600);
 }
@@ -38,8 +38,8 @@ Result<IsolationPlan> read_undo_record(const SysRoot& root, const std::string& d
   auto j = nlohmann::json::parse(text, nullptr, false);
   TL_ASSIGN_CTX(auto plan, plan_from_json(j), path.string());
   if (plan.domain != domain) {
-    return make_error(path.string() + ": record names domain '" + plan.domain + "', expected '" +
-                      domain + "'");
+    return make_error(ErrorKind::input, path.string() + ": record names domain '" + plan.domain +
+                                            "', expected '" + domain + "'");
   }
   return plan;
 }
@@ -54,10 +54,10 @@ Result<ApplyReport> apply_isolation(const SysRoot& root, const IsolationPlan& pl
                            std::to_string(stale.done.size()) + " values restored)");
     for (const auto& f : stale.failures) report.failures.push_back("leftover: " + f);
     if (has_undo_record(root, plan.domain)) {
-      return make_error("leftover isolation record of " + plan.domain +
-                        " could not be fully "
-                        "restored; fix it by hand and remove " +
-                        undo_record_path(plan.domain));
+      return make_error(ErrorKind::failed, "leftover isolation record of " + plan.domain +
+                                               " could not be fully "
+                                               "restored; fix it by hand and remove " +
+                                               undo_record_path(plan.domain));
     }
   }
   // The values to restore are read now, not at planning time: the leftover release above (or
@@ -105,7 +105,9 @@ Result<ApplyReport> release_isolation(const SysRoot& root, const std::string& do
   if (remaining.empty()) {
     std::error_code ec;
     std::filesystem::remove(root.at(undo_record_path(domain)), ec);
-    if (ec) return make_error(root.at(undo_record_path(domain)).string() + ": " + ec.message());
+    if (ec)
+      return make_error(ErrorKind::io,
+                        root.at(undo_record_path(domain)).string() + ": " + ec.message());
   } else {
     IsolationPlan rest = plan;
     rest.actions = remaining;

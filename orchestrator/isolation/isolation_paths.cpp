@@ -120,14 +120,15 @@ bool is_irq_name(std::string_view irq) {
 
 Result<void> check_recorded_action(const IsolationAction& a) {
   if (!is_planned_path(a.kind, a.path)) {
-    return make_error("action path '" + a.path.substr(0, 200) +
-                      "': not a file topolab writes for " + to_string(a.kind) + " (" +
-                      expected_paths(a.kind) + ")");
+    return make_error(ErrorKind::input, "action path '" + a.path.substr(0, 200) +
+                                            "': not a file topolab writes for " +
+                                            to_string(a.kind) + " (" + expected_paths(a.kind) +
+                                            ")");
   }
   for (const auto* value : {&a.before, &a.after}) {
     if (!is_planned_value(a.kind, *value)) {
-      return make_error("action " + a.path + ": value '" + value->substr(0, 80) + "' is not a " +
-                        to_string(a.kind) + " value");
+      return make_error(ErrorKind::input, "action " + a.path + ": value '" + value->substr(0, 80) +
+                                              "' is not a " + to_string(a.kind) + " value");
     }
   }
   return {};

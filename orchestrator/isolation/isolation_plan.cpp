@@ -116,9 +116,9 @@ Result<void> check_domain_name(const std::string& domain) {
                     c == '.' || c == '+');
   }
   if (!good) {
-    return make_error("domain name '" + domain +
-                      "': expected letters, digits, '-', '_', '.', "
-                      "'+' (not starting with '.')");
+    return make_error(ErrorKind::input, "domain name '" + domain +
+                                            "': expected letters, digits, '-', '_', '.', "
+                                            "'+' (not starting with '.')");
   }
   return {};
 }
@@ -126,9 +126,9 @@ Result<void> check_domain_name(const std::string& domain) {
 Result<IsolationPlan> plan_isolation(const SysRoot& root, const IsolationRequest& request) {
   TL_TRY(check_domain_name(request.domain));
   if (request.guest_cpus.empty()) {
-    return make_error("isolation plan for " + request.domain +
-                      ": no guest CPUs (the layout "
-                      "names no host CPUs)");
+    return make_error(ErrorKind::input, "isolation plan for " + request.domain +
+                                            ": no guest CPUs (the layout "
+                                            "names no host CPUs)");
   }
   IsolationPlan plan;
   plan.domain = request.domain;
@@ -139,13 +139,15 @@ Result<IsolationPlan> plan_isolation(const SysRoot& root, const IsolationRequest
     plan.housekeeping_cpus = online.minus(request.guest_cpus);
   }
   if (plan.housekeeping_cpus.empty()) {
-    return make_error("isolation plan for " + request.domain + ": guest CPUs " +
-                      request.guest_cpus.to_string() + " leave no CPU for the host");
+    return make_error(ErrorKind::does_not_fit,
+                      "isolation plan for " + request.domain + ": guest CPUs " +
+                          request.guest_cpus.to_string() + " leave no CPU for the host");
   }
   if (plan.housekeeping_cpus.intersects(plan.guest_cpus)) {
-    return make_error("isolation plan for " + request.domain + ": housekeeping CPUs " +
-                      plan.housekeeping_cpus.to_string() + " overlap guest CPUs " +
-                      plan.guest_cpus.to_string());
+    return make_error(ErrorKind::input, "isolation plan for " + request.domain +
+                                            ": housekeeping CPUs " +
+                                            plan.housekeeping_cpus.to_string() +
+                                            " overlap guest CPUs " + plan.guest_cpus.to_string());
   }
   if (request.cgroups) plan_cgroups(root, plan);
   if (request.irqs) plan_irqs(root, plan);
@@ -174,9 +176,9 @@ Result<ActionKind> parse_action_kind(std::string_view text) {
                  ActionKind::kIrqDefault, ActionKind::kGovernor}) {
     if (to_string(k) == text) return k;
   }
-  return make_error("action kind '" + std::string(text) +
-                    "': expected cgroup-controller, "
-                    "cgroup-cpus, irq-affinity, irq-default or governor");
+  return make_error(ErrorKind::input, "action kind '" + std::string(text) +
+                                          "': expected cgroup-controller, "
+                                          "cgroup-cpus, irq-affinity, irq-default or governor");
 }
 
 nlohmann::json plan_to_json(const IsolationPlan& plan) {
@@ -193,7 +195,9 @@ nlohmann::json plan_to_json(const IsolationPlan& plan) {
 }
 
 Result<IsolationPlan> plan_from_json(const nlohmann::json& j) {
-  auto bad = [](const std::string& what) { return make_error("isolation record: " + what); };
+  auto bad = [](const std::string& what) {
+    return make_error(ErrorKind::input, "isolation record: " + what);
+  };
   if (!j.is_object()) return bad("expected a JSON object");
   IsolationPlan plan;
   try {

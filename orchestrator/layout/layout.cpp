@@ -168,9 +168,8 @@ Result<void> validate_nodes(const Layout& l) {
   return {};
 }
 
-}  // namespace
-
-Result<void> validate_layout(const Layout& l) {
+// The guest's size: group, core and thread counts, their product, memory and I/O threads.
+Result<void> validate_sizes(const Layout& l) {
   TL_TRY(check_count(l.l3_groups, "guest.l3_groups", kMaxGroupsOrCores));
   TL_TRY(check_count(l.cores_per_group, "guest.cores_per_group", kMaxGroupsOrCores));
   TL_TRY(check_count(l.threads_per_core, "guest.threads_per_core", kMaxThreadsPerCore));
@@ -190,6 +189,11 @@ Result<void> validate_layout(const Layout& l) {
     return make_error(ErrorKind::input,
                       "guest.iothreads: expected 0 to 64, got " + std::to_string(l.iothreads));
   }
+  return {};
+}
+
+// The [placement] CPU sets against each other and, for policy explicit, the vCPU count.
+Result<void> validate_placement(const Layout& l) {
   if (l.host_cpus && l.host_cpus->empty()) {
     return make_error(ErrorKind::input, "placement.host_cpus: expected a non-empty CPU list");
   }
@@ -201,28 +205,33 @@ Result<void> validate_layout(const Layout& l) {
                           l.host_cpus->intersected(*l.housekeeping_cpus).to_string() +
                           " (expected disjoint CPU sets)");
   }
-  if (l.policy == PlacementPolicy::kExplicit) {
-    if (static_cast<int>(l.explicit_cpus.size()) != l.vcpu_count()) {
-      return make_error(ErrorKind::input, "placement.explicit: expected one CPU list per vCPU (" +
-                                              std::to_string(l.vcpu_count()) + "), got " +
-                                              std::to_string(l.explicit_cpus.size()));
-    }
-    for (std::size_t i = 0; i < l.explicit_cpus.size(); ++i) {
-      if (l.explicit_cpus[i].empty()) {
-        return make_error(ErrorKind::input, "placement.explicit[" + std::to_string(i) +
-                                                "]: expected a non-empty CPU list");
-      }
+  if (l.policy != PlacementPolicy::kExplicit) return {};
+  if (static_cast<int>(l.explicit_cpus.size()) != l.vcpu_count()) {
+    return make_error(ErrorKind::input, "placement.explicit: expected one CPU list per vCPU (" +
+                                            std::to_string(l.vcpu_count()) + "), got " +
+                                            std::to_string(l.explicit_cpus.size()));
+  }
+  for (std::size_t i = 0; i < l.explicit_cpus.size(); ++i) {
+    if (l.explicit_cpus[i].empty()) {
+      return make_error(ErrorKind::input, "placement.explicit[" + std::to_string(i) +
+                                              "]: expected a non-empty CPU list");
     }
   }
-  if (l.hugepage_kib == 0 && l.hugepages_locked) {
-    // locked without hugepages is valid libvirt (<locked/>); nothing to check
-  }
+  return {};
+}
+
+// Hugepages must divide the memory; locked without hugepages is valid libvirt (<locked/>).
+Result<void> validate_hugepages(const Layout& l) {
   if (l.hugepage_kib != 0 && l.memory_mib * 1024 % l.hugepage_kib != 0) {
     return make_error(ErrorKind::input, "guest.memory_mib: " + std::to_string(l.memory_mib) +
                                             " MiB is not a multiple of the hugepage size " +
                                             hugepage_size_to_string(l.hugepage_kib));
   }
-  TL_TRY(validate_nodes(l));
+  return {};
+}
+
+// Lists that must not name one thing twice: CPU features across disable/require, host devices.
+Result<void> validate_no_doubles(const Layout& l) {
   // Both lists naming one feature: the require list won silently (issue 32).
   for (const auto& f : l.cpu_features_disable)
     if (std::find(l.cpu_features_require.begin(), l.cpu_features_require.end(), f) !=
@@ -239,6 +248,17 @@ Result<void> validate_layout(const Layout& l) {
     }
   }
   return {};
+}
+
+}  // namespace
+
+// In the order the checks always ran: the first problem found is the one reported.
+Result<void> validate_layout(const Layout& l) {
+  TL_TRY(validate_sizes(l));
+  TL_TRY(validate_placement(l));
+  TL_TRY(validate_hugepages(l));
+  TL_TRY(validate_nodes(l));
+  return validate_no_doubles(l);
 }
 
 Result<Layout> load_layout_file(const std::filesystem::path& path) {

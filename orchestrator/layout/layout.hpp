@@ -45,8 +45,10 @@ struct Layout {
   std::string cpu_model;               // empty: chosen per accelerator and host vendor
   std::vector<std::string> cpu_features_disable, cpu_features_require;
   std::string kernel_cmdline_extra;
-  std::string guest_os;  // [guest] os: "windows-home", "windows-pro", "linux", ...; "" unknown
-                         // (doctor warns when the exposure has more sockets than it uses)
+  // [guest] os as written: an edition of a GuestOs (guest_os.hpp; "windows-home", "linux", its
+  // OS is guest_os_of_edition's); "" unknown. The doctor warns when the exposure has more
+  // sockets than the edition uses, and names an edition it does not know.
+  std::string guest_os;
   std::vector<HostDevice> hostdevs;
   std::uint64_t hugepage_kib = 0;  // 0: no hugepages; 2048 or 1048576
   bool hugepages_locked = false;

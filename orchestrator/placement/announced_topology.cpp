@@ -103,10 +103,11 @@ Result<AnnouncedTopology> announce_topology(const Layout& l, const PlacementPlan
                                             Accelerator accel, const std::string& host_vendor) {
   if (static_cast<int>(plan.vcpus.size()) != l.vcpu_count() ||
       plan.topology.vcpus() != l.vcpu_count()) {
-    return make_error("placement plan has " + std::to_string(plan.vcpus.size()) +
-                      " vCPUs and topology product " + std::to_string(plan.topology.vcpus()) +
-                      ", layout '" + l.name + "' has " + std::to_string(l.vcpu_count()) +
-                      " (expected a plan made for this layout)");
+    return make_error(ErrorKind::internal,
+                      "placement plan has " + std::to_string(plan.vcpus.size()) +
+                          " vCPUs and topology product " + std::to_string(plan.topology.vcpus()) +
+                          ", layout '" + l.name + "' has " + std::to_string(l.vcpu_count()) +
+                          " (expected a plan made for this layout)");
   }
   // QEMU has no host CPU model under TCG ("-cpu host" needs KVM): the domain would never start
   // (issue 32), so it is refused here, where the accelerator is known.

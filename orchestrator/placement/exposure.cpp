@@ -57,9 +57,10 @@ Result<std::vector<std::uint64_t>> cell_memory_kib(const Layout& l, std::uint64_
   const std::uint64_t unit = l.hugepage_kib ? l.hugepage_kib : 1024;
   if (cells == 0) return std::vector<std::uint64_t>{};
   if (total_kib % unit != 0) {
-    return make_error("memory " + std::to_string(total_kib) + " KiB cannot be split into " +
-                      std::to_string(cells) + " NUMA cells of whole " + std::to_string(unit) +
-                      " KiB units (expected a multiple of " + std::to_string(unit) + " KiB)");
+    return make_error(ErrorKind::input,
+                      "memory " + std::to_string(total_kib) + " KiB cannot be split into " +
+                          std::to_string(cells) + " NUMA cells of whole " + std::to_string(unit) +
+                          " KiB units (expected a multiple of " + std::to_string(unit) + " KiB)");
   }
   std::vector<int> with_memory;
   for (int c = 0; c < m.cells; ++c)

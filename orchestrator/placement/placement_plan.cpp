@@ -69,10 +69,11 @@ Result<void> place_memory(const Layout& l, const HostTopology& host, PlacementPl
     all_known = all_known && (n.memory_kib > 0 || n.memoryless);
   }
   if (all_known && l.memory_mib > host_total) {
-    return make_error("guest memory " + std::to_string(l.memory_mib) +
-                      " MiB is larger than the host's memory (" + std::to_string(host_total) +
-                      " MiB over " + std::to_string(host.numa_nodes.size()) + " NUMA node" +
-                      (host.numa_nodes.size() == 1 ? "" : "s") + ")");
+    return make_error(ErrorKind::does_not_fit,
+                      "guest memory " + std::to_string(l.memory_mib) +
+                          " MiB is larger than the host's memory (" + std::to_string(host_total) +
+                          " MiB over " + std::to_string(host.numa_nodes.size()) + " NUMA node" +
+                          (host.numa_nodes.size() == 1 ? "" : "s") + ")");
   }
   if (!plan.pinned) return {};
   std::set<int> nodes;
@@ -95,9 +96,10 @@ Result<void> place_memory(const Layout& l, const HostTopology& host, PlacementPl
     for (const auto& [node, mib] : need) {
       std::uint64_t have = node_memory_mib(host, node);
       if (have > 0 && mib > have) {
-        return make_error("guest NUMA cells on host node " + std::to_string(node) + " need " +
-                          std::to_string(mib) + " MiB, the node holds " + std::to_string(have) +
-                          " MiB (memory larger than the node)");
+        return make_error(ErrorKind::does_not_fit,
+                          "guest NUMA cells on host node " + std::to_string(node) + " need " +
+                              std::to_string(mib) + " MiB, the node holds " + std::to_string(have) +
+                              " MiB (memory larger than the node)");
       }
     }
   }
@@ -161,14 +163,15 @@ Result<PlacementPlan> plan_once(const Layout& l, const HostTopology& host) {
   TL_TRY(validate_layout(l));
   const GuestTopology topo = guest_topology_for(l);
   if (topo.vcpus() != l.vcpu_count()) {
-    return make_error("announced topology " + std::to_string(topo.sockets) + " sockets x " +
-                      std::to_string(topo.dies) + " dies x " + std::to_string(topo.cores) +
-                      " cores x " + std::to_string(topo.threads) +
-                      " threads = " + std::to_string(topo.vcpus()) +
-                      " differs from the vCPU count " + std::to_string(l.vcpu_count()));
+    return make_error(ErrorKind::internal,
+                      "announced topology " + std::to_string(topo.sockets) + " sockets x " +
+                          std::to_string(topo.dies) + " dies x " + std::to_string(topo.cores) +
+                          " cores x " + std::to_string(topo.threads) +
+                          " threads = " + std::to_string(topo.vcpus()) +
+                          " differs from the vCPU count " + std::to_string(l.vcpu_count()));
   }
   TL_ASSIGN(auto usable, placement::usable_host(l, host));
-  Result<PlacementPlan> plan = make_error("unknown policy");
+  Result<PlacementPlan> plan = make_error(ErrorKind::internal, "unknown policy");
   switch (l.policy) {
     case PlacementPolicy::kL3Aligned:
       plan = placement::plan_l3_aligned(l, host, usable);

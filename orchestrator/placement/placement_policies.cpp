@@ -233,8 +233,9 @@ std::optional<std::vector<int>> choose_domains_by_node(const Layout& l, const Ho
 Result<PlacementPlan> plan_l3_aligned(const Layout& l, const HostTopology& host,
                                       const UsableHost& u) {
   if (host.l3_domains.empty()) {
-    return make_error("host (" + host.source +
-                      ") reports no L3 domains; l3-aligned placement needs them");
+    return make_error(
+        ErrorKind::does_not_fit,
+        "host (" + host.source + ") reports no L3 domains; l3-aligned placement needs them");
   }
   TL_TRY(check_threads(l, host, u));
   auto by_l3 = cores_by_l3(eligible_cores(l, u));
@@ -339,14 +340,17 @@ Result<PlacementPlan> plan_explicit(const Layout& l, const HostTopology& host,
     const CpuList& cpus = l.explicit_cpus[static_cast<std::size_t>(v)];
     const std::string what = "explicit: vCPU " + std::to_string(v) + " (" + cpus.to_string() + ")";
     if (!cpus.is_subset_of(online)) {
-      return make_error(what + " names CPUs " + cpus.minus(online).to_string() +
-                        " that are not online on the host (online " + online.to_string() + ")");
+      return make_error(ErrorKind::does_not_fit,
+                        what + " names CPUs " + cpus.minus(online).to_string() +
+                            " that are not online on the host (online " + online.to_string() + ")");
     }
     if (l.host_cpus && !cpus.is_subset_of(*l.host_cpus)) {
-      return make_error(what + " is outside host_cpus " + l.host_cpus->to_string());
+      return make_error(ErrorKind::input,
+                        what + " is outside host_cpus " + l.host_cpus->to_string());
     }
     if (l.housekeeping_cpus && cpus.intersects(*l.housekeeping_cpus)) {
-      return make_error(what + " overlaps housekeeping_cpus " + l.housekeeping_cpus->to_string());
+      return make_error(ErrorKind::input,
+                        what + " overlaps housekeeping_cpus " + l.housekeeping_cpus->to_string());
     }
     if (cpus.intersects(seen)) {
       plan.warnings.push_back(what + " shares CPUs " + cpus.intersected(seen).to_string() +

@@ -78,7 +78,7 @@ TEST_F(ApplyLive, RunningGuestIsRepinnedNowWithABackupAndRefusedWithoutLive) {
 
   auto refused = run_cli(
       {"apply", domain_, kLayout, "--policy", "compact", "--backup-dir", backups_.string()});
-  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(refused.exit_code, 65);  // ExitCode::data_error: refused input
   EXPECT_NE(refused.err.find("is running; refusing without --live"), std::string::npos)
       << refused.err;
   EXPECT_EQ(live_pins(dom->get(), 2), (std::vector<std::string>{all, all})) << "changed anyway";

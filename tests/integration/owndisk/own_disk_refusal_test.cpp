@@ -41,13 +41,13 @@ class DiskRefusal : public ::testing::Test {
 
 TEST_F(DiskRefusal, MissingDisk) {
   auto r = boot(dir_ / "nope.qcow2");
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 66) << r.err;  // ExitCode::no_input
   EXPECT_NE(r.err.find("nope.qcow2: No such file or directory"), std::string::npos) << r.err;
 }
 
 TEST_F(DiskRefusal, NotAReadableFile) {
   auto r = boot(dir_);
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 65) << r.err;  // ExitCode::data_error
   EXPECT_NE(r.err.find("not a regular file or block device"), std::string::npos) << r.err;
 }
 
@@ -57,7 +57,7 @@ TEST_F(DiskRefusal, UnsupportedFormatIsNamed) {
       run_process({"/usr/bin/qemu-img", "create", "-q", "-f", "vmdk", vmdk.string(), "16M"});
   ASSERT_EQ(made.exit_code, 0) << made.err << made.out;
   auto r = boot(vmdk);
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 65) << r.err;  // ExitCode::data_error
   EXPECT_NE(r.err.find("format 'vmdk' cannot be overlaid"), std::string::npos) << r.err;
 }
 
@@ -84,7 +84,7 @@ void expect_busy_refused(DiskRefusal& t, const fs::path& dir, bool via_hard_link
   ASSERT_EQ(started.exit_code, 0) << started.err;
   auto r = t.boot(given);
   run_process({"/usr/bin/virsh", "-c", "qemu:///system", "destroy", name}, std::chrono::minutes(2));
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 65) << r.err;  // ExitCode::data_error: a busy disk is refused
   EXPECT_NE(r.err.find("in use by running domain '" + name + "'"), std::string::npos) << r.err;
 }
 
@@ -131,7 +131,7 @@ TEST_F(DiskRefusal, ATemplatesDiskOpenInAnotherRunningDomain) {
   const std::string after = v({"dumpxml", "--inactive", templ}).out;
   v({"destroy", runner});
   v({"undefine", templ});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 65) << r.err;  // ExitCode::data_error: a busy disk is refused
   EXPECT_NE(r.err.find("in use by running domain '" + runner + "'"), std::string::npos) << r.err;
   EXPECT_EQ(after, before) << "the template's definition changed";
 }

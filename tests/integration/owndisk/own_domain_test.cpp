@@ -137,7 +137,7 @@ TEST_F(OwnDomain, RunningTemplateIsRefused) {
   ASSERT_EQ(virsh({"start", name_}).exit_code, 0);
   auto r = run_cli({"boot", kLayout, "--accel", "tcg", "--domain", name_, "--run-id", marker_},
                    std::chrono::minutes(2));
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 65) << r.err;  // ExitCode::data_error: a refused template
   EXPECT_NE(r.err.find("template domain '" + name_ + "' is running"), std::string::npos) << r.err;
 }
 

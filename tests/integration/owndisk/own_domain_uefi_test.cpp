@@ -117,7 +117,7 @@ TEST_F(OwnDomainState, AnEmulatedTpmTemplateIsRefusedWithTheReasonBeforeAnything
   auto r = run_cli({"boot", std::string(TOPOLAB_SOURCE_DIR) + "/examples/layouts/two-groups.toml",
                     "--accel", "tcg", "--domain", name_, "--run-id", marker_},
                    std::chrono::minutes(2));
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 65) << r.err;  // ExitCode::data_error: a refused template
   EXPECT_NE(r.err.find("template domain '" + name_ + "' has an emulated TPM"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("bound to the template's UUID"), std::string::npos) << r.err;

@@ -20,7 +20,7 @@ TEST(GuestTable, DiskIsResolvedAgainstTheFilesFolder) {
   ASSERT_TRUE(e) << e.error().message;
   EXPECT_EQ(e->guest.kind, guestsource::GuestKind::kDisk);
   EXPECT_EQ(e->guest.disk, "/base/img/os.qcow2");
-  EXPECT_EQ(e->guest.os, "windows");
+  EXPECT_EQ(e->guest.os, GuestOs::kWindows);
   EXPECT_EQ(experiment_to_json(*e)["guest"]["disk"], "/base/img/os.qcow2");
 }
 

@@ -134,7 +134,7 @@ TEST_F(DiskGuestTest, ARunIdThatIsNotASafeNameIsRefusedBeforeAnyOverlay) {
   GuestSource source;
   source.kind = GuestKind::kDisk;
   source.disk = dir_ / "a.qcow2";
-  source.os = "linux";
+  source.os = GuestOs::kLinux;
   for (const std::string id : {"../x", "a,b", "x\ny", ""}) {
     auto out = prepare_guest("test:///default", source, id, dir_ / "ov");
     ASSERT_FALSE(out) << id;

@@ -14,9 +14,9 @@
 
 namespace {
 
-using topolab::testing::run_cli;
 using topolab::ExitCode;
 using topolab::to_int;
+using topolab::testing::run_cli;
 namespace fs = std::filesystem;
 
 const std::string kRoot =
@@ -207,7 +207,7 @@ TEST(HookCli, WhatTheHookReadsOfACopysXmlIsChecked) {
             std::string::npos)
       << other_name.err;
   auto bad_template = prepare(kCopy, copy_xml(kCopy, "../win10"));
-  EXPECT_EQ(bad_template.exit_code, 1);
+  EXPECT_EQ(bad_template.exit_code, to_int(ExitCode::data_error));
   EXPECT_NE(bad_template.err.find("<topolab:run template>"), std::string::npos) << bad_template.err;
   std::string deep = "<domain><name>" + kCopy + "</name>";
   for (int i = 0; i < 100; ++i) deep += "<a>";
@@ -259,7 +259,8 @@ TEST(HookCli, TheSnippetPassesTheDomainXmlAndTheOldOneStillUninstalls) {
 
 TEST(HookCli, MissingArgumentsAndBadNamesFail) {
   EXPECT_EQ(run_cli({"hook"}).exit_code, 2);
-  EXPECT_EQ(run_cli({"hook", "../x", "prepare", "--root", kRoot, "--dry-run"}).exit_code, 1);
+  EXPECT_EQ(run_cli({"hook", "../x", "prepare", "--root", kRoot, "--dry-run"}).exit_code,
+            to_int(ExitCode::data_error));
 }
 
 }  // namespace

@@ -91,7 +91,7 @@ TEST(VcpuLimits, PlanRefuses289VcpusOnQ35AndAccepts288) {
   auto refused = testing::run_cli({"plan", "ryzen-1700x", "--groups", "17", "--cores", "17",
                                    "--threads", "1", "--policy", "unpinned"},
                                   std::chrono::seconds(60));
-  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_EQ(refused.exit_code, 4) << refused.out << refused.err;  // ExitCode::does_not_fit
   EXPECT_NE(refused.err.find("289 vCPUs cannot boot: at most 288"), std::string::npos)
       << refused.err;
   EXPECT_NE(refused.err.find("libvirt domain capabilities of qemu:///system: machine q35"),
@@ -105,7 +105,7 @@ TEST(VcpuLimits, PlanRefuses289VcpusOnQ35AndAccepts288) {
   auto sysfs = testing::run_cli({"plan", "ryzen-1700x", "--groups", "64", "--cores", "32",
                                  "--threads", "1", "--policy", "unpinned", "--sysfs", "/"},
                                 std::chrono::seconds(60));
-  EXPECT_EQ(sysfs.exit_code, 1);
+  EXPECT_EQ(sysfs.exit_code, 4);  // ExitCode::does_not_fit
   EXPECT_NE(sysfs.err.find("2048 vCPUs cannot boot: at most " + std::to_string(kMaxHelloVcpus)),
             std::string::npos)
       << sysfs.err;
