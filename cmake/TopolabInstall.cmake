@@ -2,14 +2,14 @@
 # Included at the end of the top-level CMakeLists.txt, after every target exists.
 include(GNUInstallDirs)
 
-# --- Where the binary looks at run time (orchestrator/install/install_paths.cpp) -------------
+# --- Where the binary looks at run time (orchestrator/base/install/install_paths.cpp) -------------
 # The configured prefix and the share/doc dirs relative to bin/, so an installed tree can be
 # moved (dpkg -x into any root) and still find its files next to itself.
 file(RELATIVE_PATH topolab_datadir_from_bindir ${CMAKE_INSTALL_FULL_BINDIR}
      ${CMAKE_INSTALL_FULL_DATADIR})
 file(RELATIVE_PATH topolab_docdir_from_bindir ${CMAKE_INSTALL_FULL_BINDIR}
      ${CMAKE_INSTALL_FULL_DOCDIR})
-set_property(SOURCE ${PROJECT_SOURCE_DIR}/orchestrator/install/install_paths.cpp
+set_property(SOURCE ${PROJECT_SOURCE_DIR}/orchestrator/base/install/install_paths.cpp
   TARGET_DIRECTORY topolab_install APPEND PROPERTY COMPILE_DEFINITIONS
   TOPOLAB_INSTALL_BINDIR="${CMAKE_INSTALL_FULL_BINDIR}"
   TOPOLAB_INSTALL_DATADIR="${CMAKE_INSTALL_FULL_DATADIR}"
@@ -71,7 +71,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # libvirt0, libsqlite3, libspdlog, libfm
 # What `topolab boot/run` and `topolab image` need at run time beyond the linked libraries:
 # libvirtd and QEMU (qemu:///system, TCG or KVM), and a Debian kernel with its modules (image
 # reads /boot/vmlinuz-* and /lib/modules/VERSION and runs xz, zstd or gzip, the kernel's and the
-# modules' compressors: orchestrator/image/pvh_kernel.cpp, module_resolver.cpp).
+# modules' compressors: orchestrator/guest/image/pvh_kernel.cpp, module_resolver.cpp).
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libvirt-daemon-system, qemu-system-x86, \
 linux-image-amd64 | linux-image-cloud-amd64, xz-utils, zstd")
 # ovmf: UEFI for the Windows VFIO template; xorriso: `image --windows` writes the agent ISO.

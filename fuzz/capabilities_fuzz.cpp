@@ -1,4 +1,4 @@
-// Fuzzes parse_capabilities_xml (orchestrator/hostsource/capabilities_parser.hpp): capabilities
+// Fuzzes parse_capabilities_xml (orchestrator/libvirt/hostsource/capabilities_parser.hpp): capabilities
 // come from libvirt, possibly a remote host, or from a file the user gives with --caps. Beyond "no
 // crash": an accepted topology must survive the JSON round trip that `topolab host
 // --json` and the guest hello use (topology_to_json -> topology_from_json).
@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "host/topology_json.hpp"
-#include "orchestrator/hostsource/capabilities_parser.hpp"
+#include "orchestrator/libvirt/hostsource/capabilities_parser.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view xml(reinterpret_cast<const char*>(data), size);

@@ -1,5 +1,5 @@
 // Fuzzes what topolab accepts of `qemu-img info --output=json` for a user's disk (redteam wave
-// 2, orchestrator/guestsource/disk_info.cpp). Beyond "no crash, no exception": an accepted
+// 2, orchestrator/libvirt/guestsource/disk_info.cpp). Beyond "no crash, no exception": an accepted
 // image is always a qcow2 or raw file of 1 byte .. 64 TiB with no backing file, no external
 // data file and no encryption, and every refusal is one line naming the disk.
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "orchestrator/guestsource/disk_info.hpp"
+#include "orchestrator/libvirt/guestsource/disk_info.hpp"
 
 using topolab::guestsource::check_image_info;
 using topolab::guestsource::DiskImage;

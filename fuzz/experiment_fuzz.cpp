@@ -1,4 +1,4 @@
-// Fuzzes parse_experiment (orchestrator/experiment/experiment.hpp) and the matrix code an
+// Fuzzes parse_experiment (orchestrator/run/experiment/experiment.hpp) and the matrix code an
 // accepted experiment flows into (cells, configurations, run order, baseline lookup).
 // Beyond "no crash": configurations partition the cells; every run of a configuration names
 // one of its cells, a benchmark and a repetition in range.
@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "orchestrator/experiment/experiment.hpp"
-#include "orchestrator/experiment/matrix.hpp"
-#include "orchestrator/layout/toml_depth.hpp"
+#include "orchestrator/run/experiment/experiment.hpp"
+#include "orchestrator/run/experiment/matrix.hpp"
+#include "orchestrator/model/layout/toml_depth.hpp"
 
 namespace ex = topolab::experiment;
 

@@ -16,8 +16,8 @@
 #include <string>
 
 #include "common/json_text.hpp"
-#include "orchestrator/report/reporter.hpp"
-#include "orchestrator/store/result_store.hpp"
+#include "orchestrator/results/report/reporter.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 #include "protocol/protocol.hpp"
 
 namespace {

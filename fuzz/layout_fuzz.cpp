@@ -1,4 +1,4 @@
-// Fuzzes parse_layout (orchestrator/layout/layout.hpp) and everything a layout flows into on
+// Fuzzes parse_layout (orchestrator/model/layout/layout.hpp) and everything a layout flows into on
 // `topolab plan/xml`: validate_layout, plan_placement on two fixed hosts, the domain XML writer
 // and the intended guest topology. Layout files are user input, often copied from forums.
 // Beyond "no crash": an accepted layout passes validate_layout; a plan has one placement per
@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include "orchestrator/domain/domain_xml_writer.hpp"
-#include "orchestrator/domain/intended_topology.hpp"
-#include "orchestrator/hostsource/capabilities_parser.hpp"
-#include "orchestrator/layout/layout.hpp"
-#include "orchestrator/layout/toml_depth.hpp"
-#include "orchestrator/placement/placement_plan.hpp"
+#include "orchestrator/planning/domain/domain_xml_writer.hpp"
+#include "orchestrator/planning/domain/intended_topology.hpp"
+#include "orchestrator/libvirt/hostsource/capabilities_parser.hpp"
+#include "orchestrator/model/layout/layout.hpp"
+#include "orchestrator/model/layout/toml_depth.hpp"
+#include "orchestrator/planning/placement/placement_plan.hpp"
 
 namespace {
 

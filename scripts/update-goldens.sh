@@ -12,8 +12,8 @@ if [[ -n "${CI:-}" ]]; then
 fi
 BUILD=${1:-build}
 # The programs whose tests compare with goldens: tests/orchestrator/{report,domain}.
-PROGRAMS=(orchestrator_report_tests orchestrator_domain_tests)
-GOLDEN_DIRS=(tests/orchestrator/report/data tests/orchestrator/domain/data)
+PROGRAMS=(orchestrator_results_report_tests orchestrator_planning_domain_tests)
+GOLDEN_DIRS=(tests/orchestrator/results/report/data tests/orchestrator/planning/domain/data)
 [[ -f "$BUILD/build.ninja" ]] || cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C "$BUILD" -j"${JOBS:-2}" "${PROGRAMS[@]}"
 for p in "${PROGRAMS[@]}"; do

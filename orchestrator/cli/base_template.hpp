@@ -10,7 +10,7 @@
 
 #include "common/file_io.hpp"
 #include "common/result.hpp"
-#include "orchestrator/domain/domain_xml_writer.hpp"
+#include "orchestrator/planning/domain/domain_xml_writer.hpp"
 
 namespace topolab::cli {
 

@@ -4,8 +4,8 @@
 
 #include "common/json_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/doctor/doctor.hpp"
-#include "orchestrator/doctor/layout_requirements.hpp"
+#include "orchestrator/hostprep/doctor/doctor.hpp"
+#include "orchestrator/hostprep/doctor/layout_requirements.hpp"
 
 namespace topolab::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "orchestrator/guestsource/guest_source.hpp"
+#include "orchestrator/libvirt/guestsource/guest_source.hpp"
 
 namespace topolab::cli {
 

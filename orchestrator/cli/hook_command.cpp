@@ -7,9 +7,9 @@
 
 #include "common/json_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/install/install_paths.hpp"
-#include "orchestrator/isolation/hook.hpp"
-#include "orchestrator/logging/log.hpp"
+#include "orchestrator/base/install/install_paths.hpp"
+#include "orchestrator/hostprep/isolation/hook.hpp"
+#include "orchestrator/base/logging/log.hpp"
 
 namespace topolab::cli {
 namespace {

@@ -8,8 +8,8 @@
 #include "host/topology_printer.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
-#include "orchestrator/hostsource/host_source.hpp"
-#include "orchestrator/virt/connection_uri.hpp"
+#include "orchestrator/libvirt/hostsource/host_source.hpp"
+#include "orchestrator/libvirt/virt/connection_uri.hpp"
 
 namespace topolab::cli {
 namespace {

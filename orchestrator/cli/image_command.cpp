@@ -1,15 +1,15 @@
 // `topolab image [-o DIR] [--kernel PATH] [--agent PATH] [--json]`: builds (or reuses) the
 // built-in guest image and prints where it is.
 // `topolab image --windows [-o DIR] [--agent EXE] [--json]`: writes the CD image that installs
-// the Windows guest agent (orchestrator/image/windows_iso.hpp).
+// the Windows guest agent (orchestrator/guest/image/windows_iso.hpp).
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "common/json_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/image/guest_image.hpp"
-#include "orchestrator/image/windows_iso.hpp"
+#include "orchestrator/guest/image/guest_image.hpp"
+#include "orchestrator/guest/image/windows_iso.hpp"
 
 namespace topolab::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/layout/layout_fields.hpp"
+#include "orchestrator/model/layout/layout_fields.hpp"
 
 namespace topolab::cli {
 

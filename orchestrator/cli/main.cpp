@@ -9,7 +9,7 @@
 #include "common/result.hpp"
 #include "common/terminal_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/logging/log.hpp"
+#include "orchestrator/base/logging/log.hpp"
 
 namespace topolab::cli {
 

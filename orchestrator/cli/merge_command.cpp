@@ -6,7 +6,7 @@
 
 #include "common/json_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/store/store_merge.hpp"
+#include "orchestrator/results/store/store_merge.hpp"
 
 namespace topolab::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include "common/json_text.hpp"
 #include "common/terminal_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/install/install_paths.hpp"
+#include "orchestrator/base/install/install_paths.hpp"
 
 namespace topolab::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
-#include "orchestrator/placement/placement_plan.hpp"
-#include "orchestrator/placement/plan_printer.hpp"
+#include "orchestrator/planning/placement/placement_plan.hpp"
+#include "orchestrator/planning/placement/plan_printer.hpp"
 
 namespace topolab::cli {
 namespace {

@@ -12,8 +12,8 @@
 #include "common/file_io.hpp"
 #include "common/output_file.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/report/reporter.hpp"
-#include "orchestrator/store/result_store.hpp"
+#include "orchestrator/results/report/reporter.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 
 namespace topolab::cli {
 namespace {

@@ -10,10 +10,10 @@
 #include "common/file_io.hpp"
 #include "common/json_text.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/experiment/experiment.hpp"
-#include "orchestrator/experiment/matrix.hpp"
-#include "orchestrator/experiment/shard.hpp"
-#include "orchestrator/experiment/slurm_script.hpp"
+#include "orchestrator/run/experiment/experiment.hpp"
+#include "orchestrator/run/experiment/matrix.hpp"
+#include "orchestrator/run/experiment/shard.hpp"
+#include "orchestrator/run/experiment/slurm_script.hpp"
 
 namespace topolab::cli {
 namespace {

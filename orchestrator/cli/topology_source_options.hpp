@@ -2,7 +2,7 @@
 // The --connect/-c, --sysfs, --caps options every command that needs the host topology takes.
 #include <CLI/CLI.hpp>
 
-#include "orchestrator/hostsource/host_source.hpp"
+#include "orchestrator/libvirt/hostsource/host_source.hpp"
 
 namespace topolab {
 

@@ -9,9 +9,9 @@
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
-#include "orchestrator/domain/domain_xml_writer.hpp"
-#include "orchestrator/logging/log.hpp"
-#include "orchestrator/placement/announced_topology.hpp"
+#include "orchestrator/planning/domain/domain_xml_writer.hpp"
+#include "orchestrator/base/logging/log.hpp"
+#include "orchestrator/planning/placement/announced_topology.hpp"
 
 namespace topolab::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "orchestrator/agent/agent_client.hpp"
+#include "orchestrator/guest/agent/agent_client.hpp"
 #include "tests/guest-agent/agent_process.hpp"
 #include "tests/support/temp_dir.hpp"
 

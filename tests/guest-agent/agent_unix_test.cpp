@@ -10,7 +10,7 @@
 
 #include "host/sysfs_reader.hpp"
 #include "host/topology_json.hpp"
-#include "orchestrator/agent/agent_client.hpp"
+#include "orchestrator/guest/agent/agent_client.hpp"
 #include "protocol/protocol.hpp"
 #include "tests/guest-agent/agent_process.hpp"
 #include "tests/guest-agent/raw_connection.hpp"

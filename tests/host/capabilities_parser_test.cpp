@@ -1,4 +1,4 @@
-#include "orchestrator/hostsource/capabilities_parser.hpp"
+#include "orchestrator/libvirt/hostsource/capabilities_parser.hpp"
 
 #include <gtest/gtest.h>
 

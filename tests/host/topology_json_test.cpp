@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "host/topology_builder.hpp"
-#include "orchestrator/hostsource/capabilities_parser.hpp"
+#include "orchestrator/libvirt/hostsource/capabilities_parser.hpp"
 #include "tests/host/test_support.hpp"
 
 namespace topolab {

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "orchestrator/hostsource/capabilities_parser.hpp"
+#include "orchestrator/libvirt/hostsource/capabilities_parser.hpp"
 #include "tests/host/test_support.hpp"
 
 namespace topolab {

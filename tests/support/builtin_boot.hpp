@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "orchestrator/cli/placed_layout.hpp"
-#include "orchestrator/image/guest_image.hpp"
-#include "orchestrator/session/guest_session.hpp"
+#include "orchestrator/guest/image/guest_image.hpp"
+#include "orchestrator/guest/session/guest_session.hpp"
 
 namespace topolab::testing {
 

@@ -13,8 +13,8 @@
 
 #include "common/owned_fd.hpp"
 #include "common/process.hpp"
-#include "orchestrator/virt/domain_lifecycle.hpp"
-#include "orchestrator/virt/libvirt_handles.hpp"
+#include "orchestrator/libvirt/virt/domain_lifecycle.hpp"
+#include "orchestrator/libvirt/virt/libvirt_handles.hpp"
 
 namespace topolab::testing {
 

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "orchestrator/store/result_store.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 
 namespace topolab::testing {
 

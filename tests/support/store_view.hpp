@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "orchestrator/store/result_store.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 
 namespace topolab::testing {
 

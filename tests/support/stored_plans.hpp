@@ -9,9 +9,9 @@
 #include <string>
 
 #include "host/topology_json.hpp"
-#include "orchestrator/layout/layout.hpp"
-#include "orchestrator/plan/guest_plan.hpp"
-#include "orchestrator/store/result_store.hpp"
+#include "orchestrator/model/layout/layout.hpp"
+#include "orchestrator/planning/plan/guest_plan.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 
 namespace topolab::testing {
 

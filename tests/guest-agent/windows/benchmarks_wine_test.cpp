@@ -3,7 +3,7 @@
 // results); and c2c-latency CPU 0 <-> 1 against the Linux agent on the same machine.
 #include <gtest/gtest.h>
 
-#include "orchestrator/agent/agent_client.hpp"
+#include "orchestrator/guest/agent/agent_client.hpp"
 #include "tests/guest-agent/windows/wine_agent.hpp"
 
 namespace topolab {

@@ -6,7 +6,7 @@
 // What only real Windows can show is the checklist in docs/windows.md.
 #include <gtest/gtest.h>
 
-#include "orchestrator/agent/agent_client.hpp"
+#include "orchestrator/guest/agent/agent_client.hpp"
 #include "tests/guest-agent/windows/wine_agent.hpp"
 
 namespace topolab {

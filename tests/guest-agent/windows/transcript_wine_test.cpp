@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "orchestrator/agent/agent_client.hpp"
+#include "orchestrator/guest/agent/agent_client.hpp"
 #include "tests/guest-agent/windows/wine_agent.hpp"
 
 namespace topolab {

@@ -18,8 +18,8 @@
 #include "common/owned_fd.hpp"
 #include "common/process.hpp"
 #include "host/topology_json.hpp"
-#include "orchestrator/agent/agent_client.hpp"
-#include "orchestrator/image/guest_image.hpp"
+#include "orchestrator/guest/agent/agent_client.hpp"
+#include "orchestrator/guest/image/guest_image.hpp"
 
 namespace topolab {
 namespace {

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "orchestrator/image/guest_image.hpp"
-#include "orchestrator/session/kvm_probe.hpp"
-#include "orchestrator/virt/accelerator.hpp"
+#include "orchestrator/guest/image/guest_image.hpp"
+#include "orchestrator/guest/session/kvm_probe.hpp"
+#include "orchestrator/libvirt/virt/accelerator.hpp"
 #include "tests/support/child_process.hpp"
 
 namespace topolab::testing {

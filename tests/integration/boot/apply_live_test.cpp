@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "common/cpu_list.hpp"
-#include "orchestrator/virt/domain_lifecycle.hpp"
-#include "orchestrator/virt/libvirt_handles.hpp"
+#include "orchestrator/libvirt/virt/domain_lifecycle.hpp"
+#include "orchestrator/libvirt/virt/libvirt_handles.hpp"
 #include "tests/support/child_process.hpp"
 
 namespace topolab {

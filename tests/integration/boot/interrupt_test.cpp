@@ -6,8 +6,8 @@
 
 #include <thread>
 
-#include "orchestrator/virt/run_identity.hpp"
-#include "orchestrator/virt/stale_domains.hpp"
+#include "orchestrator/libvirt/virt/run_identity.hpp"
+#include "orchestrator/libvirt/virt/stale_domains.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/running_domain.hpp"
 

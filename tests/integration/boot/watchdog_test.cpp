@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "orchestrator/session/guest_session.hpp"
+#include "orchestrator/guest/session/guest_session.hpp"
 #include "tests/support/builtin_boot.hpp"
 #include "tests/support/child_process.hpp"
 

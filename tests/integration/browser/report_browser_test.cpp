@@ -2,7 +2,7 @@
 // scripts/main-job.sh) and of a scaling experiment (examples/scaling-locked-vs-free: threads
 // 1..2 x pin none/compact) render in headless Chromium with their pictures (and so does the c2c
 // example's, for the pair-class summary). The stores are real runs on this machine's TCG
-// guest (2 host CPUs), kept as SQL dumps in tests/orchestrator/report/data.
+// guest (2 host CPUs), kept as SQL dumps in tests/orchestrator/results/report/data.
 //
 // How a region is found without scripts: the page is screenshot once as it is, and once per
 // picture class with that class hidden (visibility:hidden keeps the layout, so nothing else
@@ -41,7 +41,7 @@ class ReportInChromium : public ::testing::Test {
   // The HTML report of a store rebuilt from its SQL dump, written by the built CLI.
   fs::path report_of(const std::string& sql_name) {
     const fs::path db = dir_.path() / (sql_name + ".db"), html = dir_.path() / (sql_name + ".html");
-    const fs::path fixture = fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/report/data" / sql_name;
+    const fs::path fixture = fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/results/report/data" / sql_name;
     // The dumps predate stored plans (schema 5): add the plans a run stores, as the runner
     // makes them, then build the store again with them.
     const fs::path bare = dir_.path() / (sql_name + ".bare.db");

@@ -13,7 +13,7 @@
 
 #include "common/owned_fd.hpp"
 #include "common/process.hpp"
-#include "orchestrator/store/result_store.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 #include "protocol/benchmark_result.hpp"
 
 namespace topolab {

@@ -16,7 +16,7 @@
 
 #include "common/owned_fd.hpp"
 #include "common/process.hpp"
-#include "orchestrator/store/result_store.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 #include "tests/support/run_summary.hpp"
 
 namespace topolab {

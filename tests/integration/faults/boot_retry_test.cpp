@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/store/result_store.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 #include "tests/support/child_process.hpp"
 
 namespace topolab {

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "orchestrator/store/result_store.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/run_summary.hpp"
 #include "tests/support/store_view.hpp"

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "common/process.hpp"
-#include "orchestrator/virt/libvirt_handles.hpp"
-#include "orchestrator/virt/run_identity.hpp"
-#include "orchestrator/virt/stale_domains.hpp"
+#include "orchestrator/libvirt/virt/libvirt_handles.hpp"
+#include "orchestrator/libvirt/virt/run_identity.hpp"
+#include "orchestrator/libvirt/virt/stale_domains.hpp"
 
 namespace topolab {
 namespace {

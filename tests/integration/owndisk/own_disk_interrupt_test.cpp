@@ -8,7 +8,7 @@
 
 #include <thread>
 
-#include "orchestrator/virt/domain_lifecycle.hpp"
+#include "orchestrator/libvirt/virt/domain_lifecycle.hpp"
 #include "tests/integration/owndisk/test_disk.hpp"
 #include "tests/support/running_domain.hpp"
 

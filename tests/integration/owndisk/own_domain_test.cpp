@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 
-#include "orchestrator/virt/run_identity.hpp"
+#include "orchestrator/libvirt/virt/run_identity.hpp"
 #include "tests/integration/owndisk/test_disk.hpp"
 
 namespace topolab::testing {

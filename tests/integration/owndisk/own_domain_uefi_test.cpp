@@ -14,9 +14,9 @@
 #include <fstream>
 #include <pugixml.hpp>
 
-#include "orchestrator/guestsource/disk_guest.hpp"
-#include "orchestrator/virt/domain_lifecycle.hpp"
-#include "orchestrator/virt/libvirt_handles.hpp"
+#include "orchestrator/libvirt/guestsource/disk_guest.hpp"
+#include "orchestrator/libvirt/virt/domain_lifecycle.hpp"
+#include "orchestrator/libvirt/virt/libvirt_handles.hpp"
 #include "tests/integration/owndisk/test_disk.hpp"
 #include "tests/support/store_view.hpp"
 

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "orchestrator/session/guest_session.hpp"
+#include "orchestrator/guest/session/guest_session.hpp"
 #include "tests/support/builtin_boot.hpp"
 #include "tests/support/child_process.hpp"
 

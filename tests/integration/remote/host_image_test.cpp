@@ -2,7 +2,7 @@
 // connection gets pool volumes, a local one the image unchanged; a changed kernel replaces its
 // older version in the pool (volume and marker), and only volumes topolab named and completed
 // are ever deleted.
-#include "orchestrator/remote/host_image.hpp"
+#include "orchestrator/guest/remote/host_image.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "orchestrator/remote/storage_upload.hpp"
-#include "orchestrator/virt/accelerator.hpp"
-#include "orchestrator/virt/libvirt_handles.hpp"
+#include "orchestrator/guest/remote/storage_upload.hpp"
+#include "orchestrator/libvirt/virt/accelerator.hpp"
+#include "orchestrator/libvirt/virt/libvirt_handles.hpp"
 #include "tests/integration/remote/test_pool.hpp"
 
 namespace topolab::remote {

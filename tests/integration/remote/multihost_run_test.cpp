@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "orchestrator/store/result_store.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 #include "tests/integration/remote/tcp_forwarder.hpp"
 #include "tests/support/run_summary.hpp"
 

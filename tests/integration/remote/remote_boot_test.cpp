@@ -17,8 +17,8 @@
 #include <string>
 #include <thread>
 
-#include "orchestrator/virt/domain_lifecycle.hpp"
-#include "orchestrator/virt/libvirt_handles.hpp"
+#include "orchestrator/libvirt/virt/domain_lifecycle.hpp"
+#include "orchestrator/libvirt/virt/libvirt_handles.hpp"
 #include "tests/integration/remote/tcp_forwarder.hpp"
 #include "tests/integration/remote/test_pool.hpp"
 #include "tests/support/child_process.hpp"

@@ -12,10 +12,10 @@
 #include <pugixml.hpp>
 
 #include "common/file_io.hpp"
-#include "orchestrator/image/guest_image.hpp"
-#include "orchestrator/remote/host_image.hpp"
-#include "orchestrator/session/kvm_probe.hpp"
-#include "orchestrator/virt/accelerator.hpp"
+#include "orchestrator/guest/image/guest_image.hpp"
+#include "orchestrator/guest/remote/host_image.hpp"
+#include "orchestrator/guest/session/kvm_probe.hpp"
+#include "orchestrator/libvirt/virt/accelerator.hpp"
 #include "tests/integration/remote/test_pool.hpp"
 #include "tests/support/child_process.hpp"
 

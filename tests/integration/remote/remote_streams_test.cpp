@@ -15,8 +15,8 @@
 #include <pugixml.hpp>
 #include <sstream>
 
-#include "orchestrator/session/guest_session.hpp"
-#include "orchestrator/virt/domain_lifecycle.hpp"
+#include "orchestrator/guest/session/guest_session.hpp"
+#include "orchestrator/libvirt/virt/domain_lifecycle.hpp"
 #include "tests/integration/remote/tcp_forwarder.hpp"
 #include "tests/integration/remote/test_pool.hpp"
 #include "tests/support/builtin_boot.hpp"

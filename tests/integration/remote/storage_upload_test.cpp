@@ -1,7 +1,7 @@
 // The `topolab` pool and content-keyed uploads on the real qemu:///system (issue 16 item 3).
 // Every test works in a throw-away pool "topolab-it-<pid>-<n>" (never the real `topolab`)
 // that a guard destroys, empties and undefines on every path, failed assertions included.
-#include "orchestrator/remote/storage_upload.hpp"
+#include "orchestrator/guest/remote/storage_upload.hpp"
 
 #include <gtest/gtest.h>
 #include <libvirt/virterror.h>
@@ -13,9 +13,9 @@
 #include <pugixml.hpp>
 #include <string>
 
-#include "orchestrator/remote/sha256.hpp"
-#include "orchestrator/remote/storage_pool.hpp"
-#include "orchestrator/virt/libvirt_handles.hpp"
+#include "orchestrator/guest/remote/sha256.hpp"
+#include "orchestrator/guest/remote/storage_pool.hpp"
+#include "orchestrator/libvirt/virt/libvirt_handles.hpp"
 #include "tests/integration/remote/test_pool.hpp"
 
 namespace topolab::remote {

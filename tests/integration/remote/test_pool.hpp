@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/remote/storage_handles.hpp"
+#include "orchestrator/guest/remote/storage_handles.hpp"
 
 namespace topolab::remote {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "common/exit_code.hpp"
-#include "orchestrator/virt/bounded_open.hpp"
+#include "orchestrator/libvirt/virt/bounded_open.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
 

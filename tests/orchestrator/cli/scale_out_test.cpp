@@ -11,8 +11,8 @@
 #include <string>
 
 #include "common/exit_code.hpp"
-#include "orchestrator/store/result_store.hpp"
-#include "orchestrator/store/store_merge.hpp"
+#include "orchestrator/results/store/result_store.hpp"
+#include "orchestrator/results/store/store_merge.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
 

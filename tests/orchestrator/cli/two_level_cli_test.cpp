@@ -6,7 +6,7 @@
 #include <pugixml.hpp>
 
 #include "common/exit_code.hpp"
-#include "tests/orchestrator/placement/fixture_hosts.hpp"
+#include "tests/orchestrator/planning/placement/fixture_hosts.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/tr2990wx_sysfs.hpp"

@@ -1,6 +1,6 @@
 -- store schema 1
 -- A results store as an older or hostile build could leave it (issue 12, class 1): schema 1 of
--- orchestrator/store/result_store.cpp, one good run, and stored values of every wrong kind.
+-- orchestrator/results/store/result_store.cpp, one good run, and stored values of every wrong kind.
 -- `topolab report` must list the bad runs by id and report the rest, in every format.
 
 INSERT INTO experiments VALUES(1, 'hostile',

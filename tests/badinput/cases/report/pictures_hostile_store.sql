@@ -1,4 +1,4 @@
--- Run on the main job's real store (tests/orchestrator/report/data/main_job_store.sql, schema 2):
+-- Run on the main job's real store (tests/orchestrator/results/report/data/main_job_store.sql, schema 2):
 -- markup in a config key, a layout field of the wrong type and out of range, a seen topology that
 -- is not one; and (the boots.plan column of schema 5, issue 28: what the pictures draw) a stored
 -- plan whose vCPUs are markup, one whose vCPU id is out of range and one naming CPU 9999999.

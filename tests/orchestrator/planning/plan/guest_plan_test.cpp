@@ -1,0 +1,58 @@
+// The planning stage (issue 28): plan_guest checks the vCPU limit, then places the layout, and
+// what it stores (guest_plan_to_json) is the placement's own JSON.
+#include "orchestrator/planning/plan/guest_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include "orchestrator/planning/placement/synthetic_host.hpp"
+
+namespace topolab::plan {
+namespace {
+
+HostTopology host_of(int l3, int cores, int threads) {
+  SyntheticHostSpec s;
+  s.l3_per_package = l3;
+  s.cores_per_l3 = cores;
+  s.threads = threads;
+  return make_synthetic_host(s);
+}
+
+Layout layout_of(int groups, int cores, int threads) {
+  Layout l;
+  l.name = "t";
+  l.l3_groups = groups;
+  l.cores_per_group = cores;
+  l.threads_per_core = threads;
+  return l;
+}
+
+TEST(GuestPlan, PlacesTheLayoutAsThePlannerDoes) {
+  const auto host = host_of(2, 4, 2);
+  const auto l = layout_of(2, 2, 2);
+  auto plan = plan_guest(l, {host, VcpuLimit{}});
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->layout.vcpu_count(), 8);
+  auto direct = plan_placement(l, host);
+  ASSERT_TRUE(direct.ok());
+  EXPECT_EQ(guest_plan_to_json(*plan), plan_to_json(*direct));
+  ASSERT_EQ(plan->placement.vcpus.size(), 8u);
+  EXPECT_NE(plan->placement.groups[0].host_l3, plan->placement.groups[1].host_l3)
+      << "l3-aligned: one host L3 per group";
+}
+
+TEST(GuestPlan, TheVcpuLimitIsCheckedFirstAndNamesItsSource) {
+  const auto l = layout_of(4, 8, 2);  // 64 vCPUs
+  auto refused = plan_guest(l, {host_of(1, 2, 1), VcpuLimit{16, "the test's machine"}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("64 vCPUs cannot boot: at most 16 (the test's machine)"),
+            std::string::npos)
+      << refused.error().message;
+  // Without a limit (the doctor's hook) only the placement decides: 64 vCPUs on 2 CPUs do not
+  // fit, and the refusal names the layout.
+  auto unfit = plan_guest(l, {host_of(1, 2, 1), std::nullopt});
+  ASSERT_FALSE(unfit.ok());
+  EXPECT_EQ(unfit.error().message.rfind("layout t: ", 0), 0u) << unfit.error().message;
+}
+
+}  // namespace
+}  // namespace topolab::plan
