@@ -1,7 +1,7 @@
 #pragma once
 // After SIGINT/SIGTERM/SIGHUP the process must end by that signal once the signal watcher
-// (orchestrator/libvirt/virt/domain_registry.cpp) has destroyed what the run created and said so. Until
-// the watcher's kill, every other thread keeps running and meets the consequences of that
+// (orchestrator/libvirt/virt/domain_registry.cpp) has destroyed what the run created and said so.
+// Until the watcher's kill, every other thread keeps running and meets the consequences of that
 // cleanup: a start that fails because its domain was destroyed, an agent channel that closed,
 // a define refused. Those are not results and not errors of the command. So every place where
 // the process records or reports an outcome (the results store, the progress lines, a command's

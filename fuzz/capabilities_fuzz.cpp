@@ -1,6 +1,7 @@
-// Fuzzes parse_capabilities_xml (orchestrator/libvirt/hostsource/capabilities_parser.hpp): capabilities
-// come from libvirt, possibly a remote host, or from a file the user gives with --caps. Beyond "no
-// crash": an accepted topology must survive the JSON round trip that `topolab host
+// Fuzzes parse_capabilities_xml (orchestrator/libvirt/hostsource/capabilities_parser.hpp):
+// capabilities come from libvirt, possibly a remote host, or from a file the user gives with
+// --caps. Beyond "no crash": an accepted topology must survive the JSON round trip that `topolab
+// host
 // --json` and the guest hello use (topology_to_json -> topology_from_json).
 #include <cstddef>
 #include <cstdint>

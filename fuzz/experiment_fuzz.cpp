@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "orchestrator/model/layout/toml_depth.hpp"
 #include "orchestrator/run/experiment/experiment.hpp"
 #include "orchestrator/run/experiment/matrix.hpp"
-#include "orchestrator/model/layout/toml_depth.hpp"
 
 namespace ex = topolab::experiment;
 

@@ -10,8 +10,8 @@
 
 #include "bench/support/planned_guest.hpp"
 #include "common/exit_code.hpp"
-#include "orchestrator/run/experiment/boot_request.hpp"
 #include "orchestrator/guest/session/guest_session.hpp"
+#include "orchestrator/run/experiment/boot_request.hpp"
 
 namespace {
 

@@ -3,8 +3,8 @@
 // host_sampler_bench): the layout with its overrides, this host's topology, the cell's guest
 // plan and the built-in image, each step's error as it is.
 #include "orchestrator/cli/layout_override_options.hpp"
-#include "orchestrator/libvirt/hostsource/host_source.hpp"
 #include "orchestrator/guest/image/guest_image.hpp"
+#include "orchestrator/libvirt/hostsource/host_source.hpp"
 #include "orchestrator/planning/plan/guest_plan.hpp"
 
 namespace topolab::bench_support {

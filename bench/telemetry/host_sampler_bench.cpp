@@ -13,13 +13,13 @@
 
 #include "bench/support/planned_guest.hpp"
 #include "common/exit_code.hpp"
-#include "orchestrator/guest/agent/agent_client.hpp"
-#include "orchestrator/run/experiment/boot_request.hpp"
-#include "orchestrator/run/experiment/vcpu_sampler.hpp"
-#include "orchestrator/guest/session/guest_session.hpp"
 #include "orchestrator/base/statistics/descriptive.hpp"
 #include "orchestrator/base/statistics/shift_interval.hpp"
+#include "orchestrator/guest/agent/agent_client.hpp"
+#include "orchestrator/guest/session/guest_session.hpp"
 #include "orchestrator/libvirt/virt/vcpu_host_cpus.hpp"
+#include "orchestrator/run/experiment/boot_request.hpp"
+#include "orchestrator/run/experiment/vcpu_sampler.hpp"
 
 namespace {
 

@@ -4,12 +4,12 @@
 #include <iostream>
 
 #include "common/json_text.hpp"
-#include "orchestrator/libvirt/apply/apply_undo.hpp"
-#include "orchestrator/libvirt/apply/domain_apply.hpp"
+#include "orchestrator/base/logging/log.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
+#include "orchestrator/libvirt/apply/apply_undo.hpp"
+#include "orchestrator/libvirt/apply/domain_apply.hpp"
 #include "orchestrator/libvirt/hostsource/host_source.hpp"
-#include "orchestrator/base/logging/log.hpp"
 
 namespace topolab::cli {
 namespace {

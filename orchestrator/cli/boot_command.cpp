@@ -11,15 +11,15 @@
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/cli/watchdog_options.hpp"
-#include "orchestrator/run/experiment/boot_request.hpp"
-#include "orchestrator/libvirt/guestsource/disk_guest.hpp"
 #include "orchestrator/guest/image/guest_image.hpp"
-#include "orchestrator/planning/placement/placement_plan.hpp"
 #include "orchestrator/guest/remote/storage_pool.hpp"
 #include "orchestrator/guest/verify/boot_verify.hpp"
+#include "orchestrator/libvirt/guestsource/disk_guest.hpp"
 #include "orchestrator/libvirt/virt/accelerator.hpp"
 #include "orchestrator/libvirt/virt/boot_watchdog.hpp"
 #include "orchestrator/libvirt/virt/run_identity.hpp"
+#include "orchestrator/planning/placement/placement_plan.hpp"
+#include "orchestrator/run/experiment/boot_request.hpp"
 
 namespace topolab::cli {
 namespace {

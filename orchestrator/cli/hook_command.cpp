@@ -6,10 +6,10 @@
 #include <iostream>
 
 #include "common/json_text.hpp"
-#include "orchestrator/cli/command.hpp"
 #include "orchestrator/base/install/install_paths.hpp"
-#include "orchestrator/hostprep/isolation/hook.hpp"
 #include "orchestrator/base/logging/log.hpp"
+#include "orchestrator/cli/command.hpp"
+#include "orchestrator/hostprep/isolation/hook.hpp"
 
 namespace topolab::cli {
 namespace {

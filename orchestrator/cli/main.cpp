@@ -8,8 +8,8 @@
 #include "common/interrupt_gate.hpp"
 #include "common/result.hpp"
 #include "common/terminal_text.hpp"
-#include "orchestrator/cli/command.hpp"
 #include "orchestrator/base/logging/log.hpp"
+#include "orchestrator/cli/command.hpp"
 
 namespace topolab::cli {
 

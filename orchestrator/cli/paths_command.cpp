@@ -6,8 +6,8 @@
 
 #include "common/json_text.hpp"
 #include "common/terminal_text.hpp"
-#include "orchestrator/cli/command.hpp"
 #include "orchestrator/base/install/install_paths.hpp"
+#include "orchestrator/cli/command.hpp"
 
 namespace topolab::cli {
 namespace {

@@ -5,10 +5,10 @@
 #include <utility>
 
 #include "orchestrator/cli/layout_override_options.hpp"
+#include "orchestrator/guest/session/vcpu_limits.hpp"
 #include "orchestrator/libvirt/hostsource/host_source.hpp"
 #include "orchestrator/planning/placement/placement_plan.hpp"
 #include "orchestrator/planning/plan/guest_plan.hpp"
-#include "orchestrator/guest/session/vcpu_limits.hpp"
 
 namespace topolab::cli {
 

@@ -16,18 +16,18 @@
 #include <vector>
 
 #include "common/json_text.hpp"
+#include "orchestrator/base/logging/log.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/watchdog_options.hpp"
+#include "orchestrator/guest/remote/storage_pool.hpp"
+#include "orchestrator/libvirt/virt/accelerator.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 #include "orchestrator/run/experiment/backend_factory.hpp"
 #include "orchestrator/run/experiment/experiment.hpp"
 #include "orchestrator/run/experiment/hosts.hpp"
 #include "orchestrator/run/experiment/matrix.hpp"
 #include "orchestrator/run/experiment/runner.hpp"
 #include "orchestrator/run/experiment/shard.hpp"
-#include "orchestrator/base/logging/log.hpp"
-#include "orchestrator/guest/remote/storage_pool.hpp"
-#include "orchestrator/results/store/result_store.hpp"
-#include "orchestrator/libvirt/virt/accelerator.hpp"
 
 namespace topolab::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include <charconv>
 #include <string>
 
-#include "orchestrator/run/experiment/boot_settings.hpp"
 #include "orchestrator/libvirt/virt/boot_watchdog.hpp"
+#include "orchestrator/run/experiment/boot_settings.hpp"
 
 namespace topolab::cli {
 

@@ -5,12 +5,12 @@
 #include "common/file_io.hpp"
 #include "common/json_text.hpp"
 #include "common/safe_name.hpp"
+#include "orchestrator/base/logging/log.hpp"
 #include "orchestrator/cli/base_template.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/planning/domain/domain_xml_writer.hpp"
-#include "orchestrator/base/logging/log.hpp"
 #include "orchestrator/planning/placement/announced_topology.hpp"
 
 namespace topolab::cli {

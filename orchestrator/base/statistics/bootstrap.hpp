@@ -1,7 +1,7 @@
 #pragma once
 // The percentile bootstrap of the penalty: the interval topolab printed before issue 27. Kept
-// only for the coverage study (tests/orchestrator/base/statistics/coverage_test.cpp), which shows why
-// it was replaced: at n <= 5 per side its coverage is far below the nominal level.
+// only for the coverage study (tests/orchestrator/base/statistics/coverage_test.cpp), which shows
+// why it was replaced: at n <= 5 per side its coverage is far below the nominal level.
 #include <cstdint>
 #include <vector>
 

@@ -10,12 +10,12 @@
 
 #include "common/file_io.hpp"
 #include "common/json_text.hpp"
+#include "orchestrator/base/install/install_paths.hpp"
 #include "orchestrator/guest/image/cpio.hpp"
 #include "orchestrator/guest/image/elf_probe.hpp"
 #include "orchestrator/guest/image/input_stamp.hpp"
 #include "orchestrator/guest/image/module_resolver.hpp"
 #include "orchestrator/guest/image/pvh_kernel.hpp"
-#include "orchestrator/base/install/install_paths.hpp"
 
 namespace topolab {
 

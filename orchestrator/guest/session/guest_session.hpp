@@ -17,18 +17,18 @@
 
 #include "common/result.hpp"
 #include "host/host_topology.hpp"
+#include "orchestrator/base/logging/log.hpp"
 #include "orchestrator/guest/agent/agent_client.hpp"
 #include "orchestrator/guest/image/guest_image.hpp"
-#include "orchestrator/model/layout/layout.hpp"
-#include "orchestrator/base/logging/log.hpp"
-#include "orchestrator/planning/placement/announced_topology.hpp"
-#include "orchestrator/planning/placement/placement_plan.hpp"
 #include "orchestrator/guest/remote/host_image.hpp"
 #include "orchestrator/libvirt/virt/accelerator.hpp"
 #include "orchestrator/libvirt/virt/boot_watchdog.hpp"
 #include "orchestrator/libvirt/virt/domain_registry.hpp"
 #include "orchestrator/libvirt/virt/libvirt_handles.hpp"
 #include "orchestrator/libvirt/virt/stream_bridge.hpp"
+#include "orchestrator/model/layout/layout.hpp"
+#include "orchestrator/planning/placement/announced_topology.hpp"
+#include "orchestrator/planning/placement/placement_plan.hpp"
 
 namespace topolab {
 

@@ -8,7 +8,6 @@
 #include "common/file_io.hpp"
 #include "common/json_text.hpp"
 #include "host/topology_json.hpp"
-#include "orchestrator/planning/domain/domain_xml_writer.hpp"
 #include "orchestrator/guest/session/guest_session.hpp"
 #include "orchestrator/guest/session/hello_hint.hpp"
 #include "orchestrator/guest/session/kvm_probe.hpp"
@@ -16,6 +15,7 @@
 #include "orchestrator/libvirt/virt/guest_cmdline.hpp"
 #include "orchestrator/libvirt/virt/run_identity.hpp"
 #include "orchestrator/libvirt/virt/stale_domains.hpp"
+#include "orchestrator/planning/domain/domain_xml_writer.hpp"
 
 namespace topolab {
 namespace {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "host/host_topology.hpp"
-#include "orchestrator/planning/placement/announced_topology.hpp"
 #include "orchestrator/guest/verify/topology_compare.hpp"
+#include "orchestrator/planning/placement/announced_topology.hpp"
 
 namespace topolab {
 

@@ -10,9 +10,9 @@
 
 #include "common/file_io.hpp"
 #include "common/terminal_text.hpp"
-#include "orchestrator/planning/domain/xml_depth.hpp"
 #include "orchestrator/hostprep/isolation/isolation_plan.hpp"
 #include "orchestrator/libvirt/virt/run_identity.hpp"
+#include "orchestrator/planning/domain/xml_depth.hpp"
 
 namespace topolab::isolation {
 

@@ -6,9 +6,9 @@
 #include "common/file_io.hpp"
 #include "common/utc_time.hpp"
 #include "orchestrator/libvirt/apply/domain_state.hpp"
-#include "orchestrator/planning/domain/domain_sections.hpp"
 #include "orchestrator/libvirt/virt/define_preview.hpp"
 #include "orchestrator/libvirt/virt/libvirt_handles.hpp"
+#include "orchestrator/planning/domain/domain_sections.hpp"
 
 namespace topolab {
 namespace {

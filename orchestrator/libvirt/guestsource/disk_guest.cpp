@@ -4,9 +4,9 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
-#include "orchestrator/planning/domain/domain_xml_writer.hpp"
 #include "orchestrator/libvirt/virt/libvirt_handles.hpp"
 #include "orchestrator/libvirt/virt/run_identity.hpp"
+#include "orchestrator/planning/domain/domain_xml_writer.hpp"
 
 namespace topolab::guestsource {
 namespace {

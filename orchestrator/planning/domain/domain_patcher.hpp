@@ -1,6 +1,6 @@
 #pragma once
-// The text half of `topolab apply` (orchestrator/libvirt/apply/ talks to libvirt): rewrites only the
-// CPU-related top-level sections of an existing domain XML
+// The text half of `topolab apply` (orchestrator/libvirt/apply/ talks to libvirt): rewrites only
+// the CPU-related top-level sections of an existing domain XML
 // (<vcpu>, <cputune>, <cpu>, <numatune>, and <memoryBacking>/<iothreads> when the layout asks;
 // <features>/<clock> for hyperv, <devices> for a [[hostdev]] not passed through yet),
 // keeping every other byte of the original text.

@@ -5,11 +5,11 @@
 #include <sstream>
 
 #include "common/file_io.hpp"
+#include "orchestrator/base/install/install_paths.hpp"
 #include "orchestrator/planning/domain/domain_features.hpp"
 #include "orchestrator/planning/domain/domain_memory.hpp"
 #include "orchestrator/planning/domain/domain_sections.hpp"
 #include "orchestrator/planning/domain/xml_depth.hpp"
-#include "orchestrator/base/install/install_paths.hpp"
 
 namespace topolab {
 namespace {

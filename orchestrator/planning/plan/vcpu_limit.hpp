@@ -10,7 +10,8 @@
 namespace topolab::plan {
 
 // The hello bound: the agent's hello carries the guest's topology in one protocol line;
-// tests/orchestrator/guest/session/vcpu_limits_test.cpp builds the worst-case hello and measures it.
+// tests/orchestrator/guest/session/vcpu_limits_test.cpp builds the worst-case hello and measures
+// it.
 inline constexpr int kMaxHelloVcpus = 1536;
 
 struct VcpuLimit {

@@ -7,9 +7,9 @@
 
 #include "host/cpu_pair_class.hpp"
 #include "host/topology_json.hpp"
+#include "orchestrator/base/statistics/descriptive.hpp"
 #include "orchestrator/results/report/report_text.hpp"
 #include "orchestrator/results/report/svg_util.hpp"
-#include "orchestrator/base/statistics/descriptive.hpp"
 
 namespace topolab::report {
 

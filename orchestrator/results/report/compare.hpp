@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/results/report/report_data.hpp"
-#include "orchestrator/results/report/telemetry_delta.hpp"
 #include "orchestrator/base/statistics/rank_test.hpp"
 #include "orchestrator/base/statistics/verdict.hpp"
+#include "orchestrator/results/report/report_data.hpp"
+#include "orchestrator/results/report/telemetry_delta.hpp"
 
 namespace topolab::report {
 

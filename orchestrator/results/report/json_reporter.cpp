@@ -1,9 +1,9 @@
 #include "orchestrator/results/report/json_reporter.hpp"
 
 #include "common/json_text.hpp"
+#include "orchestrator/base/statistics/descriptive.hpp"
 #include "orchestrator/results/report/c2c_class_table.hpp"
 #include "orchestrator/results/report/telemetry_table.hpp"
-#include "orchestrator/base/statistics/descriptive.hpp"
 
 namespace topolab::report {
 namespace {

@@ -6,9 +6,9 @@
 #include <set>
 
 #include "common/cpu_list.hpp"
-#include "orchestrator/results/report/report_data.hpp"
 #include "orchestrator/base/statistics/adaptive.hpp"
 #include "orchestrator/base/statistics/descriptive.hpp"
+#include "orchestrator/results/report/report_data.hpp"
 #include "orchestrator/results/store/result_store.hpp"
 #include "protocol/benchmark_result.hpp"
 

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "orchestrator/results/report/context.hpp"
-#include "orchestrator/results/report/svg_data.hpp"
 #include "orchestrator/base/statistics/descriptive.hpp"
 #include "orchestrator/base/statistics/noise.hpp"
 #include "orchestrator/base/statistics/verdict.hpp"
+#include "orchestrator/results/report/context.hpp"
+#include "orchestrator/results/report/svg_data.hpp"
 #include "protocol/host_telemetry.hpp"
 #include "protocol/run_telemetry.hpp"
 

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <set>
 
+#include "orchestrator/base/statistics/descriptive.hpp"
 #include "orchestrator/results/report/report_text.hpp"
 #include "orchestrator/results/report/svg_util.hpp"
-#include "orchestrator/base/statistics/descriptive.hpp"
 
 namespace topolab::report {
 

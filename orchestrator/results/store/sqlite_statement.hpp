@@ -1,6 +1,6 @@
 #pragma once
-// Internal to orchestrator/results/store: one prepared statement, and the one loop every query of the
-// store and of the merge reads its rows with (prepare, bind, step to the end, read columns).
+// Internal to orchestrator/results/store: one prepared statement, and the one loop every query of
+// the store and of the merge reads its rows with (prepare, bind, step to the end, read columns).
 #include <sqlite3.h>
 
 #include <cstdint>

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "common/result.hpp"
-#include "orchestrator/run/experiment/backend.hpp"
 #include "orchestrator/guest/remote/storage_pool.hpp"
 #include "orchestrator/libvirt/virt/boot_watchdog.hpp"
+#include "orchestrator/run/experiment/backend.hpp"
 
 namespace topolab::experiment {
 

@@ -6,13 +6,13 @@
 #include <optional>
 #include <string>
 
-#include "orchestrator/libvirt/guestsource/disk_guest.hpp"
 #include "orchestrator/guest/image/guest_image.hpp"
-#include "orchestrator/planning/plan/guest_plan.hpp"
 #include "orchestrator/guest/remote/storage_pool.hpp"
 #include "orchestrator/guest/session/guest_session.hpp"
+#include "orchestrator/libvirt/guestsource/disk_guest.hpp"
 #include "orchestrator/libvirt/virt/accelerator.hpp"
 #include "orchestrator/libvirt/virt/boot_watchdog.hpp"
+#include "orchestrator/planning/plan/guest_plan.hpp"
 
 namespace topolab::experiment {
 

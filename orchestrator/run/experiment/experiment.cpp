@@ -8,12 +8,12 @@
 
 #include "common/file_io.hpp"
 #include "common/safe_name.hpp"
+#include "orchestrator/model/layout/layout_fields.hpp"
 #include "orchestrator/run/experiment/benchmark_check.hpp"
 #include "orchestrator/run/experiment/experiment_detail.hpp"
 #include "orchestrator/run/experiment/guest_table.hpp"
 #include "orchestrator/run/experiment/hosts.hpp"
 #include "orchestrator/run/experiment/matrix.hpp"
-#include "orchestrator/model/layout/layout_fields.hpp"
 #include "protocol/guest_settings.hpp"
 
 namespace topolab::experiment {

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "orchestrator/run/experiment/boot_settings.hpp"
 #include "orchestrator/libvirt/guestsource/guest_source.hpp"
 #include "orchestrator/libvirt/virt/connection_uri.hpp"
+#include "orchestrator/run/experiment/boot_settings.hpp"
 
 namespace topolab::experiment {
 

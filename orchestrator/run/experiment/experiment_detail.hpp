@@ -7,8 +7,8 @@
 #include <string>
 
 #include "common/result.hpp"
-#include "orchestrator/run/experiment/experiment.hpp"
 #include "orchestrator/model/layout/toml_parse.hpp"
+#include "orchestrator/run/experiment/experiment.hpp"
 
 namespace topolab::experiment::detail {
 

@@ -3,8 +3,8 @@
 #include <set>
 #include <string_view>
 
-#include "orchestrator/run/experiment/experiment_detail.hpp"
 #include "orchestrator/model/layout/layout_fields.hpp"
+#include "orchestrator/run/experiment/experiment_detail.hpp"
 
 namespace topolab::experiment::detail {
 namespace {

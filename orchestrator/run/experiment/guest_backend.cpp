@@ -1,21 +1,21 @@
 #include "orchestrator/run/experiment/guest_backend.hpp"
 
 #include "host/topology_json.hpp"
-#include "orchestrator/run/experiment/boot_request.hpp"
-#include "orchestrator/run/experiment/guest_table.hpp"
-#include "orchestrator/run/experiment/hosts.hpp"
-#include "orchestrator/run/experiment/vcpu_sampler.hpp"
-#include "orchestrator/libvirt/guestsource/disk_guest.hpp"
-#include "orchestrator/libvirt/hostsource/host_source.hpp"
-#include "orchestrator/model/layout/layout_fields.hpp"
 #include "orchestrator/guest/remote/storage_pool.hpp"
 #include "orchestrator/guest/session/guest_session.hpp"
 #include "orchestrator/guest/session/vcpu_limits.hpp"
 #include "orchestrator/guest/verify/guest_verify.hpp"
+#include "orchestrator/libvirt/guestsource/disk_guest.hpp"
+#include "orchestrator/libvirt/hostsource/host_source.hpp"
 #include "orchestrator/libvirt/virt/connection_uri.hpp"
 #include "orchestrator/libvirt/virt/run_identity.hpp"
 #include "orchestrator/libvirt/virt/stale_domains.hpp"
 #include "orchestrator/libvirt/virt/vcpu_host_cpus.hpp"
+#include "orchestrator/model/layout/layout_fields.hpp"
+#include "orchestrator/run/experiment/boot_request.hpp"
+#include "orchestrator/run/experiment/guest_table.hpp"
+#include "orchestrator/run/experiment/hosts.hpp"
+#include "orchestrator/run/experiment/vcpu_sampler.hpp"
 
 namespace topolab::experiment {
 namespace {

@@ -5,12 +5,12 @@
 #include <map>
 
 #include "host/host_topology.hpp"
-#include "orchestrator/run/experiment/backend.hpp"
-#include "orchestrator/run/experiment/backend_factory.hpp"
-#include "orchestrator/libvirt/guestsource/guest_source.hpp"
 #include "orchestrator/guest/image/guest_image.hpp"
+#include "orchestrator/libvirt/guestsource/guest_source.hpp"
 #include "orchestrator/model/layout/layout.hpp"
 #include "orchestrator/planning/plan/guest_plan.hpp"
+#include "orchestrator/run/experiment/backend.hpp"
+#include "orchestrator/run/experiment/backend_factory.hpp"
 
 namespace topolab::experiment {
 

@@ -11,8 +11,8 @@
 #include "common/process.hpp"
 #include "host/sysfs_reader.hpp"
 #include "host/topology_json.hpp"
-#include "orchestrator/guest/agent/agent_client.hpp"
 #include "orchestrator/base/install/install_paths.hpp"
+#include "orchestrator/guest/agent/agent_client.hpp"
 #include "orchestrator/libvirt/virt/domain_registry.hpp"
 
 namespace topolab::experiment {

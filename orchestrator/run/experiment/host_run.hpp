@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "common/interrupt_gate.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 #include "orchestrator/run/experiment/backend.hpp"
 #include "orchestrator/run/experiment/experiment.hpp"
 #include "orchestrator/run/experiment/matrix.hpp"
 #include "orchestrator/run/experiment/progress.hpp"
 #include "orchestrator/run/experiment/runner.hpp"
-#include "orchestrator/results/store/result_store.hpp"
 
 namespace topolab::experiment::detail {
 

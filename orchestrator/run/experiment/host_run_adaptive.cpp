@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "orchestrator/run/experiment/host_run.hpp"
 #include "orchestrator/base/statistics/adaptive.hpp"
+#include "orchestrator/run/experiment/host_run.hpp"
 
 namespace topolab::experiment::detail {
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 #include "orchestrator/run/experiment/experiment.hpp"
 #include "orchestrator/run/experiment/matrix.hpp"
-#include "orchestrator/results/store/result_store.hpp"
 
 namespace topolab::experiment {
 

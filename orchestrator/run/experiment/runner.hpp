@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "orchestrator/results/store/result_store.hpp"
 #include "orchestrator/run/experiment/backend.hpp"
 #include "orchestrator/run/experiment/experiment.hpp"
 #include "orchestrator/run/experiment/progress.hpp"
 #include "orchestrator/run/experiment/shard.hpp"
-#include "orchestrator/results/store/result_store.hpp"
 
 namespace topolab::experiment {
 

@@ -41,7 +41,8 @@ class ReportInChromium : public ::testing::Test {
   // The HTML report of a store rebuilt from its SQL dump, written by the built CLI.
   fs::path report_of(const std::string& sql_name) {
     const fs::path db = dir_.path() / (sql_name + ".db"), html = dir_.path() / (sql_name + ".html");
-    const fs::path fixture = fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/results/report/data" / sql_name;
+    const fs::path fixture =
+        fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/results/report/data" / sql_name;
     // The dumps predate stored plans (schema 5): add the plans a run stores, as the runner
     // makes them, then build the store again with them.
     const fs::path bare = dir_.path() / (sql_name + ".bare.db");

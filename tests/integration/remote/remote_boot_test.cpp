@@ -202,7 +202,8 @@ TEST_P(RemoteBootFault, FailsNamingTheUriAndLeavesNoDomain) {
   auto took = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - t0).count();
   EXPECT_TRUE(fwd.triggered()) << "the fault point was never reached; messages seen: "
                                << ::testing::PrintToString(seen);
-  EXPECT_EQ(r.exit_code, 69) << "a lost libvirt connection: ExitCode::unavailable\n" << r.err << r.out;
+  EXPECT_EQ(r.exit_code, 69) << "a lost libvirt connection: ExitCode::unavailable\n"
+                             << r.err << r.out;
   EXPECT_NE(r.err.find("connection to " + uri + " lost"), std::string::npos) << r.err;
   EXPECT_EQ(error_lines(r.err), 1u) << r.err;
   EXPECT_LT(took, c.bound_s) << r.err;

@@ -49,7 +49,8 @@ TEST(KvmCheck, NestedVmWarnsWithEverySign) {
 }
 
 TEST(KvmCheck, MissingDevKvmWarns) {
-  auto r = check_kvm(SysRoot(std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/hostprep/doctor/data"));
+  auto r =
+      check_kvm(SysRoot(std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/hostprep/doctor/data"));
   EXPECT_EQ(r.status, CheckStatus::kWarn);
   EXPECT_TRUE(has(r, "no /dev/kvm")) << r.reason;
 }

@@ -12,9 +12,9 @@
 #include <pugixml.hpp>
 
 #include "orchestrator/libvirt/apply/domain_apply.hpp"
+#include "orchestrator/libvirt/virt/libvirt_handles.hpp"
 #include "orchestrator/planning/placement/placement_plan.hpp"
 #include "orchestrator/planning/placement/synthetic_host.hpp"
-#include "orchestrator/libvirt/virt/libvirt_handles.hpp"
 
 namespace topolab {
 namespace {

@@ -1,5 +1,6 @@
-// The TOML depth gate (orchestrator/model/layout/toml_depth.hpp): exact at the boundary for every kind
-// of nesting, far beyond it without a crash, and blind to brackets/dots in strings and comments.
+// The TOML depth gate (orchestrator/model/layout/toml_depth.hpp): exact at the boundary for every
+// kind of nesting, far beyond it without a crash, and blind to brackets/dots in strings and
+// comments.
 #include "orchestrator/model/layout/toml_depth.hpp"
 
 #include <gmock/gmock.h>

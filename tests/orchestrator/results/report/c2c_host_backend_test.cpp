@@ -5,10 +5,10 @@
 
 #include "host/cpu_pair_class.hpp"
 #include "host/topology_json.hpp"
-#include "orchestrator/run/experiment/host_backend.hpp"
 #include "orchestrator/results/report/c2c_class_table.hpp"
 #include "orchestrator/results/report/report_data.hpp"
 #include "orchestrator/results/store/result_store.hpp"
+#include "orchestrator/run/experiment/host_backend.hpp"
 #include "tests/orchestrator/run/experiment/store_run.hpp"
 
 namespace topolab::report {

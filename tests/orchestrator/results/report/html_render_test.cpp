@@ -46,7 +46,8 @@ TEST(HtmlRender, GoldenReportRendersInHeadlessChromium) {
   ASSERT_TRUE(fs::exists("/usr/bin/chromium")) << "scripts/setup.sh installs chromium";
   const fs::path dir = fs::temp_directory_path() / ("topolab-html-" + std::to_string(getpid()));
   fs::create_directories(dir);
-  const fs::path report = fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/results/report/data/golden.html";
+  const fs::path report =
+      fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/results/report/data/golden.html";
   const fs::path blank = dir / "blank.html";
   std::ofstream(blank) << "<!doctype html><html><body></body></html>\n";
 

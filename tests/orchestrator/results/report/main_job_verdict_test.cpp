@@ -11,8 +11,8 @@
 namespace topolab::report {
 namespace {
 
-const std::filesystem::path kMainJob =
-    std::filesystem::path(TOPOLAB_TESTS_DIR) / "orchestrator/results/report/data/main_job_store.sql";
+const std::filesystem::path kMainJob = std::filesystem::path(TOPOLAB_TESTS_DIR) /
+                                       "orchestrator/results/report/data/main_job_store.sql";
 
 class MainJobVerdicts : public FixtureStoreTest {};
 

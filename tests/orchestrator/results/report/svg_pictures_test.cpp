@@ -1,5 +1,5 @@
-// The HTML report's SVG pictures (orchestrator/results/report/svg_*): small golden files for each kind,
-// escaping of store strings, and size caps for stores that name 8192 CPUs or 10 000 cells.
+// The HTML report's SVG pictures (orchestrator/results/report/svg_*): small golden files for each
+// kind, escaping of store strings, and size caps for stores that name 8192 CPUs or 10 000 cells.
 // scripts/update-goldens.sh rewrites the golden files (tests/support/golden.hpp).
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -27,7 +27,8 @@
 namespace topolab::report::svg {
 namespace {
 
-const std::string kGoldenDir = std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/results/report/data/svg/";
+const std::string kGoldenDir =
+    std::string(TOPOLAB_TESTS_DIR) + "/orchestrator/results/report/data/svg/";
 
 void expect_golden(const std::string& name, const std::string& got) {
   ::topolab::testing::expect_golden_file(kGoldenDir + name, got);

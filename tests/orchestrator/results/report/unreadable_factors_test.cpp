@@ -14,7 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSql = fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/results/report/data/two_cells_store.sql";
+const fs::path kSql =
+    fs::path(TOPOLAB_TESTS_DIR) / "orchestrator/results/report/data/two_cells_store.sql";
 
 class StoredFactors : public FixtureStoreTest {
  protected:

@@ -7,9 +7,9 @@
 #include <map>
 #include <sstream>
 
+#include "orchestrator/results/report/console_reporter.hpp"
 #include "orchestrator/run/experiment/host_backend.hpp"
 #include "orchestrator/run/experiment/runner.hpp"
-#include "orchestrator/results/report/console_reporter.hpp"
 #include "tests/orchestrator/run/experiment/store_run.hpp"
 
 namespace topolab::experiment {

@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <sstream>
 
-#include "orchestrator/run/experiment/host_backend.hpp"
-#include "orchestrator/run/experiment/runner.hpp"
 #include "orchestrator/results/report/console_reporter.hpp"
 #include "orchestrator/results/report/csv_reporter.hpp"
 #include "orchestrator/results/report/html_reporter.hpp"
 #include "orchestrator/results/report/json_reporter.hpp"
+#include "orchestrator/run/experiment/host_backend.hpp"
+#include "orchestrator/run/experiment/runner.hpp"
 #include "tests/orchestrator/run/experiment/store_run.hpp"
 
 namespace topolab::experiment {

@@ -6,10 +6,10 @@
 
 #include <filesystem>
 
+#include "orchestrator/model/layout/layout.hpp"
 #include "orchestrator/run/experiment/host_backend.hpp"
 #include "orchestrator/run/experiment/resume_check.hpp"
 #include "orchestrator/run/experiment/runner.hpp"
-#include "orchestrator/model/layout/layout.hpp"
 #include "tests/orchestrator/run/experiment/store_run.hpp"
 
 namespace topolab::experiment {

@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "orchestrator/run/experiment/host_backend.hpp"
-#include "orchestrator/run/experiment/matrix.hpp"
 #include "orchestrator/results/report/report_data.hpp"
 #include "orchestrator/results/store/result_store.hpp"
+#include "orchestrator/run/experiment/host_backend.hpp"
+#include "orchestrator/run/experiment/matrix.hpp"
 #include "tests/orchestrator/run/experiment/store_run.hpp"
 
 namespace topolab::experiment {
