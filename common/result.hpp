@@ -102,7 +102,8 @@ class [[nodiscard]] Result<void> {
   bool ok_ = true;
 };
 
-inline Error make_error(std::string message) { return Error{std::move(message)}; }
+// Every error names its kind (issue 28): there is no make_error without one, so a new error
+// source cannot silently exit 1. Error{message} (kind failed) stays for code that rebuilds one.
 inline Error make_error(ErrorKind kind, std::string message) {
   return Error{std::move(message), kind};
 }

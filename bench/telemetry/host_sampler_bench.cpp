@@ -41,11 +41,12 @@ Result<double> one_run(GuestSession& s, const nlohmann::json& params, bool sampl
   auto r = s.agent().run("sqrt", params, 600s);
   if (sampler) {
     const auto ticks = sampler->stop();
-    if (ticks.ticks.empty()) return make_error("no vCPU sample was read: " + sampler->error());
+    if (ticks.ticks.empty())
+      return make_error(ErrorKind::failed, "no vCPU sample was read: " + sampler->error());
     arm.read_us.push_back(ticks.read_us_median);
   }
   if (!r) return r.error();
-  if (r->samples.empty()) return make_error("sqrt returned no sample");
+  if (r->samples.empty()) return make_error(ErrorKind::failed, "sqrt returned no sample");
   arm.seconds.push_back(r->samples[0]);
   return r->samples[0];
 }

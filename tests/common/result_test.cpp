@@ -29,7 +29,7 @@ TEST(ExitCodeFor, EveryKindHasItsOwnCode) {
   }
   EXPECT_EQ(codes.size(), std::size(want)) << "two kinds share a code";
   EXPECT_EQ(to_int(exit_code_for(make_error(ErrorKind::internal, "bug"))), 70);
-  EXPECT_EQ(to_int(exit_code_for(make_error("no kind given"))), 1);
+  EXPECT_EQ(to_int(exit_code_for(Error{"no kind given"})), 1);
   EXPECT_EQ(to_int(exit_code_for(make_error(ErrorKind::input, "x").context("file"))), 65);
 }
 
@@ -58,7 +58,7 @@ TEST(ExitCode, TheTableOfDocsReliability) {
 }
 
 TEST(ErrorKind, DefaultIsFailedAndContextKeepsTheKind) {
-  EXPECT_EQ(make_error("x").kind, ErrorKind::failed);
+  EXPECT_EQ(Error{"x"}.kind, ErrorKind::failed);
   Error e = make_error(ErrorKind::not_found, "no such boot").context("report");
   EXPECT_EQ(e.message, "report: no such boot");
   EXPECT_TRUE(e.is(ErrorKind::not_found));
@@ -121,7 +121,7 @@ TEST(Macros, AssignWorksWithMoveOnlyValuesAndExistingVariables) {
 }
 
 TEST(Result, ReadingAnErrorAsAValueIsABug) {
-  Result<int> r = make_error("never checked");
+  Result<int> r = Error{"never checked"};
   EXPECT_THROW((void)*r, FatalError);
 }
 

@@ -100,9 +100,9 @@ inline Result<HostTopology> read_fixture(const std::filesystem::path& archive, b
                          "*/firmware"}) {
     argv.push_back(std::string("--exclude=") + ex);
   }
-  if (run_argv(argv) != 0) return make_error("tar failed on " + archive.string());
+  if (run_argv(argv) != 0) return make_error(ErrorKind::io, "tar failed on " + archive.string());
   auto root = find_fs_root(dest);
-  if (root.empty()) return make_error("no fs root in " + archive.string());
+  if (root.empty()) return make_error(ErrorKind::io, "no fs root in " + archive.string());
   return read_sysfs_topology(root);
 }
 

@@ -64,9 +64,12 @@ class InterruptedTarget : public Target {
                                         std::chrono::milliseconds) override {
     interrupt::note_signal(SIGINT);
     end_by_sigint_soon();
-    return make_error("run sqrt: agent closed the connection while waiting for 'result' reply");
+    return make_error(ErrorKind::failed,
+                      "run sqrt: agent closed the connection while waiting for 'result' reply");
   }
-  Result<void> ping() override { return make_error("agent closed the connection"); }
+  Result<void> ping() override {
+    return make_error(ErrorKind::failed, "agent closed the connection");
+  }
   Result<void> shutdown() override { return inner_->shutdown(); }
   nlohmann::json intended() const override { return inner_->intended(); }
   nlohmann::json seen() const override { return inner_->seen(); }

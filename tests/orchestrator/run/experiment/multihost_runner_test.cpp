@@ -23,7 +23,8 @@ class FaultyHost : public Backend {
     return inner_.prepare(e, c);
   }
   Result<std::unique_ptr<Target>> start(const Experiment& e, const Configuration& c) override {
-    if (closed) return make_error("libvirt: the connection was closed (cannot recv data)");
+    if (closed)
+      return make_error(ErrorKind::failed, "libvirt: the connection was closed (cannot recv data)");
     return inner_.start(e, c);
   }
   nlohmann::json host_topology() const override { return inner_.host_topology(); }
@@ -31,7 +32,7 @@ class FaultyHost : public Backend {
   std::string host() const override { return "local"; }
   std::string does_not_fit(const Configuration&) const override { return unfit; }
   Result<void> check_reachable() override {
-    if (closed) return make_error("cannot connect: Connection refused");
+    if (closed) return make_error(ErrorKind::failed, "cannot connect: Connection refused");
     return {};
   }
   bool closed = false;

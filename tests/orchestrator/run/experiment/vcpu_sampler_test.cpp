@@ -49,7 +49,8 @@ TEST(VcpuSampler, TheReadersFirstErrorEndsSampling) {
   std::atomic<int> reads{0};
   VcpuSampler s(
       [&]() -> Result<std::vector<int>> {
-        if (++reads > 2) return make_error("virDomainGetVcpus: domain is not running");
+        if (++reads > 2)
+          return make_error(ErrorKind::failed, "virDomainGetVcpus: domain is not running");
         return std::vector<int>{3};
       },
       {1ms, 4096});
