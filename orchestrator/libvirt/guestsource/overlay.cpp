@@ -94,9 +94,11 @@ std::vector<std::filesystem::path> cleanup_stale_overlays(const std::filesystem:
   return removed;
 }
 
+// A warning, not info: the overlay is a killed run's leftover that topolab deletes, which the
+// user sees even under --quiet (as when it was printed past the logger).
 void clean_stale_overlays(const std::filesystem::path& dir) {
   for (const auto& stale : cleanup_stale_overlays(dir))
-    logging::info("removed stale overlay {} (its run is gone)", stale.string());
+    logging::warn("removed stale overlay {} (its run is gone)", stale.string());
 }
 
 }  // namespace topolab::guestsource
