@@ -147,6 +147,7 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   bool hung() const { return watchdog_ && watchdog_->fired(); }
   Error hang_error() const;
   std::string vcpu_summary() const;
+  std::string hang_reason() const;
   std::optional<Error> retryable_failure(const Error& failure) const;
   nlohmann::json discard_hung_attempt(int attempt, const std::string& reason);
   void record_boot_timings(int attempt, const nlohmann::json& once, nlohmann::json retries);

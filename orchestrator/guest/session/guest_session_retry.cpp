@@ -80,6 +80,8 @@ void GuestSession::record_boot_timings(int attempt, const nlohmann::json& once,
   // Stopped at hello: how close this boot came to the bound.
   timings_["console_first_output_ms"] = watchdog_->first_output_ms();
   timings_["console_max_silence_ms"] = watchdog_->max_silence_ms();
+  // A stall report the guest recovered from (-1: none): how close it came to a false hang.
+  timings_["console_stall_report_ms"] = watchdog_->stall_report_ms();
   if (timings_.contains("watchdog_armed_at")) {  // own disk: its silences count from here
     timings_["console_kernel_start_ms"] = watchdog_->armed_ms();
     timings_["console_login_prompt_ms"] = watchdog_->stood_down_ms();
@@ -158,16 +160,27 @@ std::optional<Error> GuestSession::retryable_failure(const Error& failure) const
 }
 
 Error GuestSession::hang_error() const {
-  const auto armed = watchdog_->armed_ms();
-  const std::string since = armed > 0 ? " since the kernel started (its first console line " +
-                                            std::to_string(armed) + " ms after start)"
-                                      : "";
-  return Error{"guest hung: no console output for " + std::to_string(watchdog_->bound().count()) +
-                   " ms" + since + " and no hello (boot watchdog fired " +
+  return Error{"guest hung: " + hang_reason() + " and no hello (boot watchdog fired " +
                    std::to_string(watchdog_->fired_after().count()) + " ms after start, console " +
                    std::to_string(watchdog_->console_bytes()) + " bytes); " + vcpu_summary() +
                    "console: " + virt::console_tail(run_dir_ / "console.log", 10),
                ErrorKind::guest};
+}
+
+// What the watchdog saw: the kernel's stall report (a stuck kernel keeps printing, so its
+// console never goes silent) or a silent console.
+std::string GuestSession::hang_reason() const {
+  const auto bound = std::to_string(watchdog_->bound().count()) + " ms";
+  if (const auto stall = watchdog_->stall_report_ms(); stall >= 0) {
+    return "the kernel reported a stall " + std::to_string(stall) + " ms after start (" +
+           virt::console_stall_line(run_dir_ / "console.log") + ") and did not recover within " +
+           bound;
+  }
+  const auto armed = watchdog_->armed_ms();
+  const std::string since = armed > 0 ? " since the kernel started (its first console line " +
+                                            std::to_string(armed) + " ms after start)"
+                                      : "";
+  return "no console output for " + bound + since;
 }
 
 // "vCPUs at the hang: <summary>; " from vcpus.log's first line, or "" when none was taken.

@@ -54,6 +54,16 @@ bool shows_login_prompt(std::string_view text) {
   return text.find(" login: ") != std::string_view::npos;
 }
 
+// The kernel's own words (kernel/watchdog.c, kernel/rcu/tree_stall.h, kernel/workqueue.c,
+// kernel/hung_task.c); each shorter than the scan's carried 32 bytes.
+bool shows_stall_report(std::string_view text) {
+  for (std::string_view marker : {"BUG: soft lockup", "hard LOCKUP", "rcu: INFO: ",
+                                  "BUG: workqueue lockup", "blocked for more than"}) {
+    if (text.find(marker) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 std::string verbose_cmdline(const std::string& cmdline) {
   std::istringstream in(cmdline);
   std::string word, out;
@@ -74,13 +84,34 @@ std::string printable_line(std::string line) {
   return line;
 }
 
-std::string console_panic_line(const std::filesystem::path& log) {
+namespace {
+
+// The first console line that `holds` (its text from where it starts to hold), printable and cut.
+template <class Holds>
+std::string first_console_line(const std::filesystem::path& log, Holds holds) {
   auto text = read_file(log, kMaxConsoleBytes);
   if (!text) return "";
-  const auto at = text->find("Kernel panic - not syncing");
-  if (at == std::string::npos) return "";
-  const auto end = text->find('\n', at);
-  return printable_line(text->substr(at, end == std::string::npos ? end : end - at));
+  std::istringstream in(*text);
+  for (std::string line; std::getline(in, line);) {
+    if (auto at = holds(line); at != std::string::npos) return printable_line(line.substr(at));
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string console_panic_line(const std::filesystem::path& log) {
+  return first_console_line(
+      log, [](const std::string& line) { return line.find("Kernel panic - not syncing"); });
+}
+
+// From the line's start past the printk timestamp: "watchdog: BUG: soft lockup - CPU#0 ...".
+std::string console_stall_line(const std::filesystem::path& log) {
+  return first_console_line(log, [](const std::string& line) -> std::size_t {
+    if (!shows_stall_report(line)) return std::string::npos;
+    const auto stamp = line.rfind("] ", 40);
+    return line.rfind('[', 0) == 0 && stamp != std::string::npos ? stamp + 2 : 0;
+  });
 }
 
 std::string console_tail(const std::filesystem::path& log, std::size_t lines) {
@@ -157,9 +188,9 @@ bool BootWatchdog::drain_inotify() {
   return true;  // more left than one wake-up reads: look at the file
 }
 
-// Reads the console from scanned_ up to `size` (64 KiB at a time) for the markers of an
-// own-disk boot (seen_kernel_, seen_login_; sticky); a console that shrank (replaced) is read
-// again from its beginning, one larger than kMaxConsoleBytes counts as started.
+// Reads the console from scanned_ up to `size` (64 KiB at a time) for the markers (seen_kernel_,
+// seen_login_, seen_stall_; sticky); a console that shrank (replaced) is read again from its
+// beginning, one larger than kMaxConsoleBytes counts as started.
 void BootWatchdog::scan_console(std::uintmax_t size) {
   if (size < scanned_) scanned_ = 0, carry_.clear();
   if (size > kMaxConsoleBytes) {
@@ -178,6 +209,7 @@ void BootWatchdog::scan_console(std::uintmax_t size) {
     carry_ += chunk.substr(0, got);
     seen_kernel_ = seen_kernel_ || shows_kernel_start(carry_);
     seen_login_ = seen_kernel_ && shows_login_prompt(carry_);
+    seen_stall_ = seen_stall_ || shows_stall_report(carry_);
     constexpr std::size_t kKeep = 32;  // longer than any marker
     if (carry_.size() > kKeep) carry_.erase(0, carry_.size() - kKeep);
   }
@@ -194,9 +226,12 @@ void BootWatchdog::watch() {
   };
   if (size > 0) first_output_ms_ = 0;  // written before the watch began
   // Own disks: armed at the kernel's first line; a login prompt ends the watch unfired.
+  // Any boot: a stall report is noted (its bytes and all after it are no progress).
   auto markers = [&](std::uintmax_t bytes, long long at_ms) {
-    if (!markers_ || bytes == 0) return false;
+    if (bytes == 0) return false;
     scan_console(bytes);
+    if (stall_ms_ < 0 && seen_stall_) stall_ms_ = at_ms;
+    if (!markers_) return false;
     if (armed_ms_ < 0 && seen_kernel_) armed_ms_ = at_ms;
     if (seen_login_) stood_down_ms_ = at_ms;
     return seen_login_;
@@ -226,9 +261,12 @@ void BootWatchdog::watch() {
     const auto now_size = file_size_or_zero(console_);
     if (now_size != size) {
       if (first_output_ms_ < 0) first_output_ms_ = ms(woke - start);
+      const bool stalled_before = seen_stall_;
       if (markers(now_size, ms(woke - start))) return;
       size = now_size;
-      last_growth = woke;  // an armed watch's silence starts at the kernel's first line
+      // An armed watch's silence starts at the kernel's first line; after a stall report the
+      // bound runs from the report, whatever the stuck kernel prints next.
+      if (!stalled_before) last_growth = woke;
       continue;
     }
     if (!armed || woke - last_growth < bound_) continue;

@@ -54,6 +54,14 @@ bool shows_kernel_start(std::string_view text);
 // what to check), never the kernel hang the watchdog is for.
 bool shows_login_prompt(std::string_view text);
 
+// Whether console text shows the guest kernel reporting that it is stuck: a soft or hard lockup
+// ("watchdog: BUG: soft lockup - CPU#0 stuck for 26s!"), an RCU stall ("rcu: INFO: rcu_preempt
+// detected stalls"), a workqueue lockup or a hung task ("blocked for more than"). Under TCG a
+// 16-vCPU boot can livelock in stop_machine (CI, 6 Dec: every vCPU in stop_machine_yield after
+// the TSC clocksource switch) and then print such reports every ~26 s until the hello timeout,
+// so console growth alone never looked like a hang.
+bool shows_stall_report(std::string_view text);
+
 // The kernel command line without `quiet`: a verbose console is what the watchdog watches for
 // progress, and what tells why a failed boot stopped (kept in the run folder).
 std::string verbose_cmdline(const std::string& cmdline);
@@ -77,6 +85,10 @@ std::string console_tail(const std::filesystem::path& log, std::size_t lines);
 // a hung one.
 std::string console_panic_line(const std::filesystem::path& log);
 
+// The first stall report line (shows_stall_report) in a console log, printable and cut like
+// console_panic_line, or "" when there is none.
+std::string console_stall_line(const std::filesystem::path& log);
+
 // Watches one file (the serial console log) from its own thread; when the file has not grown for
 // `bound`, calls on_hang() once (from that thread) and stops. stop() (and the destructor) ends
 // the watch without firing; both return only after the thread ended, so on_hang never runs
@@ -88,6 +100,9 @@ std::string console_panic_line(const std::filesystem::path& log);
 // shows_kernel_start (the new bytes are scanned as they arrive, at most kMaxConsoleBytes); until
 // then nothing fires, however long the console stays silent. A login prompt after it
 // (shows_login_prompt) ends the watch without firing, as stop() would.
+// Either arming: once the console shows a stall report (shows_stall_report), later growth is
+// no longer progress: the bound runs from the report's arrival, and only hello (stop()) ends
+// the watch unfired. A stuck kernel repeats its reports; a guest that recovers says hello.
 class BootWatchdog {
  public:
   enum class Mode { kInotify, kPoll };
@@ -117,6 +132,8 @@ class BootWatchdog {
   long long armed_ms() const { return armed_ms_.load(); }
   // kAtKernelStart: ms from the start to a login prompt that ended the watch (-1: none).
   long long stood_down_ms() const { return stood_down_ms_.load(); }
+  // ms from the start to the first stall report seen (-1: none); after stop() or from on_hang.
+  long long stall_report_ms() const { return stall_ms_.load(); }
   // Whether the watch runs on inotify (false: it polls); fixed once the constructor returned.
   bool uses_inotify() const { return inotify_fd_ >= 0; }
   // Wake-ups of the watch thread so far (a test checks that a silent console costs none).
@@ -142,9 +159,10 @@ class BootWatchdog {
   long long max_silence_ms_ = 0;
   std::atomic<long long> armed_ms_{-1};
   std::atomic<long long> stood_down_ms_{-1};
-  bool markers_ = false;  // kAtKernelStart: the console is scanned for the markers
-  bool seen_kernel_ = false, seen_login_ = false;
-  std::uintmax_t scanned_ = 0;  // console bytes scanned for the kernel's start
+  bool markers_ = false;  // kAtKernelStart: the kernel-start and login markers count
+  std::atomic<long long> stall_ms_{-1};
+  bool seen_kernel_ = false, seen_login_ = false, seen_stall_ = false;
+  std::uintmax_t scanned_ = 0;  // console bytes scanned for the markers
   std::string carry_;           // the scanned text's last bytes (a marker cut between reads)
   std::thread thread_;
 };

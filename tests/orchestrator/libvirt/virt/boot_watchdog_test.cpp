@@ -99,6 +99,45 @@ TEST(ConsolePanicLine, FindsTheKernelsPanicLineOnly) {
   fs::remove_all(dir);
 }
 
+// The reports of a stuck kernel: the first lines of the CI hang of 6 Dec (it27674-second, a
+// 16-vCPU TCG boot, every vCPU in stop_machine_yield), RCU, workqueue and hung-task reports.
+TEST(ShowsStallReport, TheKernelsLockupAndStallReportsOnly) {
+  EXPECT_TRUE(shows_stall_report(
+      "[   28.722149] watchdog: BUG: soft lockup - CPU#0 stuck for 26s! [migration/0:16]"));
+  EXPECT_TRUE(
+      shows_stall_report("[   60.1] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:"));
+  EXPECT_TRUE(shows_stall_report("[   60.1] rcu: INFO: rcu_sched self-detected stall on CPU"));
+  EXPECT_TRUE(shows_stall_report("[   60.1] BUG: workqueue lockup - pool cpus=1 node=0"));
+  EXPECT_TRUE(shows_stall_report("INFO: task init:1 blocked for more than 120 seconds."));
+  EXPECT_TRUE(shows_stall_report("NMI watchdog: Watchdog detected hard LOCKUP on cpu 3"));
+  // A healthy verbose boot's lines that look close.
+  EXPECT_FALSE(
+      shows_stall_report("[    0.177652] rcu: Preemptible hierarchical RCU implementation."));
+  EXPECT_FALSE(
+      shows_stall_report("[    0.4] NMI watchdog: Perf NMI watchdog permanently disabled"));
+  EXPECT_FALSE(shows_stall_report("[   15.463185] hrtimer: interrupt took 57091333 ns"));
+  EXPECT_FALSE(
+      shows_stall_report("[    0.2] smpboot: CPU 8 Converting physical 0 to logical die 1"));
+  EXPECT_FALSE(shows_stall_report(""));
+}
+
+TEST(ConsoleStallLine, TheFirstReportWithoutItsTimestamp) {
+  auto dir = temp_dir();
+  std::ofstream(dir / "c.log")
+      << "[    2.562720] clocksource: tsc: mask: 0xffffffffffffffff\r\n"
+         "[   28.722149] watchdog: BUG: soft lockup - CPU#0 stuck for 26s! [migration/0:16]\r\n"
+         "[   28.722308] watchdog: BUG: soft lockup - CPU#4 stuck for 26s! [migration/4:35]\r\n";
+  EXPECT_EQ(console_stall_line(dir / "c.log"),
+            "watchdog: BUG: soft lockup - CPU#0 stuck for 26s! [migration/0:16]");
+  std::ofstream(dir / "bare.log") << "INFO: task init:1 blocked for more than 120 seconds.\n";
+  EXPECT_EQ(console_stall_line(dir / "bare.log"),
+            "INFO: task init:1 blocked for more than 120 seconds.");
+  std::ofstream(dir / "ok.log") << "[    0.1] rcu: Hierarchical SRCU implementation.\n";
+  EXPECT_EQ(console_stall_line(dir / "ok.log"), "");
+  EXPECT_EQ(console_stall_line(dir / "missing.log"), "");
+  fs::remove_all(dir);
+}
+
 // The bounds below are long against the writers' gaps (>= 10x) and the waits end on the event,
 // not after a fixed sleep: this file also runs under TSan and ASan, and beside a debootstrap on a
 // loaded 2-core CI machine, where a 150 ms sleep can take several hundred.
@@ -151,6 +190,59 @@ TEST(BootWatchdog, DoesNotFireWhileTheConsoleGrowsThenFiresWithinItsBound) {
   EXPECT_LE(w.first_output_ms(), first_write_ms + kLoadedHostSlack.count());
   EXPECT_GE(w.max_silence_ms(), bound.count());  // the silence that fired it
 
+  fs::remove_all(dir);
+}
+
+// A stuck kernel keeps its console growing with stall reports (every ~26 s per CPU under TCG):
+// from the first report on, growth is no progress, so the watch fires one bound after it.
+TEST(BootWatchdog, AStallReportIsNotProgressTheBoundRunsFromIt) {
+  for (auto mode : {BootWatchdog::Mode::kInotify, BootWatchdog::Mode::kPoll}) {
+    auto dir = temp_dir();
+    std::atomic<int> calls{0};
+    std::atomic<long long> fired_at_ms{0};
+    const auto bound = 1500ms;
+    const auto t0 = Clock::now();
+    BootWatchdog w(
+        dir / "console.log", bound,
+        [&] {
+          fired_at_ms = ms_since(t0);
+          ++calls;
+        },
+        mode);
+    std::ofstream out(dir / "console.log");
+    for (int i = 0; i < 15; ++i) {  // 2.25 s of healthy output: longer than the bound
+      out << "[    0." << i << "] line\r\n" << std::flush;
+      std::this_thread::sleep_for(150ms);
+    }
+    EXPECT_EQ(calls.load(), 0) << "fired while the console grew";
+    const auto report_at = ms_since(t0);
+    out << "[   28.722149] watchdog: BUG: soft lockup - CPU#0 stuck for 26s!\r\n" << std::flush;
+    // The stuck kernel's traces keep coming, every gap far below the bound.
+    for (int i = 0; i < 60 && calls.load() == 0; ++i) {
+      out << "[   28.7] RIP: 0010:stop_machine_yield+0x2/0x10\r\n" << std::flush;
+      std::this_thread::sleep_for(100ms);
+    }
+    ASSERT_EQ(calls.load(), 1) << "a growing console after a stall report never fired";
+    EXPECT_GE(fired_at_ms.load(), report_at + bound.count() - 110) << "not before the bound";
+    EXPECT_LE(fired_at_ms.load(), report_at + (bound + kLoadedHostSlack).count());
+    EXPECT_GE(w.stall_report_ms(), report_at - kLoadedHostSlack.count());
+    EXPECT_LE(w.stall_report_ms(), report_at + kLoadedHostSlack.count());
+    fs::remove_all(dir);
+  }
+}
+
+// A guest that recovers from a report says hello (stop) before the bound: no hang, the report's
+// time is kept for its timings.
+TEST(BootWatchdog, AStallReportBeforeHelloWithinTheBoundIsNoHang) {
+  auto dir = temp_dir();
+  std::atomic<int> calls{0};
+  BootWatchdog w(dir / "console.log", 3000ms, [&] { ++calls; });
+  std::ofstream(dir / "console.log") << "[   21.0] rcu: INFO: rcu_preempt detected stalls\n";
+  ASSERT_TRUE(wait_until([&] { return w.stall_report_ms() >= 0; }, kLoadedHostSlack));
+  w.stop();
+  EXPECT_EQ(calls.load(), 0);
+  EXPECT_FALSE(w.fired());
+  EXPECT_GE(w.stall_report_ms(), 0);
   fs::remove_all(dir);
 }
 
