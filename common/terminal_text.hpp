@@ -4,6 +4,7 @@
 // tab included), DEL, C1 controls (U+0080..U+009F) and bytes that are not valid UTF-8 become
 // visible escapes ("\x1b", "\u009b", "\xff"), so no escape sequence from a guest can move the
 // cursor, retitle the window or hide text. Valid printable UTF-8 passes unchanged.
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -27,5 +28,20 @@ std::string display_text(std::string_view text, std::size_t max_bytes);
 // '@', tab or carriage return; OWASP "CSV injection") gets a leading apostrophe. The value is
 // returned unquoted: CSV quoting is the writer's job.
 std::string csv_formula_safe(std::string_view cell);
+
+// "a", "a or b", "a, b or c": the accepted values as an error message lists them (the guest
+// OSes, the report formats, a URI's transports; one spelling everywhere).
+template <class Names>
+std::string join_choices(const Names& names) {
+  std::string out;
+  const auto n = std::size(names);
+  std::size_t i = 0;
+  for (const auto& name : names) {
+    out += i == 0 ? "" : i + 1 == n ? " or " : ", ";
+    out += std::string_view(name);
+    ++i;
+  }
+  return out;
+}
 
 }  // namespace topolab

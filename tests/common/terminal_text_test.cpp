@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <vector>
+
 namespace topolab {
 namespace {
 
@@ -73,6 +76,15 @@ TEST(DisplayText, EscapesCutsAtACharacterAndIsIdempotent) {
     EXPECT_EQ(display_text(once, 16), once);
     EXPECT_EQ(terminal_safe(once), once) << "not printable UTF-8: " << terminal_safe(once);
   }
+}
+
+// One spelling of a list of accepted values, for any container of names.
+TEST(JoinChoices, CommasThenOrBeforeTheLast) {
+  EXPECT_EQ(join_choices(std::vector<std::string>{}), "");
+  EXPECT_EQ(join_choices(std::vector<std::string>{"linux"}), "linux");
+  EXPECT_EQ(join_choices(std::vector<std::string>{"linux", "windows"}), "linux or windows");
+  const std::array<std::string_view, 4> formats{"console", "csv", "html", "json"};
+  EXPECT_EQ(join_choices(formats), "console, csv, html or json");
 }
 
 }  // namespace topolab

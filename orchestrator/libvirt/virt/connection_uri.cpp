@@ -39,15 +39,6 @@ bool one_of(std::string_view v, const std::array<std::string_view, N>& set) {
   return std::find(set.begin(), set.end(), v) != set.end();
 }
 
-template <std::size_t N>
-std::string listed(const std::array<std::string_view, N>& set) {
-  std::string out;
-  for (std::size_t i = 0; i < N; ++i) {
-    out += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(set[i]);
-  }
-  return out;
-}
-
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -156,7 +147,7 @@ std::string query_problem(std::string_view query, UriSource source, ConnectionUr
       return "a parameter holds an encoded control character";
     if (!one_of(*name, kParams))
       return "unknown parameter '" + terminal_safe(name->substr(0, 40)) + "' (libvirt's are " +
-             listed(kParams) + ")";
+             join_choices(kParams) + ")";
     if (source == UriSource::file) {
       if (auto p = file_param_problem(*name, *value); !p.empty()) return p;
     }
@@ -223,11 +214,11 @@ Result<ConnectionUri> parse_connection_uri(const std::string& given, UriSource s
   if (plus != std::string::npos) out.transport = scheme.substr(plus + 1);
   if (!one_of(out.driver, kDrivers)) {
     return make_error(ErrorKind::input, what + ": unknown driver '" + out.driver + "' (expected " +
-                                            listed(kDrivers) + ")");
+                                            join_choices(kDrivers) + ")");
   }
   if (plus != std::string::npos && !one_of(out.transport, kTransports)) {
     return make_error(ErrorKind::input, what + ": unknown transport '" + out.transport +
-                                            "' (expected " + listed(kTransports) + ")");
+                                            "' (expected " + join_choices(kTransports) + ")");
   }
   if (source == UriSource::file && out.transport == "ext") {
     return make_error(ErrorKind::input,

@@ -24,7 +24,7 @@ inline constexpr const char* kDefaultConnectUri = "qemu:///system";
 
 // Where a URI came from: the command line (-c/--connect, typed by the user) or a file
 // (`hosts = [...]` in an experiment, written by anyone).
-enum class UriSource { command_line, file };
+using topolab::UriSource;  // common/uri_text.hpp
 
 struct ConnectionUri {
   std::string uri;        // as given; kDefaultConnectUri for ""

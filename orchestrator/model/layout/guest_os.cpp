@@ -1,5 +1,7 @@
 #include "orchestrator/model/layout/guest_os.hpp"
 
+#include "common/terminal_text.hpp"
+
 namespace topolab {
 
 std::string_view to_string(GuestOs os) {
@@ -20,25 +22,10 @@ std::vector<std::string> guest_os_names() {
   return out;
 }
 
-namespace {
-
-// "a", "a or b", "a, b or c": the names as an error message lists them.
-std::string names_or() {
-  const auto names = guest_os_names();
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
-    out += names[i];
-  }
-  return out;
-}
-
-}  // namespace
-
 Result<GuestOs> parse_guest_os(std::string_view name) {
   if (auto os = find_guest_os(name)) return *os;
-  return make_error(ErrorKind::input,
-                    "guest os '" + std::string(name.substr(0, 40)) + "': expected " + names_or());
+  return make_error(ErrorKind::input, "guest os '" + std::string(name.substr(0, 40)) +
+                                          "': expected " + join_choices(guest_os_names()));
 }
 
 std::optional<GuestOs> guest_os_of_edition(std::string_view edition) {

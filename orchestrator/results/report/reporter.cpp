@@ -1,5 +1,6 @@
 #include "orchestrator/results/report/reporter.hpp"
 
+#include "common/terminal_text.hpp"
 #include "orchestrator/results/report/console_reporter.hpp"
 #include "orchestrator/results/report/csv_reporter.hpp"
 #include "orchestrator/results/report/html_reporter.hpp"
@@ -47,13 +48,7 @@ const std::vector<std::string>& report_formats() {
   return names;
 }
 
-std::string report_format_choices() {
-  const auto& names = report_formats();
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return out;
-}
+std::string report_format_choices() { return join_choices(report_formats()); }
 
 Result<std::unique_ptr<Reporter>> make_reporter(std::string_view format, std::ostream& out) {
   for (const auto& f : kReporterFormats)

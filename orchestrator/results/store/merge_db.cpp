@@ -1,5 +1,6 @@
 #include "orchestrator/results/store/merge_db.hpp"
 
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -59,6 +60,19 @@ Result<void> copy_store(const fs::path& out, const fs::path& tmp) {
 }
 
 }  // namespace
+
+static_assert(Value::kNull == SQLITE_NULL);
+
+Value Value::integer(std::int64_t v) {
+  Value out;
+  out.type_ = SQLITE_INTEGER;
+  out.int_ = v;
+  return out;
+}
+
+bool Value::is_null() const { return type_ == SQLITE_NULL; }
+
+std::int64_t Value::i64() const { return type_ == SQLITE_INTEGER ? int_ : 0; }
 
 Value Value::read(sqlite3_stmt* s, int col) {
   Value v;

@@ -4,8 +4,6 @@
 // over OUT only by commit(): any failure before leaves OUT as it was and removes the copy. Each
 // input is attached read-only and merged in a transaction of its own.
 // Table and column names come from our schema; they are still quoted where SQL is built.
-#include <sqlite3.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -23,21 +21,17 @@ namespace topolab::store::merge {
 // One SQLite value, copied out of its statement; equal when type and bytes are.
 class Value {
  public:
+  static constexpr int kNull = 5;
   static Value read(sqlite3_stmt* s, int col);
-  static Value integer(std::int64_t v) {
-    Value out;
-    out.type_ = SQLITE_INTEGER;
-    out.int_ = v;
-    return out;
-  }
+  static Value integer(std::int64_t v);
   void bind(sqlite3_stmt* s, int index) const;
-  bool is_null() const { return type_ == SQLITE_NULL; }
-  std::int64_t i64() const { return type_ == SQLITE_INTEGER ? int_ : 0; }
+  bool is_null() const;
+  std::int64_t i64() const;
   std::string text() const;
   bool operator==(const Value& o) const;
 
  private:
-  int type_ = SQLITE_NULL;
+  int type_ = kNull;  // SQLITE_NULL, checked against sqlite3.h in merge_db.cpp
   std::int64_t int_ = 0;
   double real_ = 0;
   std::string bytes_;  // text or blob

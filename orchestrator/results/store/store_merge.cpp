@@ -1,7 +1,5 @@
 #include "orchestrator/results/store/store_merge.hpp"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <memory>
 #include <set>

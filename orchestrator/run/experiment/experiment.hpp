@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "common/uri_text.hpp"
 #include "orchestrator/libvirt/guestsource/guest_source.hpp"
-#include "orchestrator/libvirt/virt/connection_uri.hpp"
 #include "orchestrator/run/experiment/boot_settings.hpp"
 
 namespace topolab::experiment {
@@ -85,7 +85,7 @@ struct Experiment {
   std::vector<std::string> hosts;
   // Who wrote `hosts`: the file's are opened so that nothing prompts on the terminal
   // (virt::ConnectionUri::connect); --connect's as typed.
-  virt::UriSource hosts_source = virt::UriSource::command_line;
+  UriSource hosts_source = UriSource::command_line;
 
   // By any spelling of the key ("groups" finds the factor written "guest.l3_groups").
   const Factor* factor(std::string_view key) const;
