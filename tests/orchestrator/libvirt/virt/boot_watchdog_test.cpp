@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 namespace topolab::virt {
@@ -158,32 +159,40 @@ long long ms_since(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
 }
 
-TEST(BootWatchdog, DoesNotFireWhileTheConsoleGrowsThenFiresWithinItsBound) {
-  auto dir = temp_dir();
+// What a watch's on_hang saw: how often it ran, and when (ms after t0, taken at construction).
+struct HangRecord {
+  const Clock::time_point t0 = Clock::now();
   std::atomic<int> calls{0};
   std::atomic<long long> fired_at_ms{0};
+  std::function<void()> on_hang() {
+    return [this] {
+      fired_at_ms = ms_since(t0);
+      ++calls;
+    };
+  }
+};
+
+TEST(BootWatchdog, DoesNotFireWhileTheConsoleGrowsThenFiresWithinItsBound) {
+  auto dir = temp_dir();
+  HangRecord hang;
   const auto bound = 2000ms;
-  const auto t0 = Clock::now();
-  BootWatchdog w(dir / "console.log", bound, [&] {
-    fired_at_ms = ms_since(t0);
-    ++calls;
-  });
+  BootWatchdog w(dir / "console.log", bound, hang.on_hang());
   std::ofstream out(dir / "console.log");
   long long first_write_ms = -1;
   long long silent_from = -1;     // read just before the last write: the watch sees it later
   for (int i = 0; i < 10; ++i) {  // 1.5 s of output, every gap far below the bound
-    silent_from = ms_since(t0);
+    silent_from = ms_since(hang.t0);
     out << "line " << i << "\n" << std::flush;
-    if (i == 0) first_write_ms = ms_since(t0);
+    if (i == 0) first_write_ms = ms_since(hang.t0);
     std::this_thread::sleep_for(150ms);
   }
-  EXPECT_EQ(calls.load(), 0) << "fired while the console was still growing";
-  ASSERT_TRUE(wait_until([&] { return calls.load() > 0; }, bound + kLoadedHostSlack));
+  EXPECT_EQ(hang.calls.load(), 0) << "fired while the console was still growing";
+  ASSERT_TRUE(wait_until([&] { return hang.calls.load() > 0; }, bound + kLoadedHostSlack));
   std::this_thread::sleep_for(200ms);
-  EXPECT_EQ(calls.load(), 1) << "fires once";
+  EXPECT_EQ(hang.calls.load(), 1) << "fires once";
   EXPECT_TRUE(w.fired());
-  EXPECT_GE(fired_at_ms.load(), silent_from + bound.count() - 110);  // not before the bound
-  EXPECT_LE(fired_at_ms.load(), silent_from + (bound + kLoadedHostSlack).count());
+  EXPECT_GE(hang.fired_at_ms.load(), silent_from + bound.count() - 110);  // not before the bound
+  EXPECT_LE(hang.fired_at_ms.load(), silent_from + (bound + kLoadedHostSlack).count());
   EXPECT_EQ(w.console_bytes(), fs::file_size(dir / "console.log"));
   w.stop();
   EXPECT_GE(w.first_output_ms(), 0);
@@ -198,33 +207,25 @@ TEST(BootWatchdog, DoesNotFireWhileTheConsoleGrowsThenFiresWithinItsBound) {
 TEST(BootWatchdog, AStallReportIsNotProgressTheBoundRunsFromIt) {
   for (auto mode : {BootWatchdog::Mode::kInotify, BootWatchdog::Mode::kPoll}) {
     auto dir = temp_dir();
-    std::atomic<int> calls{0};
-    std::atomic<long long> fired_at_ms{0};
+    HangRecord hang;
     const auto bound = 1500ms;
-    const auto t0 = Clock::now();
-    BootWatchdog w(
-        dir / "console.log", bound,
-        [&] {
-          fired_at_ms = ms_since(t0);
-          ++calls;
-        },
-        mode);
+    BootWatchdog w(dir / "console.log", bound, hang.on_hang(), mode);
     std::ofstream out(dir / "console.log");
     for (int i = 0; i < 15; ++i) {  // 2.25 s of healthy output: longer than the bound
       out << "[    0." << i << "] line\r\n" << std::flush;
       std::this_thread::sleep_for(150ms);
     }
-    EXPECT_EQ(calls.load(), 0) << "fired while the console grew";
-    const auto report_at = ms_since(t0);
+    EXPECT_EQ(hang.calls.load(), 0) << "fired while the console grew";
+    const auto report_at = ms_since(hang.t0);
     out << "[   28.722149] watchdog: BUG: soft lockup - CPU#0 stuck for 26s!\r\n" << std::flush;
     // The stuck kernel's traces keep coming, every gap far below the bound.
-    for (int i = 0; i < 60 && calls.load() == 0; ++i) {
+    for (int i = 0; i < 60 && hang.calls.load() == 0; ++i) {
       out << "[   28.7] RIP: 0010:stop_machine_yield+0x2/0x10\r\n" << std::flush;
       std::this_thread::sleep_for(100ms);
     }
-    ASSERT_EQ(calls.load(), 1) << "a growing console after a stall report never fired";
-    EXPECT_GE(fired_at_ms.load(), report_at + bound.count() - 110) << "not before the bound";
-    EXPECT_LE(fired_at_ms.load(), report_at + (bound + kLoadedHostSlack).count());
+    ASSERT_EQ(hang.calls.load(), 1) << "a growing console after a stall report never fired";
+    EXPECT_GE(hang.fired_at_ms.load(), report_at + bound.count() - 110) << "not before the bound";
+    EXPECT_LE(hang.fired_at_ms.load(), report_at + (bound + kLoadedHostSlack).count());
     EXPECT_GE(w.stall_report_ms(), report_at - kLoadedHostSlack.count());
     EXPECT_LE(w.stall_report_ms(), report_at + kLoadedHostSlack.count());
     fs::remove_all(dir);
@@ -348,32 +349,26 @@ TEST(BootWatchdog, PollingFallbackSeesGrowthAndFires) {
 TEST(BootWatchdog, ArmedAtKernelStartIgnoresSilenceBeforeTheKernel) {
   for (auto mode : {BootWatchdog::Mode::kInotify, BootWatchdog::Mode::kPoll}) {
     auto dir = temp_dir();
-    std::atomic<int> calls{0};
-    std::atomic<long long> fired_at_ms{0};
+    HangRecord hang;
     const auto bound = 1000ms;
-    const auto t0 = Clock::now();
-    BootWatchdog w(
-        dir / "console.log", bound,
-        [&] {
-          fired_at_ms = ms_since(t0);
-          ++calls;
-        },
-        mode, BootWatchdog::Arming::kAtKernelStart);
+    BootWatchdog w(dir / "console.log", bound, hang.on_hang(), mode,
+                   BootWatchdog::Arming::kAtKernelStart);
     std::ofstream out(dir / "console.log");
     out << "SeaBIOS (version 1.16.2)\r\nBooting from Hard Disk...\r\n" << std::flush;
     std::this_thread::sleep_for(bound * 3);  // a silent boot loader, 3x the bound
-    EXPECT_EQ(calls.load(), 0) << "fired before the kernel started";
+    EXPECT_EQ(hang.calls.load(), 0) << "fired before the kernel started";
     EXPECT_EQ(w.armed_ms(), -1);
     out << "[    0.0" << std::flush;
     std::this_thread::sleep_for(200ms);
-    const auto kernel_at = ms_since(t0);
+    const auto kernel_at = ms_since(hang.t0);
     out << "30794] RETBleed: WARNING\r\n" << std::flush;
-    ASSERT_TRUE(wait_until([&] { return calls.load() > 0; }, bound + kLoadedHostSlack));
-    EXPECT_EQ(calls.load(), 1);
+    ASSERT_TRUE(wait_until([&] { return hang.calls.load() > 0; }, bound + kLoadedHostSlack));
+    EXPECT_EQ(hang.calls.load(), 1);
     // armed_ms counts from the watch thread's start, which a loaded host may delay past t0.
     EXPECT_GE(w.armed_ms(), kernel_at - kLoadedHostSlack.count());
     EXPECT_LE(w.armed_ms(), kernel_at + kLoadedHostSlack.count());
-    EXPECT_GE(fired_at_ms.load(), kernel_at + bound.count() - 110) << "bound counted from arming";
+    EXPECT_GE(hang.fired_at_ms.load(), kernel_at + bound.count() - 110)
+        << "bound counted from arming";
     EXPECT_LE(w.max_silence_ms(), bound.count() + kLoadedHostSlack.count())
         << "the boot loader's silence is not counted";
     fs::remove_all(dir);
