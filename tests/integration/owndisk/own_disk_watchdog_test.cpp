@@ -9,9 +9,13 @@
 // keeps growing and never comes near 60 s of silence (its longest was 2.9 s; the recorded one is
 // printed). The watchdog is on for own disks without the option: OwnDiskBoot checks that.
 // Two retries: the retried boot can itself hit the rare real TCG hang.
+// The planted hang is the disk's, not a `topolab.fault=` on the cmdline, so topolab cannot tell
+// it from a real one: the child writes its retry lines to a log of this test's own, not to CI's
+// ($TOPOLAB_BOOT_RETRY_LOG, whose real retries are bounded by scripts/count-retries.py).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.hpp"
@@ -26,11 +30,16 @@ TEST(OwnDiskWatchdog, HungFirstBootIsDestroyedRetriedAndRecorded) {
   auto disk = derived_test_disk("hang-once");
   ASSERT_FALSE(disk.empty());
   const std::string marker = "it" + std::to_string(getpid()) + "-odwatchdog";
+  char tmpl[] = "/tmp/topolab-odwatchdog-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::filesystem::path own_log = std::filesystem::path(tmpl) / "retries.jsonl";
+  ChildOptions options;
+  options.env = {"TOPOLAB_BOOT_RETRY_LOG=" + own_log.string()};
   const auto t0 = std::chrono::steady_clock::now();
   auto r = run_cli({"boot", kLayout, "--accel", "tcg", "--set", "expose=sockets", "--disk",
                     disk.string(), "--os", "linux", "--json", "--run-id", marker, "--boot-watchdog",
                     "60000", "--boot-retries", "2"},
-                   std::chrono::minutes(30));
+                   options, std::chrono::minutes(30));
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -72,6 +81,15 @@ TEST(OwnDiskWatchdog, HungFirstBootIsDestroyedRetriedAndRecorded) {
             << " ms, hello at " << t.value("hello_ms", -1)
             << " ms, longest console silence after the kernel started "
             << t.value("console_max_silence_ms", -1) << " ms\n";
+  // The planted retry went to this test's log (one line per retry), not to CI's count.
+  auto retry_lines = read_file(own_log, 1u << 20);
+  ASSERT_TRUE(retry_lines) << own_log;
+  const auto first =
+      nlohmann::json::parse(retry_lines->substr(0, retry_lines->find('\n')), nullptr, false);
+  EXPECT_EQ(first.value("kind", ""), "boot") << *retry_lines;
+  EXPECT_EQ(first.value("attempt", 0), 1) << *retry_lines;
+  EXPECT_EQ(std::count(retry_lines->begin(), retry_lines->end(), '\n'), attempts - 1);
+  std::filesystem::remove_all(tmpl);
   EXPECT_EQ(overlays_with(marker), std::vector<std::string>{});
   EXPECT_EQ(topolab_domains_with(marker), std::vector<std::string>{});
 }
