@@ -33,8 +33,8 @@ proto::SettingStates GuestSettings::configure(const std::map<std::string, json>&
       continue;
     }
     if (row->os != os::this_os()) {
-      s.error = name + " is a " + std::string(proto::to_string(row->os)) +
-                " setting; this guest runs " + std::string(proto::to_string(os::this_os()));
+      s.error = name + " is a " + std::string(display_name(row->os)) +
+                " setting; this guest runs " + std::string(display_name(os::this_os()));
       continue;
     }
     auto before = os::read_setting(*row);

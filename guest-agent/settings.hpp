@@ -14,7 +14,7 @@
 namespace topolab::agent {
 
 namespace os {
-protocol::SettingOs this_os();
+GuestOs this_os();
 // The row's current value, or why this guest cannot have it (file missing, call stubbed).
 Result<nlohmann::json> read_setting(const protocol::SettingRow&);
 // Applies an already validated value.

@@ -49,7 +49,7 @@ std::string trimmed(std::string s) {
 
 }  // namespace
 
-proto::SettingOs this_os() { return proto::SettingOs::kLinux; }
+GuestOs this_os() { return GuestOs::kLinux; }
 
 void set_settings_root(const std::string& root) { settings_root() = root; }
 

@@ -141,7 +141,7 @@ Result<void> write_min_cores(DWORD pct) {
 
 }  // namespace
 
-proto::SettingOs this_os() { return proto::SettingOs::kWindows; }
+GuestOs this_os() { return GuestOs::kWindows; }
 
 void set_settings_root(const std::string&) {}
 

@@ -18,7 +18,7 @@ constexpr std::array<std::string_view, 3> kPowerPlans = {"balanced", "high_perfo
 // scheduler rows when it is not mounted (docs/guest-agent.md "Guest settings").
 constexpr std::array<SettingRow, 8> kRows = {{
     {"os.timer_resolution_ms",
-     SettingOs::kWindows,
+     GuestOs::kWindows,
      SettingType::kNumber,
      0.5,
      15.625,
@@ -31,12 +31,12 @@ constexpr std::array<SettingRow, 8> kRows = {{
      "NtSetTimerResolution(value, TRUE), held by the agent while the runs that ask for it execute",
      "NtQueryTimerResolution (current)",
      "NtSetTimerResolution(FALSE): the request released"},
-    {"os.power_plan", SettingOs::kWindows, SettingType::kChoice, 0, 0, kPowerPlans, 0, "",
+    {"os.power_plan", GuestOs::kWindows, SettingType::kChoice, 0, 0, kPowerPlans, 0, "",
      WindowsCall::kPowerScheme, "PowerSetActiveScheme(GUID of the plan)",
      "PowerGetActiveScheme, mapped back to the plan's name",
      "PowerSetActiveScheme(the scheme active when the agent first changed it)"},
     {"os.core_parking_min_cores_pct",
-     SettingOs::kWindows,
+     GuestOs::kWindows,
      SettingType::kInteger,
      0,
      100,
@@ -48,12 +48,12 @@ constexpr std::array<SettingRow, 8> kRows = {{
      "PowerSetActiveScheme",
      "PowerReadACValueIndex (AC; DC must agree)",
      "the AC and DC values seen first are written back"},
-    {"os.smt", SettingOs::kLinux, SettingType::kChoice, 0, 0, kOnOff, 0,
+    {"os.smt", GuestOs::kLinux, SettingType::kChoice, 0, 0, kOnOff, 0,
      "sys/devices/system/cpu/smt/control", WindowsCall::kNone,
      "write on|off to /sys/devices/system/cpu/smt/control (CPU hotplug of the siblings)",
      "read /sys/devices/system/cpu/smt/control", "the value read before the first change"},
     {"os.sched_autogroup",
-     SettingOs::kLinux,
+     GuestOs::kLinux,
      SettingType::kInteger,
      0,
      1,
@@ -65,7 +65,7 @@ constexpr std::array<SettingRow, 8> kRows = {{
      "read the same file",
      "the value read before the first change"},
     {"os.timer_migration",
-     SettingOs::kLinux,
+     GuestOs::kLinux,
      SettingType::kInteger,
      0,
      1,
@@ -77,7 +77,7 @@ constexpr std::array<SettingRow, 8> kRows = {{
      "read the same file",
      "the value read before the first change"},
     {"os.sched_migration_cost_ns",
-     SettingOs::kLinux,
+     GuestOs::kLinux,
      SettingType::kInteger,
      0,
      1e9,
@@ -89,7 +89,7 @@ constexpr std::array<SettingRow, 8> kRows = {{
      "read the same file",
      "the value read before the first change"},
     {"os.sched_nr_migrate",
-     SettingOs::kLinux,
+     GuestOs::kLinux,
      SettingType::kInteger,
      1,
      1e6,
@@ -154,8 +154,6 @@ Result<json> typed_value(const SettingRow& row, const json& v) {
 
 }  // namespace
 
-std::string_view to_string(SettingOs os) { return os == SettingOs::kLinux ? "Linux" : "Windows"; }
-
 std::span<const SettingRow> setting_rows() { return kRows; }
 
 const SettingRow* find_setting(std::string_view name) {
@@ -164,7 +162,7 @@ const SettingRow* find_setting(std::string_view name) {
   return nullptr;
 }
 
-std::string setting_names(SettingOs os) {
+std::string setting_names(GuestOs os) {
   std::string out;
   for (const auto& r : kRows)
     if (r.os == os) out += (out.empty() ? "" : ", ") + std::string(r.name);

@@ -14,11 +14,9 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "protocol/guest_os.hpp"
 
 namespace topolab::protocol {
-
-enum class SettingOs { kLinux, kWindows };
-std::string_view to_string(SettingOs);
 
 // number: finite double in [min, max]; integer: whole number in [min, max]; choice: a string of
 // `choices`.
@@ -29,7 +27,7 @@ enum class WindowsCall { kNone, kTimerResolution, kPowerScheme, kCoreParkingMinC
 
 struct SettingRow {
   std::string_view name;  // the factor key: "os.smt"
-  SettingOs os;
+  GuestOs os;
   SettingType type;
   double min = 0, max = 0;                    // kNumber / kInteger
   std::span<const std::string_view> choices;  // kChoice
@@ -45,7 +43,7 @@ struct SettingRow {
 std::span<const SettingRow> setting_rows();
 const SettingRow* find_setting(std::string_view name);
 // The names of one OS's rows, comma-separated (for "expected one of ..." messages).
-std::string setting_names(SettingOs);
+std::string setting_names(GuestOs);
 // "0.5..15.625", "on | off", "0..1": the row's values as a reader writes them.
 std::string setting_domain(const SettingRow&);
 

@@ -20,7 +20,7 @@ TEST(GuestSettings, TheTableHasTheIssuesRowsOnceEachWithAWayToReachThem) {
     EXPECT_TRUE(names.insert(std::string(r.name)).second) << r.name;
     EXPECT_EQ(r.name.rfind("os.", 0), 0u) << r.name;
     EXPECT_FALSE(r.apply.empty() || r.read_back.empty() || r.restore.empty()) << r.name;
-    if (r.os == SettingOs::kLinux) {
+    if (r.os == GuestOs::kLinux) {
       EXPECT_FALSE(r.linux_file.empty()) << r.name;
     } else {
       EXPECT_NE(r.windows_call, WindowsCall::kNone) << r.name;
@@ -30,7 +30,7 @@ TEST(GuestSettings, TheTableHasTheIssuesRowsOnceEachWithAWayToReachThem) {
                         "os.smt", "os.sched_autogroup", "os.timer_migration",
                         "os.sched_migration_cost_ns", "os.sched_nr_migrate"})
     EXPECT_TRUE(names.count(n)) << n;
-  EXPECT_EQ(setting_names(SettingOs::kWindows),
+  EXPECT_EQ(setting_names(GuestOs::kWindows),
             "os.timer_resolution_ms, os.power_plan, os.core_parking_min_cores_pct");
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// The guest's operating system: one enum and its names (issue 28). A disk guest's --os and
+// The guest's operating system's names (issue 28; the enum is protocol/guest_os.hpp, shared with
+// the agents). A disk guest's --os and
 // [guest] os (guestsource/: picks templates/domains/<name>-disk.xml), the layout's [guest] os
 // (an edition of one of these OSes) and the doctor's editions all read this table, so a new
 // guest OS on the host is one row of kGuestOsNames (its agent is guest-agent/*_<os>.cpp).
@@ -9,10 +10,9 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "protocol/guest_os.hpp"
 
 namespace topolab {
-
-enum class GuestOs { kLinux, kWindows };
 
 struct GuestOsName {
   GuestOs os;

@@ -13,11 +13,9 @@ namespace {
 
 // Which OS the experiment's os.* settings are for; nullopt when the file cannot tell (a
 // template domain: the agent's hello decides, per cell).
-std::optional<protocol::SettingOs> settings_os(const Experiment& e) {
-  if (e.backend == BackendKind::kHost || e.guest.builtin()) return protocol::SettingOs::kLinux;
-  if (e.guest.kind == guestsource::GuestKind::kDisk)
-    return e.guest.os == GuestOs::kWindows ? protocol::SettingOs::kWindows
-                                           : protocol::SettingOs::kLinux;
+std::optional<GuestOs> settings_os(const Experiment& e) {
+  if (e.backend == BackendKind::kHost || e.guest.builtin()) return GuestOs::kLinux;
+  if (e.guest.kind == guestsource::GuestKind::kDisk) return e.guest.os;
   return std::nullopt;
 }
 
@@ -34,16 +32,14 @@ Result<void> check_os_value(const Ctx& c, int line, const Experiment& e, const s
   const protocol::SettingRow* row = protocol::find_setting(name);
   if (!row) {
     const std::string known =
-        os ? "known for " + std::string(protocol::to_string(*os)) + ": " +
-                 protocol::setting_names(*os)
-           : "known: " + protocol::setting_names(protocol::SettingOs::kLinux) + ", " +
-                 protocol::setting_names(protocol::SettingOs::kWindows);
+        os ? "known for " + std::string(display_name(*os)) + ": " + protocol::setting_names(*os)
+           : "known: " + protocol::setting_names(GuestOs::kLinux) + ", " +
+                 protocol::setting_names(GuestOs::kWindows);
     return c.at_line(line, what + " '" + name + "': not a guest setting (" + known + ")");
   }
   if (os && row->os != *os)
-    return c.at_line(line, what + " '" + name + "': a " +
-                               std::string(protocol::to_string(row->os)) + " setting, but " +
-                               guest_description(e) +
+    return c.at_line(line, what + " '" + name + "': a " + std::string(display_name(row->os)) +
+                               " setting, but " + guest_description(e) +
                                " (its settings: " + protocol::setting_names(*os) + ")");
   if (value) {
     auto ok = protocol::check_setting_value(*row, *value);
