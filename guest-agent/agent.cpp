@@ -41,6 +41,8 @@ std::string apply_cmdline_faults(std::string_view cmdline, AgentOptions& options
       options.hang_boot = true;
     } else if (v == "hang-boot-first") {
       options.hang_boot_first = true;
+    } else if (v == "stall-boot") {
+      options.stall_boot = true;
     } else if (v == "none") {
       // an experiment's control level
     } else if (v.substr(0, kHang.size()) == kHang && v.size() > kHang.size() &&
@@ -49,7 +51,7 @@ std::string apply_cmdline_faults(std::string_view cmdline, AgentOptions& options
       options.hang_after = std::stoi(std::string(v.substr(kHang.size())));
     } else {
       problems += (problems.empty() ? "" : "; ") + std::string("topolab.fault: expected ") +
-                  "none, garbage, hang-boot[-first] or hang-after:N, got '" +
+                  "none, garbage, hang-boot[-first], stall-boot or hang-after:N, got '" +
                   std::string(v.substr(0, 64)) + "'";
     }
   }

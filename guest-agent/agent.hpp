@@ -26,6 +26,11 @@ struct AgentOptions {
   // topolab.boot_attempt=N (N >= 2) on the command line of a retried boot, so a test sees the
   // watchdog retry a hung boot and the retry succeed.
   bool hang_boot_first = false;
+  // topolab.fault=stall-boot: never serves either, but prints a kernel-style stall report
+  // ("watchdog: BUG: soft lockup ...") every second, as a guest kernel livelocked in
+  // stop_machine does (CI of 6 Dec): the console keeps growing, so only the watchdog's stall
+  // rule (virt::shows_stall_report) can end the boot before the hello timeout.
+  bool stall_boot = false;
   int boot_attempt = 1;
   bool hangs_at_boot() const { return hang_boot || (hang_boot_first && boot_attempt == 1); }
   // Per-client bounds (issue 12): a reply the host does not take within write_timeout_ms, or a

@@ -202,6 +202,13 @@ int topology_command(int argc, char** argv, Platform& platform) {
     std::cerr << "topolab-agent: test faults on: garbage=" << a.options.garbage
               << " hang_after=" << a.options.hang_after << "\n";
   }
+  if (a.options.stall_boot) {
+    std::cerr << "topolab-agent: test fault stall-boot: no hello, a stall report every second\n";
+    for (;;) {  // PID 1 must not exit
+      std::cerr << "watchdog: BUG: soft lockup - CPU#0 stuck for 26s! [topolab-agent:1]\n";
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
   if (a.options.hangs_at_boot()) {
     std::cerr << "topolab-agent: test fault hang-boot: no hello, silent from here\n";
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));  // PID 1 must not exit; silent

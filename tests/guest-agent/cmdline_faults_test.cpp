@@ -53,13 +53,24 @@ TEST(CmdlineFaults, HangBootIsOnlyThatFault) {
   EXPECT_FALSE(prefix.hang_boot);
 }
 
+TEST(CmdlineFaults, StallBootIsOnlyThatFault) {
+  AgentOptions o;
+  EXPECT_EQ(apply_cmdline_faults("console=ttyS0 topolab.fault=stall-boot", o), "");
+  EXPECT_TRUE(o.stall_boot);
+  EXPECT_FALSE(o.hangs_at_boot());
+  EXPECT_EQ(o.hang_after, -1);
+  AgentOptions prefix;
+  EXPECT_NE(apply_cmdline_faults("topolab.fault=stall-bootx", prefix), "");
+  EXPECT_FALSE(prefix.stall_boot);
+}
+
 TEST(CmdlineFaults, BadValuesAreReportedAndIgnored) {
   for (const char* bad :
        {"topolab.fault=hang-after:", "topolab.fault=hang-after:-1",
         "topolab.fault=hang-after:99999999999", "topolab.fault=crash", "topolab.fault="}) {
     AgentOptions o;
     std::string err = apply_cmdline_faults(bad, o);
-    EXPECT_NE(err.find("expected none, garbage, hang-boot[-first] or hang-after:N"),
+    EXPECT_NE(err.find("expected none, garbage, hang-boot[-first], stall-boot or hang-after:N"),
               std::string::npos)
         << bad;
     EXPECT_EQ(o.hang_after, -1) << bad;

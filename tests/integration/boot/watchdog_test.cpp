@@ -3,6 +3,7 @@
 // then never serves, so no hello ever comes and the console goes silent, like the kernel hang
 // at SMP bring-up. With a 10 s bound and one retry the boot must fail in about
 // 2 x (boot to silence + 10 s), not after the hello timeout, with both attempts' consoles kept.
+// Its twin plants a guest that keeps printing stall reports instead of going silent.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -33,10 +34,11 @@ double seconds_since_write(const fs::path& p) {
   return std::chrono::duration<double>(now - written).count();
 }
 
-Result<BootRequest> hanging_two_vcpu_boot(const std::string& run_id, const fs::path& run_dir) {
+Result<BootRequest> hanging_two_vcpu_boot(const std::string& run_id, const fs::path& run_dir,
+                                          const std::string& fault = "hang-boot") {
   auto req = testing::two_vcpu_builtin_boot();
   if (!req) return req.error();
-  req->image.cmdline += " topolab.fault=hang-boot";
+  req->image.cmdline += " topolab.fault=" + fault;
   req->run_id = run_id;
   req->run_dir = run_dir;
   req->hello_timeout = 300s;  // far above the watchdog: only the watchdog can end this boot
@@ -104,6 +106,45 @@ TEST(BootWatchdog, HungGuestIsRetriedOnceThenFailsWithItsConsoleTail) {
   EXPECT_TRUE(fs::exists(run_dir / "domain.attempt-1.xml"));
   EXPECT_TRUE(fs::exists(run_dir / "domain.xml"));
   EXPECT_FALSE(fs::exists(run_dir / "boot-2")) << "the retry must reuse the run folder";
+  EXPECT_EQ(testing::topolab_domains_with(marker), std::vector<std::string>{});
+  fs::remove_all(run_dir.parent_path());
+}
+
+// A stuck kernel that keeps reporting it (CI of 6 Dec: soft-lockup traces every ~26 s for the
+// whole 300 s hello timeout): `topolab.fault=stall-boot` makes PID 1 print a soft-lockup line
+// every second and never serve. The console never goes quiet for the 10 s bound, yet each
+// attempt ends 10 s after its first report, and the error says it was a stall.
+TEST(BootWatchdog, AGuestThatKeepsReportingAStallIsRetriedThoughItsConsoleGrows) {
+  const std::string marker = "it" + std::to_string(getpid()) + "-stall";
+  char tmpl[] = "/tmp/topolab-watchdog-it-XXXXXX";
+  const fs::path run_dir = fs::path(::mkdtemp(tmpl)) / "run";
+  auto req = hanging_two_vcpu_boot(marker, run_dir, "stall-boot");
+  ASSERT_TRUE(req) << req.error().message;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  auto session = GuestSession::boot(*req);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(session.ok()) << "a guest whose agent never serves booted";
+  const double since_last_console = seconds_since_write(run_dir / "console.log");
+  const std::string msg = session.error().message;
+  std::cout << "[figures] two stalled attempts failed after " << took
+            << " s; last console write of attempt 2 was " << since_last_console
+            << " s before the error\n";
+  EXPECT_NE(msg.find("attempt 2 of 2"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("guest hung: the kernel reported a stall "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(watchdog: BUG: soft lockup - CPU#0 stuck for 26s! [topolab-agent:1]) and "
+                     "did not recover within 10000 ms and no hello"),
+            std::string::npos)
+      << msg;
+  // The console was still growing when the watchdog fired: the silence rule alone would have
+  // waited out the 300 s hello timeout.
+  EXPECT_LT(since_last_console, 5.0);
+  EXPECT_LT(took, 200.0) << "the hello timeout, not the watchdog, ended the boot";
+  for (const char* name : {"console.attempt-1.log", "console.log"}) {
+    const std::string console = slurp(run_dir / name);
+    EXPECT_NE(console.find("test fault stall-boot"), std::string::npos) << name;
+    EXPECT_GE(console.find("BUG: soft lockup"), console.find("test fault stall-boot")) << name;
+  }
   EXPECT_EQ(testing::topolab_domains_with(marker), std::vector<std::string>{});
   fs::remove_all(run_dir.parent_path());
 }
