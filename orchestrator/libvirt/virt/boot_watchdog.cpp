@@ -219,7 +219,8 @@ void BootWatchdog::scan_console(std::uintmax_t size) {
 // every 100 ms instead (far below any bound). The file size is the progress measure either way.
 void BootWatchdog::watch() {
   const auto start = Clock::now();
-  auto last_growth = start;
+  auto last_growth = start;  // progress: where the bound runs from
+  auto last_byte = start;    // the console's last growth, progress or not
   std::uintmax_t size = file_size_or_zero(console_);
   auto ms = [](Clock::duration d) -> long long {
     return std::chrono::duration_cast<milliseconds>(d).count();
@@ -252,7 +253,7 @@ void BootWatchdog::watch() {
     }
     ++wakeups_;
     const auto woke = Clock::now();
-    if (armed) max_silence_ms_ = std::max(max_silence_ms_, ms(woke - last_growth));
+    if (armed) max_silence_ms_ = std::max(max_silence_ms_, ms(woke - last_byte));
     if (stopping_) return;
     if (nfds == 2 && (fds[1].revents & POLLIN) != 0 && !drain_inotify() &&
         (!armed || woke - last_growth < bound_)) {
@@ -267,6 +268,7 @@ void BootWatchdog::watch() {
       // An armed watch's silence starts at the kernel's first line; after a stall report the
       // bound runs from the report, whatever the stuck kernel prints next.
       if (!stalled_before) last_growth = woke;
+      last_byte = woke;
       continue;
     }
     if (!armed || woke - last_growth < bound_) continue;

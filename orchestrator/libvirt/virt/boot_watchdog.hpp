@@ -123,7 +123,8 @@ class BootWatchdog {
   // Console bytes seen when it fired.
   std::uintmax_t console_bytes() const { return console_bytes_; }
   // After stop(): ms from the start to the console's first byte (-1: none), and the longest
-  // silence seen (the start counts as the beginning of the first one). Recorded with every
+  // silence seen (the start counts as the beginning of the first one; a stall report's later
+  // lines end silences too, though they no longer restart the bound). Recorded with every
   // boot, so the bound's margin can be checked against real boots.
   long long first_output_ms() const { return first_output_ms_; }
   long long max_silence_ms() const { return max_silence_ms_; }
