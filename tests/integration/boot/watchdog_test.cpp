@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "orchestrator/guest/session/guest_session.hpp"
@@ -35,7 +36,7 @@ double seconds_since_write(const fs::path& p) {
 }
 
 Result<BootRequest> hanging_two_vcpu_boot(const std::string& run_id, const fs::path& run_dir,
-                                          const std::string& fault = "hang-boot") {
+                                          const std::string& fault) {
   auto req = testing::two_vcpu_builtin_boot();
   if (!req) return req.error();
   req->image.cmdline += " topolab.fault=" + fault;
@@ -49,23 +50,47 @@ Result<BootRequest> hanging_two_vcpu_boot(const std::string& run_id, const fs::p
   return req;
 }
 
-TEST(BootWatchdog, HungGuestIsRetriedOnceThenFailsWithItsConsoleTail) {
-  const std::string marker = "it" + std::to_string(getpid()) + "-watchdog";
-  char tmpl[] = "/tmp/topolab-watchdog-it-XXXXXX";
-  const fs::path run_dir = fs::path(::mkdtemp(tmpl)) / "run";
-  auto req = hanging_two_vcpu_boot(marker, run_dir);
-  ASSERT_TRUE(req) << req.error().message;
-  ASSERT_EQ(req->layout.vcpu_count(), 2);
+// A planted-fault boot that failed: its folder, how long it took, the error, and how long
+// before the error its console last grew.
+struct FailedBoot {
+  fs::path run_dir;
+  double took = 0;
+  double since_last_console = 0;
+  std::string msg;
+};
 
+// Boots the two-vCPU guest with `fault` (10 s bound, one retry), which must fail; `what` names
+// its attempts in the printed figures. nullopt (a test failure added) when it did not fail.
+std::optional<FailedBoot> failed_fault_boot(const std::string& marker, const std::string& fault,
+                                            const std::string& what) {
+  char tmpl[] = "/tmp/topolab-watchdog-it-XXXXXX";
+  FailedBoot out;
+  out.run_dir = fs::path(::mkdtemp(tmpl)) / "run";
+  auto req = hanging_two_vcpu_boot(marker, out.run_dir, fault);
+  if (!req || req->layout.vcpu_count() != 2) {
+    ADD_FAILURE() << (req ? "not a 2-vCPU layout" : req.error().message);
+    return std::nullopt;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   auto session = GuestSession::boot(*req);
-  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ASSERT_FALSE(session.ok()) << "a guest whose agent never serves booted";
-  const double since_last_console = seconds_since_write(run_dir / "console.log");
-  const std::string msg = session.error().message;
-  std::cout << "[figures] two hung attempts failed after " << took
-            << " s; last console write of attempt 2 was " << since_last_console
+  out.took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (session.ok()) {
+    ADD_FAILURE() << "a guest whose agent never serves booted";
+    return std::nullopt;
+  }
+  out.since_last_console = seconds_since_write(out.run_dir / "console.log");
+  out.msg = session.error().message;
+  std::cout << "[figures] two " << what << " attempts failed after " << out.took
+            << " s; last console write of attempt 2 was " << out.since_last_console
             << " s before the error\n";
+  return out;
+}
+
+TEST(BootWatchdog, HungGuestIsRetriedOnceThenFailsWithItsConsoleTail) {
+  const std::string marker = "it" + std::to_string(getpid()) + "-watchdog";
+  const auto boot = failed_fault_boot(marker, "hang-boot", "hung");
+  ASSERT_TRUE(boot);
+  const auto& [run_dir, took, since_last_console, msg] = *boot;
 
   // The error: the second attempt hung, the first one too, the console tail says where.
   EXPECT_NE(msg.find("attempt 2 of 2"), std::string::npos) << msg;
@@ -116,20 +141,9 @@ TEST(BootWatchdog, HungGuestIsRetriedOnceThenFailsWithItsConsoleTail) {
 // attempt ends 10 s after its first report, and the error says it was a stall.
 TEST(BootWatchdog, AGuestThatKeepsReportingAStallIsRetriedThoughItsConsoleGrows) {
   const std::string marker = "it" + std::to_string(getpid()) + "-stall";
-  char tmpl[] = "/tmp/topolab-watchdog-it-XXXXXX";
-  const fs::path run_dir = fs::path(::mkdtemp(tmpl)) / "run";
-  auto req = hanging_two_vcpu_boot(marker, run_dir, "stall-boot");
-  ASSERT_TRUE(req) << req.error().message;
-
-  const auto t0 = std::chrono::steady_clock::now();
-  auto session = GuestSession::boot(*req);
-  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ASSERT_FALSE(session.ok()) << "a guest whose agent never serves booted";
-  const double since_last_console = seconds_since_write(run_dir / "console.log");
-  const std::string msg = session.error().message;
-  std::cout << "[figures] two stalled attempts failed after " << took
-            << " s; last console write of attempt 2 was " << since_last_console
-            << " s before the error\n";
+  const auto boot = failed_fault_boot(marker, "stall-boot", "stalled");
+  ASSERT_TRUE(boot);
+  const auto& [run_dir, took, since_last_console, msg] = *boot;
   EXPECT_NE(msg.find("attempt 2 of 2"), std::string::npos) << msg;
   EXPECT_NE(msg.find("guest hung: the kernel reported a stall "), std::string::npos) << msg;
   EXPECT_NE(msg.find("(watchdog: BUG: soft lockup - CPU#0 stuck for 26s! [topolab-agent:1]) and "
