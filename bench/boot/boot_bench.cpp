@@ -59,16 +59,15 @@ int main(int argc, char** argv) {
     std::cerr << "boot_bench: " << e.message << "\n";
     return to_int(exit_code_for(e));
   };
-  auto g = bench_support::plan_guest_here(largs);
+  auto g = bench_support::plan_guest_here(largs, *virt::parse_accel_mode(accel));
   if (!g) return fail(g.error());
 
   std::vector<double> define, start, hello, uptime, ratio, ratio_from_start_call;
   nlohmann::json runs = nlohmann::json::array();
   for (int i = 0; i < boots; ++i) {
     experiment::BootChoices choices;
-    choices.accel = *virt::parse_accel_mode(accel);
     choices.image = g->image;
-    auto s = GuestSession::boot(experiment::make_boot_request(g->plan, g->host.vendor, choices));
+    auto s = GuestSession::boot(experiment::make_boot_request(g->plan, g->accel, choices));
     if (!s) return fail(s.error());
     auto t = (*s)->timings();
     (void)(*s)->shutdown();

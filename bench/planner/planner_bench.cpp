@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
       auto t0 = std::chrono::steady_clock::now();
       // Through the planning stage's one entry (issue 28: nothing else calls plan_placement);
       // without a vCPU limit it adds nothing to the placement's time.
-      auto plan = plan::plan_guest(c.layout, plan::HostFacts{host, std::nullopt});
+      auto plan = plan::plan_guest(c.layout, plan::HostFacts{host, std::nullopt, std::nullopt});
       auto t1 = std::chrono::steady_clock::now();
       ok = plan.ok();
       vcpus = ok ? plan->placement.vcpus.size() : 0;

@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   if (!g) return fail(g.error());
   experiment::BootChoices choices;
   choices.image = g->image;
-  auto s = GuestSession::boot(experiment::make_boot_request(g->plan, g->host.vendor, choices));
+  auto s = GuestSession::boot(experiment::make_boot_request(g->plan, g->accel, choices));
   if (!s) return fail(s.error());
   const nlohmann::json params = {{"threads", threads}, {"n", n}, {"repeats", 1}};
   Arm with, without;

@@ -13,12 +13,12 @@
 #include "orchestrator/cli/watchdog_options.hpp"
 #include "orchestrator/guest/image/guest_image.hpp"
 #include "orchestrator/guest/remote/storage_pool.hpp"
+#include "orchestrator/guest/session/boot_host.hpp"
 #include "orchestrator/guest/verify/boot_verify.hpp"
 #include "orchestrator/libvirt/guestsource/disk_guest.hpp"
 #include "orchestrator/libvirt/virt/accelerator.hpp"
 #include "orchestrator/libvirt/virt/boot_watchdog.hpp"
 #include "orchestrator/libvirt/virt/run_identity.hpp"
-#include "orchestrator/planning/placement/placement_plan.hpp"
 #include "orchestrator/run/experiment/boot_request.hpp"
 
 namespace topolab::cli {
@@ -68,16 +68,23 @@ class BootCommand : public Command {
     if (auto p = remote::pool_spec_problem(pool_); !p.empty()) {
       return fail("boot", make_error(ErrorKind::input, p));
     }
-    auto placed = load_placed_layout(args_, source_);
-    if (!placed) return fail("boot", placed.error());
-    const auto& [layout, host, plan] = *placed;
-    auto image = build_guest_image(image_);
-    if (!image) return fail("boot", image.error().context("guest image"));
+    // The image first (the KVM probe boots it), then the host's accelerator, then the plan
+    // announced for it (placed_layout.hpp).
+    GuestImage image;
+    session::BootHost boot_host;
+    auto decide = [&]() -> Result<Accelerator> {
+      TL_ASSIGN_CTX(image, build_guest_image(image_), "guest image");
+      TL_ASSIGN(boot_host, session::decide_boot_host(
+                               {source_.connect, *virt::parse_accel_mode(accel_), image, pool_}));
+      return boot_host.accel.accel;
+    };
+    auto plan = load_boot_plan(args_, source_, decide);
+    if (!plan) return fail("boot", plan.error());
+    const Layout& layout = plan->layout;
 
     experiment::BootChoices choices;
     choices.connect_uri = source_.connect;
-    choices.accel = *virt::parse_accel_mode(accel_);
-    choices.image = *image;
+    choices.image = image;
     choices.run_id = run_id_;
     choices.pool = pool_;
     // Not given: the guest kind's bound (180 s built-in, 600 s own guest; boot_request.hpp).
@@ -99,9 +106,12 @@ class BootCommand : public Command {
       disk.emplace(std::move(prepared).value());
       choices.disk = &*disk;
     }
-    const auto req = experiment::make_boot_request({layout, plan}, host.vendor, choices);
+    const auto req = experiment::make_boot_request(*plan, boot_host.accel, choices);
     auto v = boot_and_verify(req);
     if (!v) return fail("boot", v.error());
+    // The host's decision, made before planning: its time and probes are this boot's.
+    v->timings["accel_ms"] = boot_host.decided_in.count();
+    if (boot_host.accel.probes > 0) v->timings["accel_probes"] = boot_host.accel.probes;
 
     if (json_) {
       auto j = to_json(*v);

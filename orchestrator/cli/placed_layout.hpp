@@ -25,7 +25,7 @@ inline Result<plan::HostFacts> load_host_facts(const TopologySource& source) {
   auto limit =
       from_libvirt ? session::libvirt_vcpu_limit(source.connect) : session::static_vcpu_limit();
   TL_ASSIGN(auto host, load_host_topology(source));
-  return plan::HostFacts{std::move(host), std::move(limit)};
+  return plan::HostFacts{std::move(host), std::move(limit), std::nullopt};
 }
 
 inline Result<PlacedLayout> load_placed_layout(const LayoutArgs& args,
@@ -36,6 +36,18 @@ inline Result<PlacedLayout> load_placed_layout(const LayoutArgs& args,
   TL_ASSIGN(auto planned, plan::plan_guest(std::move(layout), facts));
   return PlacedLayout{std::move(planned.layout), std::move(facts.host),
                       std::move(planned.placement)};
+}
+
+// For a boot (`topolab boot`, the tests' built-in boots): the layout and host facts first (a
+// bad layout is refused before anything is contacted), then `decide` gives the host's
+// accelerator, and the plan is made once, announced for it.
+template <typename DecideAccel>
+Result<plan::GuestPlan> load_boot_plan(const LayoutArgs& args, const TopologySource& source,
+                                       DecideAccel&& decide) {
+  TL_ASSIGN(auto layout, load_layout_with_overrides(args));
+  TL_ASSIGN(auto facts, load_host_facts(source));
+  TL_ASSIGN(facts.accel, decide());
+  return plan::plan_guest(std::move(layout), facts);
 }
 
 }  // namespace topolab::cli

@@ -50,7 +50,7 @@ inline std::string stored_plans_sql(const std::filesystem::path& db, std::string
       auto set = set_layout_field(l, key, layout_value_text(value));
       if (!set) return fail(key + ": " + set.error().message);
     }
-    auto plan = plan::plan_guest(l, {*host, std::nullopt});
+    auto plan = plan::plan_guest(l, {*host, std::nullopt, std::nullopt});
     if (!plan) return fail(plan.error().message);
     std::string text;
     for (char ch : plan::guest_plan_to_json(*plan).dump())

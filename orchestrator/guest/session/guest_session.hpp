@@ -28,7 +28,7 @@
 #include "orchestrator/libvirt/virt/stream_bridge.hpp"
 #include "orchestrator/model/layout/layout.hpp"
 #include "orchestrator/planning/placement/announced_topology.hpp"
-#include "orchestrator/planning/placement/placement_plan.hpp"
+#include "orchestrator/planning/plan/guest_plan.hpp"
 
 namespace topolab {
 
@@ -38,18 +38,19 @@ inline const std::filesystem::path kRunsRoot = "/var/lib/topolab/runs";
 
 struct BootRequest {
   std::string connect_uri;  // empty: qemu:///system
-  Layout layout;
-  PlacementPlan plan;
-  virt::AccelMode accel = virt::AccelMode::kAuto;
+  // The cell's plan (plan::plan_guest), made with this host's accelerator: plan.announced is
+  // what the guest is told and what its domain XML is written from. The session never plans,
+  // announces or probes (issue 28).
+  plan::GuestPlan plan;
+  // The host's accelerator decision the plan was announced for (decide_boot_host, boot_host.hpp).
+  virt::AccelDecision accel;
   GuestImage image;
   std::filesystem::path run_dir;  // empty: /var/lib/topolab/runs/<run_id>
   std::string run_id;             // empty: a new one (virt::make_run_id)
   std::chrono::milliseconds hello_timeout{60000};
   bool keep = false;  // leave the domain running and defined after the session
   // Additions beyond the contract:
-  std::string host_vendor;  // host CPU vendor, for the writer's default CPU model
   std::chrono::milliseconds shutdown_timeout{15000};  // agent shutdown -> shut off
-  std::filesystem::path accel_cache = virt::kDefaultAccelCache;
   // Boot watchdog (boot_watchdog.hpp): a guest whose console stays silent this long before its
   // hello is destroyed and booted again, at most boot_retries more times; every failed
   // attempt's console is kept as console.attempt-N.log. 0: derived from the layout
@@ -81,9 +82,6 @@ struct BootRequest {
   // connection by an earlier attempt of this boot (the watchdog's retry); else the session does.
   remote::PoolSpec pool;
   std::optional<remote::HostImage> placed;
-  // The accelerator an earlier attempt of this boot chose (the watchdog's retry): a retry never
-  // probes KVM again (an uncached probe could decide otherwise); else the session decides.
-  std::optional<virt::AccelDecision> accel_decided;
 };
 
 class GuestSession {  // owns one booted topolab- domain; the destructor destroys + undefines it
@@ -96,10 +94,12 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   const protocol::Hello& hello() const;  // typed and validated at receipt (parse_hello)
   const HostTopology& seen_topology() const;
   // What this guest was told (its domain XML was written from it): what verify expects.
-  const AnnouncedTopology& announced() const { return announced_; }
+  const AnnouncedTopology& announced() const { return *plan_.announced; }
+  // The plan it was booted from (stored with the boot: plan::guest_plan_to_json).
+  const plan::GuestPlan& plan() const { return plan_; }
   AgentClient& agent();
   // define_ms, start_ms, hello_ms (start returned -> hello received), guest_uptime_at_hello_ms,
-  // plus accel_ms, xml_ms, connect_ms, placement_ms; boot_attempts, watchdog_ms and
+  // plus xml_ms, connect_ms, placement_ms; boot_attempts, watchdog_ms and
   // boot_retries ([{attempt, reason, console}], one per hung attempt that was retried),
   // console_first_output_ms and console_max_silence_ms (the watchdog's view of this boot).
   nlohmann::json timings() const;
@@ -133,7 +133,6 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   Result<void> open_run(const BootRequest& req);
   Result<void> connect_libvirt(const BootRequest& req);
   Result<GuestImage> place_image(const BootRequest& req);
-  Result<void> decide_accelerator(const BootRequest& req, const GuestImage& image);
   DomainSpec domain_spec(const BootRequest& req, const GuestImage& image) const;
   Result<std::string> write_domain_xml(const BootRequest& req, const GuestImage& image);
   Result<TimePoint> define_and_start(const BootRequest& req, const std::string& xml);
@@ -178,7 +177,7 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   std::ofstream transcript_;
   protocol::Hello hello_;
   HostTopology seen_;
-  AnnouncedTopology announced_;
+  plan::GuestPlan plan_;  // plan_.announced is set (checked in open_run)
   nlohmann::json timings_ = nlohmann::json::object();
   virt::AccelDecision accel_;
   std::string name_, run_id_;

@@ -1,6 +1,7 @@
 // One boot attempt of GuestSession (guest_session.hpp), as a list of named steps: the run
-// folder, the connection, the image on the host, the accelerator, the domain XML, define and
-// start, the agent channel, its hello, the vCPU placement. Each step records its timing in
+// folder, the connection, the image on the host, the domain XML (from the plan's announced
+// topology; the accelerator was decided before planning), define and start, the agent channel,
+// its hello, the vCPU placement. Each step records its timing in
 // timings_; a failed step returns its error and the session's destructor cleans up.
 #include <algorithm>
 #include <sstream>
@@ -10,7 +11,6 @@
 #include "host/topology_json.hpp"
 #include "orchestrator/guest/session/guest_session.hpp"
 #include "orchestrator/guest/session/hello_hint.hpp"
-#include "orchestrator/guest/session/kvm_probe.hpp"
 #include "orchestrator/libvirt/virt/domain_lifecycle.hpp"
 #include "orchestrator/libvirt/virt/guest_cmdline.hpp"
 #include "orchestrator/libvirt/virt/run_identity.hpp"
@@ -96,7 +96,6 @@ Result<void> GuestSession::boot_steps(const BootRequest& req) {
   TL_TRY(open_run(req));
   TL_TRY(connect_libvirt(req));
   TL_ASSIGN(const GuestImage image, place_image(req));
-  TL_TRY(decide_accelerator(req, image));
   TL_ASSIGN(const std::string xml, write_domain_xml(req, image));
   TL_ASSIGN(const auto started, define_and_start(req, xml));
   if (!remote_) qemu_warnings_ = qemu_log_warnings(name_);  // libvirt's log is on that host
@@ -112,10 +111,18 @@ Result<void> GuestSession::open_run(const BootRequest& req) {
   keep_ = req.keep;
   shutdown_timeout_ = req.shutdown_timeout;
   graceful_shutdown_ = req.graceful_shutdown || !req.base_template.empty();  // own disk: flush
+  // The plan is the planning stage's, announced for this host's accelerator (boot_host.hpp).
+  if (!req.plan.announced || req.plan.announced->accel != req.accel.accel)
+    return make_error(ErrorKind::internal,
+                      "boot: the plan was not announced for the host's accelerator (plan_guest "
+                      "with HostFacts::accel from decide_boot_host)");
+  plan_ = req.plan;
+  accel_ = req.accel;
   run_id_ = req.run_id.empty() ? virt::make_run_id() : req.run_id;
   if (auto problem = virt::run_id_problem(run_id_); !problem.empty())
     return make_error(ErrorKind::input, problem);
-  name_ = virt::domain_name_for(req.layout.name.empty() ? "guest" : req.layout.name, run_id_);
+  const std::string& layout = plan_.layout.name;
+  name_ = virt::domain_name_for(layout.empty() ? "guest" : layout, run_id_);
   auto folder = make_run_folder(req.run_dir.empty() ? kRunsRoot / run_id_ : req.run_dir);
   if (!folder) return folder.error();
   run_dir_ = *folder;
@@ -160,38 +167,18 @@ Result<GuestImage> GuestSession::place_image(const BootRequest& req) {
   return image;
 }
 
-// KVM or TCG: a retry reuses its first attempt's decision; else probed (or cached).
-Result<void> GuestSession::decide_accelerator(const BootRequest& req, const GuestImage& image) {
-  auto t_accel = Clock::now();
-  session::KvmProbeOptions probe{image, run_dir_ / "kvm-probe", run_id_};
-  int probe_attempt = 0;  // a hung probe is run again (kKvmProbeAttempts): its own folder
-  auto probe_once = [&] {
-    auto o = probe;
-    if (++probe_attempt > 1) o.work_dir += "." + std::to_string(probe_attempt);
-    return session::probe_kvm(conn_.get(), o);
-  };
-  auto accel = req.accel_decided
-                   ? Result<virt::AccelDecision>(*req.accel_decided)  // a retry (boot_retries)
-                   : virt::choose_accelerator(conn_.get(), req.accel, probe_once, req.accel_cache);
-  if (!accel) return accel.error();
-  accel_ = *accel;
-  timings_["accel_ms"] = ms_between(t_accel, Clock::now());
-  if (accel_.probes > 0) timings_["accel_probes"] = accel_.probes;
-  return {};
-}
-
 // What DomainXmlWriter writes for this boot (its notes pointer is the caller's).
 DomainSpec GuestSession::domain_spec(const BootRequest& req, const GuestImage& image) const {
   DomainSpec spec;
   spec.name = name_;
-  spec.layout = &req.layout;
-  spec.announced = &announced_;
+  spec.layout = &plan_.layout;
+  spec.announced = &*plan_.announced;
   spec.base_template = req.base_template;
   if (req.base_template.empty()) {
     spec.boot = BootSpec{
         image.kernel, image.initrd,
         virt::guest_cmdline(image.cmdline, req.verbose_console, accel_.accel == Accelerator::kTcg,
-                            req.layout.kernel_cmdline_extra)};
+                            plan_.layout.kernel_cmdline_extra)};
   }
   spec.minimal_devices = req.minimal_devices && req.base_template.empty();
   ChannelSpec channel;
@@ -205,13 +192,11 @@ DomainSpec GuestSession::domain_spec(const BootRequest& req, const GuestImage& i
   return spec;
 }
 
-// The announced topology and the domain XML owned by this run, kept as domain.xml.
+// The domain XML owned by this run, written from the plan's announced topology, kept as
+// domain.xml.
 Result<std::string> GuestSession::write_domain_xml(const BootRequest& req,
                                                    const GuestImage& image) {
   auto t_xml = Clock::now();
-  auto announced = announce_topology(req.layout, req.plan, accel_.accel, req.host_vendor);
-  if (!announced) return announced.error().context("domain XML");
-  announced_ = std::move(announced).value();
   DomainSpec spec = domain_spec(req, image);
   std::vector<std::string> kept;  // what of the base was kept or replaced: said, not silent
   spec.notes = &kept;
@@ -298,7 +283,7 @@ Result<void> GuestSession::wait_for_hello(const BootRequest& req, const std::str
 // The vCPU -> host CPU placement to the agent; hello.json kept beside the run's other files.
 Result<void> GuestSession::send_placement() {
   auto t_place = Clock::now();
-  TL_TRY(agent_->send_placement(vcpu_mappings(announced_.placement)));
+  TL_TRY(agent_->send_placement(vcpu_mappings(announced().placement)));
   timings_["placement_ms"] = ms_between(t_place, Clock::now());
   (void)write_file_atomic(run_dir_ / "hello.json", json_document(protocol::hello_message(hello_)),
                           0600);

@@ -36,7 +36,7 @@ std::string keep_as_attempt(const std::filesystem::path& dir, const std::string&
 Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req) {
   BootRequest next = req;
   nlohmann::json retries = nlohmann::json::array();
-  // Steps done once per boot, by its first attempt (image placement, accelerator decision):
+  // Steps done once per boot, by its first attempt (image placement):
   // a retry reuses their outcome, so the boot reports what they cost then, not the retry's ~0.
   nlohmann::json once = nlohmann::json::object();
   const int attempts = 1 + std::clamp(req.boot_retries, 0, 8);  // boot_attempt is one digit
@@ -47,7 +47,7 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
       s->record_boot_timings(attempt, once, std::move(retries));
       return s;
     }
-    const std::string what = "boot " + (s->name_.empty() ? req.layout.name : s->name_);
+    const std::string what = "boot " + (s->name_.empty() ? req.plan.layout.name : s->name_);
     // A dropped connection is named as such (not libvirt's bare "client socket is closed"),
     // and not retried; `s` removes its domain through a fresh connection (DomainRegistry).
     if (auto lost = virt::connection_lost(s->conn_.get(), r.error().message)) {
@@ -63,7 +63,7 @@ Result<std::unique_ptr<GuestSession>> GuestSession::boot(const BootRequest& req)
     // experiment's cmdline.* factor lands in kernel_cmdline_extra).
     note_retry_for_ci(
         "boot", what, attempt, hang.message,
-        names_planted_fault(req.image.cmdline + " " + req.layout.kernel_cmdline_extra));
+        names_planted_fault(req.image.cmdline + " " + req.plan.layout.kernel_cmdline_extra));
     retries.push_back(s->discard_hung_attempt(attempt, hang.message));
     s->prepare_retry(next, req, attempt, once);
   }
@@ -106,12 +106,11 @@ void GuestSession::prepare_retry(BootRequest& next, const BootRequest& req, int 
                                  nlohmann::json& once) const {
   next.run_id = run_id_;
   // The image is on the host already: the retry boots from what this attempt placed, and its
-  // timings report what this boot sent (image_bytes_sent), not a second, empty upload. The
-  // accelerator is decided too: the retry runs on it without probing KVM again.
+  // timings report what this boot sent (image_bytes_sent), not a second, empty upload. (The
+  // accelerator was decided before planning: the retry boots the same plan.)
   if (placed_) next.placed = placed_;
   if (attempt == 1) {
-    next.accel_decided = accel_;
-    for (const char* key : {"image_ms", "image_bytes_sent", "accel_ms", "accel_probes"}) {
+    for (const char* key : {"image_ms", "image_bytes_sent"}) {
       if (timings_.contains(key)) once[key] = timings_[key];
     }
   }
@@ -125,7 +124,7 @@ void GuestSession::start_watchdog(const BootRequest& req) {
   // Own disks: armed at the kernel's first console line, with a bound for a whole quiet boot
   // (boot_watchdog.hpp own_disk_watchdog_bound); an explicit bound is armed the same way.
   const bool own_disk = !req.base_template.empty();
-  const int vcpus = req.layout.vcpu_count();
+  const int vcpus = req.plan.layout.vcpu_count();
   const auto bound = req.watchdog.count() > 0 ? req.watchdog
                      : own_disk               ? virt::own_disk_watchdog_bound(vcpus, uses_kvm())
                                               : virt::derived_watchdog_bound(vcpus, uses_kvm());

@@ -17,7 +17,7 @@ Result<CpuList> guest_cpus_of(const Layout& layout, const std::string& root) {
   auto host = load_host_topology(source);
   Error why{""};
   if (host) {
-    auto plan = plan::plan_guest(layout, {*host, std::nullopt});
+    auto plan = plan::plan_guest(layout, {*host, std::nullopt, std::nullopt});
     if (plan) {
       CpuList cpus;
       for (const auto& v : plan->placement.vcpus) cpus = cpus.united(v.host_cpus);

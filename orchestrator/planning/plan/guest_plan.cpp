@@ -1,14 +1,47 @@
 #include "orchestrator/planning/plan/guest_plan.hpp"
 
 namespace topolab::plan {
+namespace {
+
+nlohmann::json announced_to_json(const AnnouncedTopology& a) {
+  nlohmann::json cells = nlohmann::json::array();
+  for (const auto& c : a.cells)
+    cells.push_back({{"id", c.id},
+                     {"cpus", c.cpus.to_string()},
+                     {"memory_kib", c.memory_kib},
+                     {"host_node", c.host_node}});
+  nlohmann::json adjusted = nlohmann::json::array();
+  for (const auto& l : a.adjusted_levels) adjusted.push_back({{"level", l.level}, {"why", l.why}});
+  return {{"accelerator", to_string(a.accel)},
+          {"cpu_model",
+           {{"mode", a.cpu_model.mode},
+            {"model", a.cpu_model.model},
+            {"cache_mode", a.cpu_model.cache_mode},
+            {"reason", a.cpu_model.reason}}},
+          {"machine", a.machine},
+          {"cells", std::move(cells)},
+          {"adjusted_levels", std::move(adjusted)}};
+}
+
+}  // namespace
 
 Result<GuestPlan> plan_guest(Layout layout, const HostFacts& facts) {
   if (facts.vcpu_limit) TL_TRY(check_vcpu_limit(layout, *facts.vcpu_limit));
   // The limit's refusal names the layout itself; the planner's says what did not fit where.
   TL_ASSIGN_CTX(auto placement, plan_placement(layout, facts.host), "layout " + layout.name);
-  return GuestPlan{std::move(layout), std::move(placement)};
+  GuestPlan plan{std::move(layout), std::move(placement), std::nullopt};
+  if (facts.accel) {
+    TL_ASSIGN_CTX(plan.announced,
+                  announce_topology(plan.layout, plan.placement, *facts.accel, facts.host.vendor),
+                  "layout " + plan.layout.name);
+  }
+  return plan;
 }
 
-nlohmann::json guest_plan_to_json(const GuestPlan& plan) { return plan_to_json(plan.placement); }
+nlohmann::json guest_plan_to_json(const GuestPlan& plan) {
+  nlohmann::json j = plan_to_json(plan.placement);
+  if (plan.announced) j["announced"] = announced_to_json(*plan.announced);
+  return j;
+}
 
 }  // namespace topolab::plan

@@ -2,20 +2,18 @@
 
 namespace topolab::experiment {
 
-BootRequest make_boot_request(const plan::GuestPlan& plan, const std::string& host_vendor,
+BootRequest make_boot_request(const plan::GuestPlan& plan, const virt::AccelDecision& accel,
                               const BootChoices& choices) {
   BootRequest req;
   req.connect_uri = choices.connect_uri;
-  req.layout = plan.layout;
-  req.plan = plan.placement;
-  req.accel = choices.accel;
+  req.plan = plan;
+  req.accel = accel;
   req.image = choices.image;
   req.run_id = choices.run_id;
   req.pool = choices.pool;
   req.keep = choices.keep;
   req.boot_retries = choices.boot_retries;
   req.watchdog = choices.watchdog;
-  req.host_vendor = host_vendor;
   req.hello_timeout = choices.hello_timeout.value_or(kBuiltinHelloTimeout);
   if (choices.disk) {
     req.base_template = choices.disk->base_template->path();

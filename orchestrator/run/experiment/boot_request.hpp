@@ -1,7 +1,8 @@
 #pragma once
 // The one place a BootRequest is made (issue 28): `topolab boot` and the experiment runner
-// both boot a stored-to-be plan (plan::GuestPlan) with the caller's choices, under one rule
-// for the timeouts of the guest kind (the built-in image or an own guest's prepared copy).
+// both boot a stored-to-be plan (plan::GuestPlan, announced for the host's accelerator decision
+// from session::decide_boot_host) with the caller's choices, under one rule for the timeouts of
+// the guest kind (the built-in image or an own guest's prepared copy).
 #include <chrono>
 #include <optional>
 #include <string>
@@ -22,7 +23,6 @@ inline constexpr std::chrono::milliseconds kBuiltinHelloTimeout{180000};
 // What the caller chooses for one boot, beyond the plan.
 struct BootChoices {
   std::string connect_uri;  // empty: qemu:///system
-  virt::AccelMode accel = virt::AccelMode::kAuto;
   GuestImage image;
   std::string run_id;  // empty: a new one (an own guest's copy is prepared under its run id)
   remote::PoolSpec pool;
@@ -36,7 +36,7 @@ struct BootChoices {
   const guestsource::PreparedDisk* disk = nullptr;
 };
 
-BootRequest make_boot_request(const plan::GuestPlan& plan, const std::string& host_vendor,
+BootRequest make_boot_request(const plan::GuestPlan& plan, const virt::AccelDecision& accel,
                               const BootChoices& choices);
 
 }  // namespace topolab::experiment

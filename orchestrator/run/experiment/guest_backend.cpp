@@ -2,6 +2,7 @@
 
 #include "host/topology_json.hpp"
 #include "orchestrator/guest/remote/storage_pool.hpp"
+#include "orchestrator/guest/session/boot_host.hpp"
 #include "orchestrator/guest/session/guest_session.hpp"
 #include "orchestrator/guest/session/vcpu_limits.hpp"
 #include "orchestrator/guest/verify/guest_verify.hpp"
@@ -66,7 +67,7 @@ class GuestTarget : public Target {
   nlohmann::json mismatches() const override { return mismatches_to_json(verdict_.mismatches); }
   nlohmann::json timings() const override { return session_->timings(); }
   // The plan the session booted: stored with the boot, drawn by the report.
-  nlohmann::json plan() const override { return plan_to_json(session_->announced().placement); }
+  nlohmann::json plan() const override { return plan::guest_plan_to_json(session_->plan()); }
   nlohmann::json versions() const override {
     const auto& h = session_->hello();
     return {{"agent", h.agent_version},
@@ -127,7 +128,7 @@ Result<Layout> GuestBackend::configure_layout(const Layout& base, const Configur
 }
 
 Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Configuration>& configs) {
-  TL_TRY(plan_configurations(e, configs));
+  TL_ASSIGN(const plan::HostFacts facts, configure_layouts(e, configs));
   ImageOptions image_options;
   auto image = build_guest_image(image_options);
   if (!image) return image.error().context("guest image");
@@ -135,6 +136,7 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
   TL_ASSIGN(const auto cleaned, prepare_host());
   // After the stale cleanup: a killed run's domain no longer holds the disk.
   TL_TRY(check_own_guest(e));
+  TL_TRY(plan_configurations(facts));
   versions_ = {
       {"topolab", TOPOLAB_VERSION},         {"backend", "guest"},
       {"guest_image", image_.content_hash}, {"guest_kernel", image_.kernel_version},
@@ -142,30 +144,42 @@ Result<void> GuestBackend::prepare(const Experiment& e, const std::vector<Config
   return {};
 }
 
-// Every configuration is planned before the first boot: a typo in the last level should not
-// surface an hour into the run. A layout error is the file's and refuses the run; what the
-// planner refuses is this host's: recorded as does-not-fit (the runner refuses the run when
-// nothing fits anywhere).
-Result<void> GuestBackend::plan_configurations(const Experiment& e,
-                                               const std::vector<Configuration>& configs) {
+// Every configuration's layout is resolved before anything is contacted: a typo in the last
+// level should not surface an hour into the run (a layout error is the file's and refuses the
+// run). Returns the host facts read through this host's own connection (issue 16: each host
+// plans on its own topology), without the accelerator yet.
+Result<plan::HostFacts> GuestBackend::configure_layouts(const Experiment& e,
+                                                        const std::vector<Configuration>& configs) {
   auto base = load_layout_file(e.layout_path);
   if (!base) return base.error().context(e.source_file.string() + ": layout");
-  // Read through this host's own connection (issue 16): each host plans on its own topology.
   auto host = load_host_topology({options_.connect_uri, "", ""});
   if (!host) return host.error().context("host topology");
   host_ = *host;
-  // The host facts every configuration is planned from, read once.
-  const plan::HostFacts facts{host_, session::libvirt_vcpu_limit(options_.connect_uri)};
   for (const auto& config : configs) {
     auto layout = configure_layout(*base, config);
     if (!layout) return layout.error().context(e.source_file.string() + ": " + config.label());
     layouts_[config.key] = *layout;
-    auto plan = plan::plan_guest(*layout, facts);
+  }
+  return plan::HostFacts{host_, session::libvirt_vcpu_limit(options_.connect_uri), std::nullopt};
+}
+
+// This host's accelerator is decided once (session::decide_boot_host: probed or cached), then
+// every configuration is planned with it before the first boot. What the planner refuses is
+// this host's: recorded as does-not-fit (the runner refuses the run when nothing fits anywhere).
+Result<void> GuestBackend::plan_configurations(plan::HostFacts facts) {
+  TL_ASSIGN(const auto mode, virt::parse_accel_mode(options_.accel));
+  TL_ASSIGN_CTX(const auto decided,
+                session::decide_boot_host({options_.connect_uri, mode, image_, options_.pool}),
+                "accelerator");
+  accel_ = decided.accel;
+  facts.accel = accel_.accel;
+  for (const auto& [key, layout] : layouts_) {
+    auto plan = plan::plan_guest(layout, facts);
     if (!plan) {
-      unfit_[config.key] = plan.error().message;
+      unfit_[key] = plan.error().message;
       continue;
     }
-    prepared_.emplace(config.key, std::move(plan).value());
+    prepared_.emplace(key, std::move(plan).value());
   }
   return {};
 }
@@ -217,11 +231,8 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
   auto it = prepared_.find(c.key);
   if (it == prepared_.end())
     return make_error(ErrorKind::internal, "configuration " + c.label() + " was not prepared");
-  auto accel = virt::parse_accel_mode(options_.accel);
-  if (!accel) return accel.error();
   BootChoices choices;
   choices.connect_uri = options_.connect_uri;
-  choices.accel = *accel;
   choices.image = image_;
   choices.boot_retries = options_.boot_retries;
   choices.watchdog = std::chrono::milliseconds(options_.boot_watchdog_ms);
@@ -237,7 +248,7 @@ Result<std::unique_ptr<Target>> GuestBackend::start(const Experiment& e, const C
     disk.emplace(std::move(prepared).value());
     choices.disk = &*disk;
   }
-  const BootRequest req = make_boot_request(it->second, host_.vendor, choices);
+  const BootRequest req = make_boot_request(it->second, accel_, choices);
   auto session = GuestSession::boot(req);
   if (!session) return session.error();
   return std::unique_ptr<Target>(new GuestTarget(std::move(*session), host_, std::move(disk)));

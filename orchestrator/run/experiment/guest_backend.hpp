@@ -7,6 +7,7 @@
 #include "host/host_topology.hpp"
 #include "orchestrator/guest/image/guest_image.hpp"
 #include "orchestrator/libvirt/guestsource/guest_source.hpp"
+#include "orchestrator/libvirt/virt/accelerator.hpp"
 #include "orchestrator/model/layout/layout.hpp"
 #include "orchestrator/planning/plan/guest_plan.hpp"
 #include "orchestrator/run/experiment/backend.hpp"
@@ -33,12 +34,15 @@ class GuestBackend : public Backend {
 
  private:
   // prepare's steps.
-  Result<void> plan_configurations(const Experiment& e, const std::vector<Configuration>& configs);
+  Result<plan::HostFacts> configure_layouts(const Experiment& e,
+                                            const std::vector<Configuration>& configs);
+  Result<void> plan_configurations(plan::HostFacts facts);
   Result<std::vector<std::string>> prepare_host();
   Result<void> check_own_guest(const Experiment& e);
   BackendOptions options_;
   HostTopology host_;
   GuestImage image_;
+  virt::AccelDecision accel_;                        // this host's, decided once before planning
   std::map<std::string, plan::GuestPlan> prepared_;  // by configuration key
   // Configurations the planner refused on this host: key -> its reason (issue 16), and the
   // resolved layout of every configuration (fitting or not; resume compares it).

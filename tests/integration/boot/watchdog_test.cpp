@@ -67,7 +67,7 @@ std::optional<FailedBoot> failed_fault_boot(const std::string& marker, const std
   FailedBoot out;
   out.run_dir = fs::path(::mkdtemp(tmpl)) / "run";
   auto req = hanging_two_vcpu_boot(marker, out.run_dir, fault);
-  if (!req || req->layout.vcpu_count() != 2) {
+  if (!req || req->plan.layout.vcpu_count() != 2) {
     ADD_FAILURE() << (req ? "not a 2-vCPU layout" : req.error().message);
     return std::nullopt;
   }

@@ -71,16 +71,22 @@ class RemoteStreams : public ::testing::Test {
 
   // The 2-vCPU built-in guest (tests/support/builtin_boot.hpp) through `uri`, its image
   // uploaded into the test pool.
-  Result<BootRequest> request(const std::string& uri, const std::string& what) {
-    auto req = two_vcpu_builtin_boot();
-    if (!req) return req.error();
+  // `accel`: the host's accelerator decision (decided through `uri`, before planning);
+  // `accel_cache`: its verdict cache (empty: the default).
+  Result<BootRequest> request(const std::string& uri, const std::string& what,
+                              virt::AccelMode accel = virt::AccelMode::kTcg,
+                              const fs::path& accel_cache = {}) {
+    auto host = tcg_boot_host(uri, {pool_, "/var/lib/libvirt/" + pool_});
+    host.accel = accel;
+    if (!accel_cache.empty()) host.accel_cache = accel_cache;
+    host.probe_root = tmp_ / "probe";
     marker_ = "it" + std::to_string(getpid()) + "-" + what;
-    req->connect_uri = uri;
+    auto req = two_vcpu_builtin_boot(host);
+    if (!req) return req.error();
     req->run_id = marker_;
     req->run_dir = tmp_ / "run";
     req->hello_timeout = 300s;
     req->boot_retries = 2;  // a rare real TCG hang is the watchdog's to retry
-    req->pool = {pool_, "/var/lib/libvirt/" + pool_};
     return req;
   }
 
@@ -135,14 +141,15 @@ TEST_F(RemoteStreams, HelloBenchmarkAndShutdownGoThroughStreams) {
 // writes: a first attempt that hangs (`topolab.fault=hang-boot-first`) is destroyed, its streamed
 // console kept as console.attempt-1.log, and the retry completes.
 TEST_F(RemoteStreams, AHungAttemptIsSeenThroughTheStreamedConsoleAndRetried) {
-  auto req = request(tcp_uri(listener_port()), "streamhang");
+  // auto with an empty verdict cache: the host's decision, made before planning, probes KVM on
+  // that host (through streams); both attempts boot the plan announced for it.
+  auto req =
+      request(tcp_uri(listener_port()), "streamhang", virt::AccelMode::kAuto, tmp_ / "accel.json");
   ASSERT_TRUE(req) << req.error().message;
+  EXPECT_GE(req->accel.probes, 1) << req->accel.reason;
+  EXPECT_TRUE(req->accel.probed) << req->accel.reason;
   req->image.cmdline += " topolab.fault=hang-boot-first";
   req->watchdog = 10000ms;  // far above a healthy boot's silences on a slower machine
-  // auto with an empty verdict cache: the first attempt probes KVM on that host (through
-  // streams), the retry must run on that decision, not probe again or read the new cache.
-  req->accel = virt::AccelMode::kAuto;
-  req->accel_cache = tmp_ / "accel.json";
   auto session = GuestSession::boot(*req);
   ASSERT_TRUE(session) << session.error().message;
   const auto t = (*session)->timings();
@@ -152,9 +159,8 @@ TEST_F(RemoteStreams, AHungAttemptIsSeenThroughTheStreamedConsoleAndRetried) {
   // and its time (the retry's own was 0 ms).
   EXPECT_GT(t.value("image_bytes_sent", 0ull), 1000000u) << t.dump();
   EXPECT_GT(t.value("image_ms", 0), 0) << t.dump();
-  EXPECT_GE(t.value("accel_probes", 0), 1) << "the first attempt's KVM probe: " << t.dump();
-  EXPECT_GE((*session)->accel().probes, 1) << (*session)->accel().reason;
-  EXPECT_TRUE((*session)->accel().probed) << (*session)->accel().reason;
+  EXPECT_EQ((*session)->accel().reason, req->accel.reason) << "the retry re-decided";
+  EXPECT_EQ((*session)->announced().accel, req->accel.accel);
   const std::string first = slurp((*session)->run_dir() / "console.attempt-1.log");
   EXPECT_NE(first.find("Linux version"), std::string::npos) << first.substr(0, 300);
   EXPECT_NE(first.find("test fault hang-boot"), std::string::npos) << first.substr(0, 300);

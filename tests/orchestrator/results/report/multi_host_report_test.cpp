@@ -183,7 +183,7 @@ TEST(MultiHostPictures, EachHostGetsItsOwnPlacementAndSeenSections) {
         auto cell = (*s)->upsert_cell(*exp, c);
         ASSERT_TRUE(cell.ok());
         const auto topo = make_synthetic_host(host == std::string(kLocal) ? small : big);
-        auto plan = plan::plan_guest(layout, {topo, std::nullopt});
+        auto plan = plan::plan_guest(layout, {topo, std::nullopt, std::nullopt});
         if (!plan) {
           ASSERT_TRUE(
               (*s)->set_cell_status(*cell, "does-not-fit", plan.error().message, nullptr, 0).ok());

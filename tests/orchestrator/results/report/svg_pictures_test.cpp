@@ -62,7 +62,7 @@ Layout layout(int groups, int cores, int threads, PlacementPolicy policy) {
 
 // A layout's plan as a boot stores it (guest_plan_to_json) and the report reads it back.
 std::optional<StoredPlacement> stored_plan(const HostTopology& host, const Layout& l) {
-  auto plan = plan::plan_guest(l, {host, std::nullopt});
+  auto plan = plan::plan_guest(l, {host, std::nullopt, std::nullopt});
   EXPECT_TRUE(plan.ok()) << plan.error().message;
   if (!plan) return std::nullopt;
   auto back = placement_from_stored(plan::guest_plan_to_json(*plan));
@@ -311,7 +311,7 @@ TEST(SvgData, StoredPlanReadsBackAsPlanned) {
   const auto host = two_socket_host();
   auto l = layout(2, 2, 2, PlacementPolicy::kCompact);
   l.housekeeping_cpus = CpuList{15};
-  auto plan = plan::plan_guest(l, {host, std::nullopt});
+  auto plan = plan::plan_guest(l, {host, std::nullopt, std::nullopt});
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   auto back = placement_from_stored(plan::guest_plan_to_json(*plan));
   ASSERT_TRUE(back.ok()) << back.error().message;
