@@ -1,29 +1,12 @@
 #pragma once
-// Where a guest comes from (issue 14): the built-in initramfs image (default), the user's disk
-// image booted through templates/domains/<os>-disk.xml, or an existing (shut off) libvirt
-// domain used as a template. Given on the command line (`--disk PATH --os linux`) or in a layout or
-// experiment file's [guest] table (experiment/guest_table.hpp).
-#include <filesystem>
-#include <nlohmann/json.hpp>
-#include <string>
-
-#include "common/result.hpp"
-#include "orchestrator/model/layout/guest_os.hpp"
+// How the libvirt stage boots an own guest (GuestSource, the model's: model/layout/
+// guest_source.hpp): its bounds.
+#include "orchestrator/model/layout/guest_source.hpp"
 
 namespace topolab::guestsource {
 
-enum class GuestKind { kBuiltin, kDisk, kDomain };
-
-struct GuestSource {
-  GuestKind kind = GuestKind::kBuiltin;
-  std::filesystem::path disk;    // kDisk
-  GuestOs os = GuestOs::kLinux;  // kDisk only: picks the base template <os>-disk.xml
-  std::string domain;            // kDomain: the template domain's name
-  // Named by a file's [guest] table (files are shared; redteam wave 3): its disk must be a
-  // disk image file. A host block device is the user's own choice, on the command line.
-  bool from_file = false;
-  bool builtin() const { return kind == GuestKind::kBuiltin; }
-};
+using topolab::GuestKind;
+using topolab::GuestSource;
 
 // Own OSes boot through firmware, a boot loader and an init system: minutes under TCG.
 inline constexpr int kDiskHelloTimeoutMs = 600000;

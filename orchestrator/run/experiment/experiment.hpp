@@ -13,7 +13,7 @@
 
 #include "common/result.hpp"
 #include "common/uri_text.hpp"
-#include "orchestrator/libvirt/guestsource/guest_source.hpp"
+#include "orchestrator/model/layout/guest_source.hpp"
 #include "orchestrator/run/experiment/boot_settings.hpp"
 
 namespace topolab::experiment {
@@ -78,7 +78,7 @@ struct Experiment {
   std::optional<AdaptiveSpec> adaptive;
   BackendKind backend = BackendKind::kGuest;
   int timeout_s = 600;             // per benchmark run
-  guestsource::GuestSource guest;  // [guest] (guest_table.hpp); default: the built-in image
+  GuestSource guest;  // [guest] (guest_table.hpp); default: the built-in image
   BootSettings boot;               // [boot]: the boot watchdog's settings (boot_settings.hpp)
   // hosts = [...] (hosts.hpp), or --connect (which wins). Empty: one host, the backend's
   // default connection (today's behaviour). Every cell runs once per host.

@@ -10,12 +10,12 @@ Error guest_at(const std::string& origin, const toml::node& n, const std::string
 
 }  // namespace
 
-Result<guestsource::GuestSource> parse_guest_table(const toml::node& node,
+Result<GuestSource> parse_guest_table(const toml::node& node,
                                                    const std::filesystem::path& base_dir,
                                                    const std::string& origin) {
   auto t = node.as_table();
   if (!t) return guest_at(origin, node, "expected a table with disk and os");
-  guestsource::GuestSource g;
+  GuestSource g;
   g.from_file = true;  // a block device is refused at the disk check (guest_source.hpp)
   for (const auto& [k, v] : *t) {
     std::string key(k.str());
@@ -28,11 +28,11 @@ Result<guestsource::GuestSource> parse_guest_table(const toml::node& node,
     if (key == "disk") {
       if (s->get().find('\0') != std::string::npos)
         return guest_at(origin, v, "'disk': NUL in the path");
-      g.kind = guestsource::GuestKind::kDisk;
+      g.kind = GuestKind::kDisk;
       g.disk = (base_dir / s->get()).lexically_normal();
     } else if (key == "domain") {
       if (s->get().size() > 200) return guest_at(origin, v, "'domain': longer than 200 bytes");
-      g.kind = guestsource::GuestKind::kDomain;
+      g.kind = GuestKind::kDomain;
       g.domain = s->get();
     } else {
       auto os = parse_guest_os(s->get());
@@ -54,9 +54,9 @@ Result<guestsource::GuestSource> parse_guest_table(const toml::node& node,
   return g;
 }
 
-nlohmann::json guest_source_to_json(const guestsource::GuestSource& g) {
+nlohmann::json guest_source_to_json(const GuestSource& g) {
   if (g.builtin()) return {{"kind", "builtin"}};
-  if (g.kind == guestsource::GuestKind::kDomain) return {{"kind", "domain"}, {"domain", g.domain}};
+  if (g.kind == GuestKind::kDomain) return {{"kind", "domain"}, {"domain", g.domain}};
   return {{"kind", "disk"}, {"disk", g.disk.string()}, {"os", std::string(to_string(g.os))}};
 }
 

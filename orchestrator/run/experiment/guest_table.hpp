@@ -13,15 +13,15 @@
 #include <string>
 
 #include "common/result.hpp"
-#include "orchestrator/libvirt/guestsource/guest_source.hpp"
+#include "orchestrator/model/layout/guest_source.hpp"
 
 namespace topolab::experiment {
 
 // `origin` names the file in errors ("FILE:LINE: [guest] ...").
-Result<guestsource::GuestSource> parse_guest_table(const toml::node& node,
+Result<GuestSource> parse_guest_table(const toml::node& node,
                                                    const std::filesystem::path& base_dir,
                                                    const std::string& origin);
 
-nlohmann::json guest_source_to_json(const guestsource::GuestSource&);
+nlohmann::json guest_source_to_json(const GuestSource&);
 
 }  // namespace topolab::experiment

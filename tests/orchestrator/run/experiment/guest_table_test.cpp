@@ -18,7 +18,7 @@ Result<Experiment> parse(const std::string& guest) {
 TEST(GuestTable, DiskIsResolvedAgainstTheFilesFolder) {
   auto e = parse("[guest]\ndisk = \"img/os.qcow2\"\nos = \"windows\"\n");
   ASSERT_TRUE(e) << e.error().message;
-  EXPECT_EQ(e->guest.kind, guestsource::GuestKind::kDisk);
+  EXPECT_EQ(e->guest.kind, GuestKind::kDisk);
   EXPECT_EQ(e->guest.disk, "/base/img/os.qcow2");
   EXPECT_EQ(e->guest.os, GuestOs::kWindows);
   EXPECT_EQ(experiment_to_json(*e)["guest"]["disk"], "/base/img/os.qcow2");
@@ -27,7 +27,7 @@ TEST(GuestTable, DiskIsResolvedAgainstTheFilesFolder) {
 TEST(GuestTable, DomainTemplate) {
   auto e = parse("[guest]\ndomain = \"win10\"\n");
   ASSERT_TRUE(e) << e.error().message;
-  EXPECT_EQ(e->guest.kind, guestsource::GuestKind::kDomain);
+  EXPECT_EQ(e->guest.kind, GuestKind::kDomain);
   EXPECT_EQ(e->guest.domain, "win10");
 }
 
