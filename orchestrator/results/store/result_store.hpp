@@ -59,8 +59,10 @@ struct BootRecord {
   nlohmann::json context;
   std::string host;     // the host it booted on (schema 4; "" in older stores read as they are)
   std::string started;  // UTC time the boot began; empty: when it is recorded
-  // The placement the guest was booted with (schema 5, plan::guest_plan_to_json: per vCPU its
-  // host CPUs, emulator/I/O CPUs, groups); null when not recorded (older stores, host backend).
+  // The plan the guest was booted with (schema 5, plan::guest_plan_to_json: per vCPU its host
+  // CPUs, emulator/I/O CPUs, groups; and, from stores written after issue 28's accelerator
+  // step, "announced": accelerator, CPU model and reason, cells, adjusted levels); null when not
+  // recorded (older stores, host backend).
   nlohmann::json plan;
 };
 
