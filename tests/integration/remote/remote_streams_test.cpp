@@ -137,17 +137,30 @@ TEST_F(RemoteStreams, HelloBenchmarkAndShutdownGoThroughStreams) {
       << "the domain XML names a local console file";
 }
 
-// The boot watchdog watches the local console.log, which for a remote guest the console stream
-// writes: a first attempt that hangs (`topolab.fault=hang-boot-first`) is destroyed, its streamed
-// console kept as console.attempt-1.log, and the retry completes.
-TEST_F(RemoteStreams, AHungAttemptIsSeenThroughTheStreamedConsoleAndRetried) {
-  // auto with an empty verdict cache: the host's decision, made before planning, probes KVM on
-  // that host (through streams); both attempts boot the plan announced for it.
+// `--accel auto` through the remote connection is decided before planning (issue 28,
+// session::decide_boot_host): with an empty verdict cache the KVM probe guest runs on that host,
+// booted from the image it first uploads into that host's pool, and the plan is announced for
+// the decision. (No boot: the retry test below boots on TCG, so its first attempt uploads.)
+TEST_F(RemoteStreams, AutoIsDecidedOnTheRemoteHostBeforePlanning) {
   auto req =
-      request(tcp_uri(listener_port()), "streamhang", virt::AccelMode::kAuto, tmp_ / "accel.json");
+      request(tcp_uri(listener_port()), "streamauto", virt::AccelMode::kAuto, tmp_ / "accel.json");
   ASSERT_TRUE(req) << req.error().message;
   EXPECT_GE(req->accel.probes, 1) << req->accel.reason;
   EXPECT_TRUE(req->accel.probed) << req->accel.reason;
+  ASSERT_TRUE(req->plan.announced);
+  EXPECT_EQ(req->plan.announced->accel, req->accel.accel);
+  EXPECT_EQ(remote::pool_volumes(local_.get(), pool_).size(), 4u)
+      << "the probe's kernel, initramfs and their markers";
+  EXPECT_TRUE(fs::exists(tmp_ / "probe" / "kvm-probe" / "probe-console.log"))
+      << "the probe's console, bridged from that host";
+}
+
+// The boot watchdog watches the local console.log, which for a remote guest the console stream
+// writes: a first attempt that hangs (`topolab.fault=hang-boot-first`) is destroyed, its streamed
+// console kept as console.attempt-1.log, and the retry completes on the same plan and decision.
+TEST_F(RemoteStreams, AHungAttemptIsSeenThroughTheStreamedConsoleAndRetried) {
+  auto req = request(tcp_uri(listener_port()), "streamhang");
+  ASSERT_TRUE(req) << req.error().message;
   req->image.cmdline += " topolab.fault=hang-boot-first";
   req->watchdog = 10000ms;  // far above a healthy boot's silences on a slower machine
   auto session = GuestSession::boot(*req);
