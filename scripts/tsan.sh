@@ -76,7 +76,10 @@ failed=0
 for exe in "${EXES[@]}"; do
   n=$(grep -c '^  ' <("${PREFIX[@]}" "$exe" --gtest_list_tests) || true)
   echo "tsan.sh: $(basename "$exe"): $n tests"
-  "${PREFIX[@]}" "$exe" --gtest_brief=1 "${GTEST_ARGS[@]}" || { echo "tsan.sh: $(basename "$exe") FAILED" >&2; failed=1; }
+  # Bounded: a program that hangs (a death test's child waiting for a signal that never came)
+  # fails its stage in 15 minutes, naming itself, instead of holding CI to its limit.
+  timeout -k 10 900 "${PREFIX[@]}" "$exe" --gtest_brief=1 "${GTEST_ARGS[@]}" ||
+    { echo "tsan.sh: $(basename "$exe") FAILED (exit $?; 124: over 900 s)" >&2; failed=1; }
 done
 ((failed == 0)) || exit 1
 echo "tsan.sh: threaded tests passed under TSan in $(($(date +%s) - start)) s"

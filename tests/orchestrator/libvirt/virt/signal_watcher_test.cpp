@@ -90,6 +90,9 @@ TEST(SignalWatcherDeathTest, AnExitRightAfterTheSignalWaitsForTheWatcher) {
 // A closed terminal or ssh session sends SIGHUP: it used to end the process at once (its
 // default action) and leave the domain running until the next run's stale cleanup.
 [[noreturn]] void hang_up_with_a_domain() {
+  // As a command started from a terminal: a suite run under nohup (SIGHUP ignored, inherited
+  // through the death test's exec) would otherwise never see it, and this child paused forever.
+  signal(SIGHUP, SIG_DFL);
   auto conn = open_connection("test:///default");
   if (!conn) _exit(2);
   DomainRegistry::install_signal_handlers();
