@@ -34,14 +34,14 @@ inline void add_guest_source_options(CLI::App* cmd, GuestSourceArgs& args) {
       ->excludes("--disk");
 }
 
-inline guestsource::GuestSource to_guest_source(const GuestSourceArgs& args) {
-  guestsource::GuestSource s;
+inline GuestSource to_guest_source(const GuestSourceArgs& args) {
+  GuestSource s;
   if (!args.disk.empty()) {
-    s.kind = guestsource::GuestKind::kDisk;
+    s.kind = GuestKind::kDisk;
     s.disk = args.disk;
     s.os = find_guest_os(args.os).value_or(GuestOs::kLinux);  // IsMember checked it
   } else if (!args.domain.empty()) {
-    s.kind = guestsource::GuestKind::kDomain;
+    s.kind = GuestKind::kDomain;
     s.domain = args.domain;
   }
   return s;

@@ -15,7 +15,7 @@ namespace {
 // template domain: the agent's hello decides, per cell).
 std::optional<GuestOs> settings_os(const Experiment& e) {
   if (e.backend == BackendKind::kHost || e.guest.builtin()) return GuestOs::kLinux;
-  if (e.guest.kind == guestsource::GuestKind::kDisk) return e.guest.os;
+  if (e.guest.kind == GuestKind::kDisk) return e.guest.os;
   return std::nullopt;
 }
 

@@ -217,7 +217,7 @@ Result<void> GuestBackend::check_own_guest(const Experiment& e) {
                             "': cmdline factors need the built-in image (the disk's boot loader "
                             "sets its own kernel command line)");
   // Refused before the first boot: a missing, unusable or busy disk, a running template.
-  if (guest_.kind == guestsource::GuestKind::kDisk) {
+  if (guest_.kind == GuestKind::kDisk) {
     auto disk = guestsource::check_disk(options_.connect_uri, guest_.disk, guest_.from_file);
     if (!disk) return disk.error().context(e.source_file.string() + ": [guest]");
   } else {

@@ -49,7 +49,7 @@ class GuestBackend : public Backend {
   std::map<std::string, std::string> unfit_;
   std::map<std::string, Layout> layouts_;
   nlohmann::json versions_ = nlohmann::json::object();
-  guestsource::GuestSource guest_;  // [guest]: the built-in image or the user's disk
+  GuestSource guest_;  // [guest]: the built-in image or the user's disk
 };
 
 }  // namespace topolab::experiment
