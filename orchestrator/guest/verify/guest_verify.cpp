@@ -23,10 +23,4 @@ nlohmann::json mismatches_to_json(const std::vector<TopologyMismatch>& mismatche
   return out;
 }
 
-nlohmann::json adjusted_levels_to_json(const std::vector<AdjustedLevel>& levels) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& a : levels) out.push_back({{"level", a.level}, {"why", a.why}});
-  return out;
-}
-
 }  // namespace topolab

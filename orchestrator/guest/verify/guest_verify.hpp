@@ -24,8 +24,4 @@ GuestVerdict verify_guest(const AnnouncedTopology& announced, const HostTopology
 // [{"level","intended","seen"}], the form boot JSON and the experiment store keep.
 nlohmann::json mismatches_to_json(const std::vector<TopologyMismatch>&);
 
-// [{"level","why"}]: the levels verified against the CPU model's expectation rather than the
-// layout's (AnnouncedTopology::adjusted_levels); boot JSON and the store's boot context.
-nlohmann::json adjusted_levels_to_json(const std::vector<AdjustedLevel>&);
-
 }  // namespace topolab

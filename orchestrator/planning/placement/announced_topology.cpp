@@ -99,6 +99,16 @@ Result<void> split_cell_memory(AnnouncedTopology& a, const Layout& l, std::uint6
   return {};
 }
 
+nlohmann::json adjusted_levels_to_json(const std::vector<AdjustedLevel>& levels) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& a : levels) out.push_back({{"level", a.level}, {"why", a.why}});
+  return out;
+}
+
+nlohmann::json cpu_model_to_json(const CpuModelChoice& m) {
+  return {{"mode", m.mode}, {"model", m.model}, {"cache_mode", m.cache_mode}, {"reason", m.reason}};
+}
+
 Result<AnnouncedTopology> announce_topology(const Layout& l, const PlacementPlan& plan,
                                             Accelerator accel, const std::string& host_vendor) {
   if (static_cast<int>(plan.vcpus.size()) != l.vcpu_count() ||

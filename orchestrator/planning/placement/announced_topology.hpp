@@ -68,6 +68,13 @@ struct AnnouncedTopology {
 Result<AnnouncedTopology> announce_topology(const Layout&, const PlacementPlan&, Accelerator,
                                             const std::string& host_vendor);
 
+// [{"level","why"}]: the levels verified against the CPU model's expectation rather than the
+// layout's; boot JSON, the store's boot context and the stored plan keep this form.
+nlohmann::json adjusted_levels_to_json(const std::vector<AdjustedLevel>&);
+// {"mode","model","cache_mode","reason"}: the CPU model as the store's boot context and the
+// stored plan keep it.
+nlohmann::json cpu_model_to_json(const CpuModelChoice&);
+
 // Re-splits the cells' memory over `total_kib` (`apply` keeps a domain's own <memory>: libvirt
 // sets <memory> to the sum of the cells). No-op without cells.
 Result<void> split_cell_memory(AnnouncedTopology&, const Layout&, std::uint64_t total_kib);

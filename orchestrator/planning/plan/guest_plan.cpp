@@ -10,17 +10,11 @@ nlohmann::json announced_to_json(const AnnouncedTopology& a) {
                      {"cpus", c.cpus.to_string()},
                      {"memory_kib", c.memory_kib},
                      {"host_node", c.host_node}});
-  nlohmann::json adjusted = nlohmann::json::array();
-  for (const auto& l : a.adjusted_levels) adjusted.push_back({{"level", l.level}, {"why", l.why}});
   return {{"accelerator", to_string(a.accel)},
-          {"cpu_model",
-           {{"mode", a.cpu_model.mode},
-            {"model", a.cpu_model.model},
-            {"cache_mode", a.cpu_model.cache_mode},
-            {"reason", a.cpu_model.reason}}},
+          {"cpu_model", cpu_model_to_json(a.cpu_model)},
           {"machine", a.machine},
           {"cells", std::move(cells)},
-          {"adjusted_levels", std::move(adjusted)}};
+          {"adjusted_levels", adjusted_levels_to_json(a.adjusted_levels)}};
 }
 
 }  // namespace

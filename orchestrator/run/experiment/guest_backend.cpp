@@ -81,14 +81,9 @@ class GuestTarget : public Target {
   }
   // Where it ran, for reports: the accelerator and the CPU model the session announced.
   nlohmann::json context() const override {
-    const auto& m = session_->announced().cpu_model;
     return {{"accelerator", session_->uses_kvm() ? "kvm" : "tcg"},
             {"accel_reason", session_->accel().reason},
-            {"cpu_model",
-             {{"mode", m.mode},
-              {"model", m.model},
-              {"cache_mode", m.cache_mode},
-              {"reason", m.reason}}},
+            {"cpu_model", cpu_model_to_json(session_->announced().cpu_model)},
             {"adjusted_levels", adjusted_levels_to_json(session_->announced().adjusted_levels)}};
   }
 
