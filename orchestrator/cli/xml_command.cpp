@@ -11,7 +11,6 @@
 #include "orchestrator/cli/placed_layout.hpp"
 #include "orchestrator/cli/topology_source_options.hpp"
 #include "orchestrator/planning/domain/domain_xml_writer.hpp"
-#include "orchestrator/planning/placement/announced_topology.hpp"
 
 namespace topolab::cli {
 namespace {
@@ -52,8 +51,9 @@ class XmlCommand : public Command {
       return fail("xml", same.error());
     auto placed = load_placed_layout(args_, source_);
     if (!placed) return fail("xml", placed.error());
-    const auto& [placed_layout, host, plan] = *placed;
-    Layout layout = placed_layout;
+    auto& [placed_layout, host, placement] = *placed;
+    plan::GuestPlan plan{std::move(placed_layout), std::move(placement), std::nullopt};
+    Layout& layout = plan.layout;
     BaseTemplate base;
     if (!base_.empty()) {
       auto b = read_base_template(base_);
@@ -66,13 +66,14 @@ class XmlCommand : public Command {
       kept_.push_back("CPU " + base.cpu_model + " kept from the base's " + base.cpu_text +
                       " (--set cpu.model=X overrides)");
     }
-    auto announced = announce_topology(layout, plan, accel, host.vendor);
-    if (!announced) return fail("xml", announced.error());
-    const CpuModelChoice& choice = announced->cpu_model;
+    // The CPU model is part of the layout the plan announces; placement does not read it.
+    if (auto announced = plan::announce_plan(plan, accel, host.vendor); !announced)
+      return fail("xml", announced.error());
+    const CpuModelChoice& choice = plan.announced->cpu_model;
     DomainSpec spec;
     spec.name = name_.empty() ? "topolab-" + layout.name : name_;
     spec.layout = &layout;
-    spec.announced = &*announced;
+    spec.announced = &*plan.announced;
     spec.base_template = base.file;
     if (!kernel_.empty()) spec.boot = BootSpec{kernel_, initrd_, cmdline_};
     spec.serial_log = serial_log_;
@@ -87,12 +88,12 @@ class XmlCommand : public Command {
                           {"cpu_mode", choice.mode},
                           {"cpu_model", choice.model},
                           {"reason", choice.reason},
-                          {"warnings", plan.warnings}};
+                          {"warnings", plan.placement.warnings}};
       text = json_document(j);
     }
     // Said once the XML exists: a base the writer refuses has kept nothing.
     for (const auto& k : kept_) logging::info("{}", k);
-    for (const auto& w : plan.warnings) logging::warn("{}", w);
+    for (const auto& w : plan.placement.warnings) logging::warn("{}", w);
     if (output_.empty()) {
       std::cout << text;
       return to_int(ExitCode::ok);

@@ -95,8 +95,10 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   const HostTopology& seen_topology() const;
   // What this guest was told (its domain XML was written from it): what verify expects.
   const AnnouncedTopology& announced() const { return *plan_.announced; }
-  // The plan it was booted from (stored with the boot: plan::guest_plan_to_json).
+  // The plan it was booted from and the domain XML written from it (the run's domain.xml;
+  // "" before define): both stored with the boot (plan::guest_plan_to_json).
   const plan::GuestPlan& plan() const { return plan_; }
+  const std::string& domain_xml() const { return domain_xml_; }
   AgentClient& agent();
   // define_ms, start_ms, hello_ms (start returned -> hello received), guest_uptime_at_hello_ms,
   // plus xml_ms, connect_ms, placement_ms; boot_attempts, watchdog_ms and
@@ -177,7 +179,8 @@ class GuestSession {  // owns one booted topolab- domain; the destructor destroy
   std::ofstream transcript_;
   protocol::Hello hello_;
   HostTopology seen_;
-  plan::GuestPlan plan_;  // plan_.announced is set (checked in open_run)
+  plan::GuestPlan plan_;    // plan_.announced is set (checked in open_run)
+  std::string domain_xml_;  // as defined by the last attempt
   nlohmann::json timings_ = nlohmann::json::object();
   virt::AccelDecision accel_;
   std::string name_, run_id_;

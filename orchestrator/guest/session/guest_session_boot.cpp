@@ -208,6 +208,7 @@ Result<std::string> GuestSession::write_domain_xml(const BootRequest& req,
   auto owned_xml = virt::add_run_metadata(*xml, owner);
   if (!owned_xml) return owned_xml.error();
   TL_TRY(write_file_atomic(run_dir_ / "domain.xml", *owned_xml, 0600));
+  domain_xml_ = *owned_xml;
   timings_["xml_ms"] = ms_between(t_xml, Clock::now());
   return owned_xml;
 }

@@ -59,11 +59,4 @@ std::optional<std::string> cgroup2_mount(const SysRoot&);
 // "system.slice", "user.slice", "init.scope": the cgroups dynamic isolation narrows.
 const std::vector<std::string>& host_slices();
 
-// Socket limit of a guest OS edition ("windows-home" 1, "windows-pro" 2, ...), 0 when unknown
-// or unlimited.
-int guest_os_socket_limit(const std::string& guest_os);
-// An edition name (case-insensitive, lower-cased) or an error listing the known ones.
-Result<std::string> parse_guest_edition(const std::string& text);
-std::string known_guest_editions();
-
 }  // namespace topolab::doctor

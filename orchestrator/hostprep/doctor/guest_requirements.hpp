@@ -3,11 +3,13 @@
 // its memory and hugepages, the PCI devices it takes and what it tells the guest OS. Built from
 // a Layout (layout_requirements.hpp) or by hand in tests; every field may be left unknown.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/cpu_list.hpp"
 #include "orchestrator/hostprep/hostdev/hostdev_validator.hpp"
+#include "orchestrator/model/layout/guest_edition.hpp"
 
 namespace topolab::doctor {
 
@@ -22,7 +24,7 @@ struct GuestRequirements {
   int sockets = 1;  // sockets the guest is told about
   int vcpus = 0;
   std::vector<hostdev::HostdevRequest> hostdevs;
-  std::string guest_os;         // "windows-home", "windows-pro", "linux", ... ; empty: unknown
+  std::optional<GuestEdition> guest_os;  // nullopt: unknown
   std::string placement_error;  // why guest_cpus is unknown (the layout does not fit the host)
 };
 

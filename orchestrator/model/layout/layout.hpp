@@ -12,6 +12,7 @@
 
 #include "common/cpu_list.hpp"
 #include "common/result.hpp"
+#include "orchestrator/model/layout/guest_edition.hpp"
 
 namespace topolab {
 
@@ -45,10 +46,10 @@ struct Layout {
   std::string cpu_model;               // empty: chosen per accelerator and host vendor
   std::vector<std::string> cpu_features_disable, cpu_features_require;
   std::string kernel_cmdline_extra;
-  // [guest] os as written: an edition of a GuestOs (guest_os.hpp; "windows-home", "linux", its
-  // OS is guest_os_of_edition's); "" unknown. The doctor warns when the exposure has more
-  // sockets than the edition uses, and names an edition it does not know.
-  std::string guest_os;
+  // [guest] os: an edition of a guest OS (guest_edition.hpp: "windows-home", "linux"); nullopt
+  // unknown. The doctor warns when the exposure has more sockets than the edition uses, and
+  // names an edition it does not know.
+  std::optional<GuestEdition> guest_os;
   std::vector<HostDevice> hostdevs;
   std::uint64_t hugepage_kib = 0;  // 0: no hugepages; 2048 or 1048576
   bool hugepages_locked = false;

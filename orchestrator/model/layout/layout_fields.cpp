@@ -155,6 +155,18 @@ Result<void> store(Result<T> parsed, T& field, const std::string& key) {
 
 using FT = FieldType;
 
+// "" (a cleared override) is unknown, as an absent [guest] os.
+Result<void> set_guest_os(Layout& l, const FieldValue& v, const std::string& k) {
+  if (str(v).empty()) {
+    l.guest_os.reset();
+    return {};
+  }
+  auto g = read_guest_edition(str(v));
+  if (!g) return as_input(g.error().context(k));
+  l.guest_os = std::move(*g);
+  return {};
+}
+
 Result<void> set_expose(Layout& l, const FieldValue& v, const std::string& k) {
   return store(parse_exposure(str(v)), l.expose, k);
 }
@@ -260,8 +272,8 @@ std::vector<LayoutField> make_table() {
     {"guest.hyperv", FT::kBool, {"hyperv"}, "", "", TL_PLAIN(hyperv, bool), TL_JSON(l.hyperv)},
     {"guest.kernel_cmdline_extra", FT::kString, {"kernel_cmdline_extra"}, "", "", set_cmdline,
      TL_JSON(l.kernel_cmdline_extra)},
-    {"guest.os", FT::kString, {"guest_os"}, "", "", TL_PLAIN(guest_os, std::string),
-     TL_JSON(l.guest_os)},
+    {"guest.os", FT::kString, {"guest_os"}, "", "", set_guest_os,
+     TL_JSON(l.guest_os ? l.guest_os->written : "")},
     {"guest.numa_nodes", FT::kInt, {"numa_nodes", "nodes"}, "", "", set_numa_nodes,
      numa_nodes_json},
     {"guest.memoryless_nodes", FT::kIntList, {"memoryless_nodes"}, "", "", set_memoryless,

@@ -24,17 +24,20 @@ Result<GuestPlan> plan_guest(Layout layout, const HostFacts& facts) {
   // The limit's refusal names the layout itself; the planner's says what did not fit where.
   TL_ASSIGN_CTX(auto placement, plan_placement(layout, facts.host), "layout " + layout.name);
   GuestPlan plan{std::move(layout), std::move(placement), std::nullopt};
-  if (facts.accel) {
-    TL_ASSIGN_CTX(plan.announced,
-                  announce_topology(plan.layout, plan.placement, *facts.accel, facts.host.vendor),
-                  "layout " + plan.layout.name);
-  }
+  if (facts.accel) TL_TRY(announce_plan(plan, *facts.accel, facts.host.vendor));
   return plan;
 }
 
-nlohmann::json guest_plan_to_json(const GuestPlan& plan) {
+Result<void> announce_plan(GuestPlan& plan, Accelerator accel, const std::string& host_vendor) {
+  TL_ASSIGN_CTX(plan.announced, announce_topology(plan.layout, plan.placement, accel, host_vendor),
+                "layout " + plan.layout.name);
+  return {};
+}
+
+nlohmann::json guest_plan_to_json(const GuestPlan& plan, const std::string& domain_xml) {
   nlohmann::json j = plan_to_json(plan.placement);
   if (plan.announced) j["announced"] = announced_to_json(*plan.announced);
+  if (!domain_xml.empty()) j["domain_xml"] = domain_xml;
   return j;
 }
 

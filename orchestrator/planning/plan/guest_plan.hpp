@@ -43,9 +43,16 @@ struct GuestPlan {
 // (e.g. host-passthrough refused under TCG, before any boot).
 Result<GuestPlan> plan_guest(Layout layout, const HostFacts& facts);
 
-// What the store keeps with a boot: the placement (plan_to_json, the form the report draws) and,
+// Sets plan.announced: what the guest is told on `accel` (plan_guest's last step). `topolab
+// xml` calls it itself: its base template, read after the plan (so a bad layout is refused
+// first), may name the accelerator and the CPU model.
+Result<void> announce_plan(GuestPlan& plan, Accelerator accel, const std::string& host_vendor);
+
+// What the store keeps with a boot: the placement (plan_to_json, the form the report draws);
 // for a boot, "announced": the accelerator, the CPU model and its reason, the cells and the
-// levels verified against the model.
-nlohmann::json guest_plan_to_json(const GuestPlan&);
+// levels verified against the model; once the guest was defined, "domain_xml": the XML it was
+// defined with (DomainXmlWriter's, from the plan's layout and announced topology, with the run's
+// name, paths and owner), the same text as the run folder's domain.xml.
+nlohmann::json guest_plan_to_json(const GuestPlan&, const std::string& domain_xml = {});
 
 }  // namespace topolab::plan

@@ -61,8 +61,9 @@ struct BootRecord {
   std::string started;  // UTC time the boot began; empty: when it is recorded
   // The plan the guest was booted with (schema 5, plan::guest_plan_to_json: per vCPU its host
   // CPUs, emulator/I/O CPUs, groups; and, from stores written after issue 28's accelerator
-  // step, "announced": accelerator, CPU model and reason, cells, adjusted levels); null when not
-  // recorded (older stores, host backend).
+  // step, "announced": accelerator, CPU model and reason, cells, adjusted levels, and
+  // "domain_xml": the XML the guest was defined with); null when not recorded (older stores,
+  // host backend).
   nlohmann::json plan;
 };
 

@@ -41,7 +41,7 @@ class Target {
   virtual nlohmann::json versions() const = 0;
   // Where it ran, for reports (store::BootRecord::context): accelerator, CPU model given.
   virtual nlohmann::json context() const { return nullptr; }
-  // The placement it was booted with (store::BootRecord::plan; null: no guest).
+  // The plan it was booted with and its domain XML (store::BootRecord::plan; null: no guest).
   virtual nlohmann::json plan() const { return nullptr; }
 };
 

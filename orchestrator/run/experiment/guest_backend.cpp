@@ -67,7 +67,9 @@ class GuestTarget : public Target {
   nlohmann::json mismatches() const override { return mismatches_to_json(verdict_.mismatches); }
   nlohmann::json timings() const override { return session_->timings(); }
   // The plan the session booted: stored with the boot, drawn by the report.
-  nlohmann::json plan() const override { return plan::guest_plan_to_json(session_->plan()); }
+  nlohmann::json plan() const override {
+    return plan::guest_plan_to_json(session_->plan(), session_->domain_xml());
+  }
   nlohmann::json versions() const override {
     const auto& h = session_->hello();
     return {{"agent", h.agent_version},

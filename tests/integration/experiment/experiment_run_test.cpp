@@ -106,6 +106,23 @@ TEST_F(ExperimentRun, TwoBootsThenResumeDoesNothing) {
   EXPECT_EQ(first["runs_executed"], 6);
   EXPECT_EQ(first["cells_done"], 2);
   EXPECT_EQ(read_store(db).total_runs, 6);
+  // Issue 28: each boot stored its plan, and with it the domain XML the guest was defined with,
+  // written from the topology the plan announced (sockets: told 2 sockets; flat: 1).
+  const auto boots = read_store(db).boots;
+  ASSERT_EQ(boots.size(), 2u);
+  auto has_attr = [](const std::string& xml, const std::string& name, const std::string& value) {
+    return xml.find(name + "=\"" + value + "\"") != std::string::npos ||
+           xml.find(name + "='" + value + "'") != std::string::npos;
+  };
+  for (const auto& b : boots) {
+    const auto& plan = b.boot.plan;
+    ASSERT_TRUE(plan.contains("domain_xml") && plan["domain_xml"].is_string()) << plan.dump();
+    const auto xml = plan["domain_xml"].get<std::string>();
+    EXPECT_EQ(plan["announced"]["accelerator"], "tcg") << plan.dump();
+    EXPECT_TRUE(has_attr(xml, "<domain type", "qemu")) << xml;
+    const bool sockets = b.boot.config_key.find("sockets") != std::string::npos;
+    EXPECT_TRUE(has_attr(xml, "sockets", sockets ? "2" : "1")) << b.boot.config_key << "\n" << xml;
+  }
 
   auto again = run_json({"run", kExperiment, "--store", db.string(), "--accel", "tcg", "--json"},
                         dir_, "again", &rc);

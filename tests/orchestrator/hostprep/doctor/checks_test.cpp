@@ -226,28 +226,20 @@ TEST(SmtCheck, GuestThreadsNeedHostSmt) {
 TEST(ExposureCheck, WindowsHomeWithTwoSocketsWarns) {
   auto g = guest_on("0-7");
   g.sockets = 2;
-  g.guest_os = "windows-home";
+  g.guest_os = read_guest_edition("windows-home").value();
   auto r = check_exposure(&g);
   EXPECT_EQ(r.status, CheckStatus::kWarn);
   EXPECT_TRUE(has(r, "uses at most 1")) << r.reason;
-  g.guest_os = "windows-pro";
+  g.guest_os = read_guest_edition("windows-pro").value();
   EXPECT_EQ(check_exposure(&g).status, CheckStatus::kOk);
   g.sockets = 4;
   EXPECT_EQ(check_exposure(&g).status, CheckStatus::kWarn);
-  g.guest_os = "windows-pro-workstations";
+  g.guest_os = read_guest_edition("windows-pro-workstations").value();
   EXPECT_EQ(check_exposure(&g).status, CheckStatus::kOk);
-  g.guest_os = "linux";
+  g.guest_os = read_guest_edition("linux").value();
   EXPECT_EQ(check_exposure(&g).status, CheckStatus::kOk);
-  g.guest_os = "";
+  g.guest_os.reset();
   EXPECT_EQ(check_exposure(&g).status, CheckStatus::kWarn);  // unknown OS, several sockets
-}
-
-TEST(SocketLimits, KnownEditions) {
-  EXPECT_EQ(guest_os_socket_limit("Windows-Home"), 1);
-  EXPECT_EQ(guest_os_socket_limit("windows-pro"), 2);
-  EXPECT_EQ(guest_os_socket_limit("windows-workstation"), 4);
-  EXPECT_EQ(guest_os_socket_limit("windows-server-2022"), 64);
-  EXPECT_EQ(guest_os_socket_limit("freebsd"), 0);
 }
 
 TEST(CpuMask, SysfsWordFormat) {

@@ -31,7 +31,8 @@ TEST(LayoutRequirements, ReadsTheVfioFields) {
   EXPECT_TRUE(req->hugepages_locked);
   EXPECT_EQ(req->sockets, 2);
   EXPECT_EQ(req->vcpus, 4);
-  EXPECT_EQ(req->guest_os, "windows-home");
+  ASSERT_TRUE(req->guest_os);
+  EXPECT_EQ(req->guest_os->name, "windows-home");
   ASSERT_EQ(req->hostdevs.size(), 2u);
   EXPECT_EQ(req->hostdevs[0].pci_address, "0000:01:00.0");
 }
@@ -41,7 +42,8 @@ TEST(LayoutRequirements, CommandLineOverridesTheLayout) {
                          "windows-pro"};
   auto req = load_guest_requirements(rr).value();
   EXPECT_EQ(req.guest_cpus.to_string(), "6-7");
-  EXPECT_EQ(req.guest_os, "windows-pro");
+  ASSERT_TRUE(req.guest_os);
+  EXPECT_EQ(req.guest_os->name, "windows-pro");
 }
 
 TEST(LayoutRequirements, BadLayoutIsAnErrorNamingTheFile) {

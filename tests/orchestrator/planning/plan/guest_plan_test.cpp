@@ -83,6 +83,27 @@ TEST(GuestPlan, ABootPlanIsAnnouncedForTheHostsAccelerator) {
   }
 }
 
+// `topolab xml` announces a plan itself (its base may name the CPU model after planning):
+// announce_plan gives what plan_guest gives for the same accelerator. A booted plan stores the
+// domain XML it was defined with beside the rest; an unbooted one has no such key.
+TEST(GuestPlan, AnnouncingAPlanLaterIsTheSameAsPlanningForTheAccelerator) {
+  auto host = host_of(2, 4, 2);
+  host.vendor = "GenuineIntel";
+  const auto l = layout_of(2, 2, 2);
+  auto booted = plan_guest(l, {host, VcpuLimit{}, Accelerator::kTcg});
+  auto later = plan_guest(l, {host, VcpuLimit{}, std::nullopt});
+  ASSERT_TRUE(booted.ok() && later.ok());
+  EXPECT_FALSE(later->announced);
+  ASSERT_TRUE(announce_plan(*later, Accelerator::kTcg, host.vendor).ok());
+  EXPECT_EQ(guest_plan_to_json(*later), guest_plan_to_json(*booted));
+  EXPECT_FALSE(guest_plan_to_json(*booted).contains("domain_xml"));
+  const auto stored = guest_plan_to_json(*booted, "<domain type='qemu'/>");
+  EXPECT_EQ(stored["domain_xml"], "<domain type='qemu'/>");
+  auto rest = stored;
+  rest.erase("domain_xml");
+  EXPECT_EQ(rest, guest_plan_to_json(*booted));
+}
+
 // What only the accelerator rules out is refused at plan time, before any boot, naming the
 // layout: QEMU cannot start host-passthrough under TCG.
 TEST(GuestPlan, HostPassthroughUnderTcgIsRefusedWhenPlanned) {
