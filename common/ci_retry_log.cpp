@@ -26,7 +26,12 @@ void note_retry_for_ci(const std::string& kind, const std::string& what, int att
 }
 
 bool names_planted_fault(std::string_view text) {
-  return text.find("topolab.fault=") != std::string_view::npos;
+  constexpr std::string_view kKey = "topolab.fault=";
+  for (auto at = text.find(kKey); at != std::string_view::npos; at = text.find(kKey, at + 1)) {
+    const std::string_view value = text.substr(at + kKey.size());
+    if (value.substr(0, 4) == "hang" || value.substr(0, 5) == "stall") return true;
+  }
+  return false;
 }
 
 }  // namespace topolab

@@ -14,7 +14,8 @@ namespace topolab {
 // after its guest stopped answering mid-run); CI bounds each kind on its own.
 void note_retry_for_ci(const std::string& kind, const std::string& what, int attempt,
                        const std::string& reason, bool planted);
-// A guest cmdline (or a configuration's label) that carries a planted fault.
+// A guest cmdline (or a configuration's label) that carries a planted hang (hang-*, stall-*).
+// Other faults (garbage, none) plant no hang: a guest of theirs that hangs hung for real.
 bool names_planted_fault(std::string_view text);
 
 }  // namespace topolab

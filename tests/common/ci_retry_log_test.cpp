@@ -44,11 +44,16 @@ TEST(CiRetryLog, AppendsOneLinePerRetryWithThePlantedMark) {
   fs::remove_all(dir);
 }
 
-TEST(CiRetryLog, APlantedFaultIsNamedByItsCmdlineKey) {
+TEST(CiRetryLog, APlantedHangIsNamedByItsCmdlineKey) {
   EXPECT_TRUE(names_planted_fault("console=ttyS0 topolab.fault=hang-boot-first"));
   EXPECT_TRUE(names_planted_fault("cmdline.topolab.fault=hang-after:1"));
   EXPECT_FALSE(names_planted_fault("console=ttyS0 quiet"));
   EXPECT_FALSE(names_planted_fault("topolab.faults"));
+  EXPECT_TRUE(names_planted_fault("topolab.fault=stall-boot"));
+  // Faults that plant no hang: a hang of such a guest is a real one, counted against the bound.
+  EXPECT_FALSE(names_planted_fault("cmdline.topolab.fault=garbage"));
+  EXPECT_FALSE(names_planted_fault("console=ttyS0 topolab.fault=none"));
+  EXPECT_TRUE(names_planted_fault("topolab.fault=none topolab.fault=hang-after:2"));
 }
 
 }  // namespace

@@ -48,6 +48,13 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
+int count_lines_with(const std::string& text, const std::string& needle) {
+  std::istringstream in(text);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos;
+  return n;
+}
+
 nlohmann::json summary_of(const CliRun& r) {
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   if (j.is_discarded()) ADD_FAILURE() << "no JSON summary; stderr:\n" << r.err;
@@ -187,21 +194,32 @@ TEST_F(Faults, AgentGarbageIsSkippedAndAHangingAgentIsBootedOnceMore) {
   CliRun r = run.wait(15min);
   ASSERT_EQ(r.exit_code, 3) << r.err;  // hang-after:1 failed
   auto summary = summary_of(r);
-  // garbage 1; hang-after:3 2 (the second completes it); hang-after:1 2 (hangs in both).
-  EXPECT_EQ(summary["boots"], 5) << summary.dump();
-  EXPECT_EQ(summary["hang_reboots"], 2) << summary.dump();
-  EXPECT_EQ(summary["runs_executed"], 6);  // 3 garbage + 2 before the hang + 1 after the reboot
-  // hang-after:3: its 3rd run once; hang-after:1: its 3 runs in each boot (the first times out,
-  // the others fail at once: the agent had stopped answering).
-  EXPECT_EQ(summary["runs_failed"], 7) << summary.dump();
-  EXPECT_EQ(summary["cells_done"], 2);
-  EXPECT_EQ(summary["cells_failed"], 1);
-
   StoreView v = read_store(db);
   const std::string garbage = "cmdline.topolab.fault=garbage";
   const std::string recovers = "cmdline.topolab.fault=hang-after:3";
   const std::string hangs = "cmdline.topolab.fault=hang-after:1";
   ASSERT_TRUE(v.cells.count(garbage) && v.cells.count(recovers) && v.cells.count(hangs)) << r.err;
+  // The garbage guest plants no hang, but a TCG guest on 2 host CPUs may still stop answering
+  // for real (a CI run: its 2nd run waited out the 10 s bound). Then it gets the one reboot
+  // like any guest (CI's retry log counts it as real), and its failures are the hang's.
+  const int garbage_reboots = count_lines_with(r.err, "rebooting " + garbage);
+  ASSERT_LE(garbage_reboots, 1) << r.err;
+  const int garbage_failures = static_cast<int>(v.failures[garbage].size());
+  EXPECT_EQ(garbage_failures > 0, garbage_reboots == 1) << r.err;
+  for (const auto& f : v.failures[garbage])
+    EXPECT_TRUE(f.find("timed out") != std::string::npos ||
+                f.find("stopped answering") != std::string::npos)
+        << "the garbage itself must never fail a run: " << f;
+  // garbage 1; hang-after:3 2 (the second completes it); hang-after:1 2 (hangs in both).
+  EXPECT_EQ(summary["boots"], 5 + garbage_reboots) << summary.dump();
+  EXPECT_EQ(summary["hang_reboots"], 2 + garbage_reboots) << summary.dump();
+  EXPECT_EQ(summary["runs_executed"], 6);  // 3 garbage + 2 before the hang + 1 after the reboot
+  // hang-after:3: its 3rd run once; hang-after:1: its 3 runs in each boot (the first times out,
+  // the others fail at once: the agent had stopped answering).
+  EXPECT_EQ(summary["runs_failed"], 7 + garbage_failures) << summary.dump();
+  EXPECT_EQ(summary["cells_done"], 2);
+  EXPECT_EQ(summary["cells_failed"], 1);
+
   EXPECT_EQ(v.cells[garbage].status, "done");
   EXPECT_EQ(v.runs[garbage], 3);
   // The two runs answered before the hang are kept; the reboot ran only the missing one, and
