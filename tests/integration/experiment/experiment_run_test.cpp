@@ -109,7 +109,7 @@ TEST_F(ExperimentRun, TwoBootsThenResumeDoesNothing) {
   // Issue 28: each boot stored its plan, and with it the domain XML the guest was defined with,
   // written from the topology the plan announced (sockets: told 2 sockets; flat: 1).
   const auto boots = read_store(db).boots;
-  ASSERT_EQ(boots.size(), 2u);
+  ASSERT_EQ(boots.size(), 2u + first.value("hang_reboots", 0u)) << first.dump();
   auto has_attr = [](const std::string& xml, const std::string& name, const std::string& value) {
     return xml.find(name + "=\"" + value + "\"") != std::string::npos ||
            xml.find(name + "='" + value + "'") != std::string::npos;

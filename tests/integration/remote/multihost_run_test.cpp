@@ -325,11 +325,13 @@ TEST_F(MultiHostRun, ALostHostFailsItsCellsTheOthersCompleteAndTheRerunResumes) 
   auto rest = topolab(run_args(db, remote), "rest", &rc);
   ASSERT_EQ(rc, 0) << slurp(dir_ / "rest.err");
   EXPECT_EQ(rest["cells_done"], 4) << rest.dump(2);
-  EXPECT_EQ(rest["boots"], 2);
+  // Booted configurations, not boots: a real TCG mid-run hang boots one once more (the
+  // clean-clone CI of 1887fc3: hang_reboots 1 on the remote host).
+  EXPECT_EQ(configurations_booted(rest), 2) << rest.dump(2);
   EXPECT_EQ(rest["runs_executed"], 4);
   EXPECT_EQ(rest["runs_skipped"], 4);
   for (const auto& h : rest["hosts"])
-    EXPECT_EQ(h["boots"], h["host"] == kLocal ? 0 : 2) << h.dump();
+    EXPECT_EQ(configurations_booted(h), h["host"] == kLocal ? 0 : 2) << h.dump();
 }
 
 // Issue 16 acceptance, bad input: a pool path that cannot be created on the remote host refuses
