@@ -43,8 +43,8 @@ class ApplyCommand : public Command {
     src.connect = opts_.connect_uri;
     auto placed = load_placed_layout(args_, src);
     if (!placed) return fail("apply", placed.error());
-    const auto& [layout, host, plan] = *placed;
-    auto result = apply_layout_to_domain(opts_, layout, plan, host.vendor);
+    const PlacementPlan& plan = placed->plan.placement;
+    auto result = apply_layout_to_domain(opts_, placed->plan.layout, plan, placed->host.vendor);
     if (!result) return fail("apply", result.error());
     if (json_) {
       nlohmann::json j = {{"domain", opts_.domain},   {"changed", result->changed},

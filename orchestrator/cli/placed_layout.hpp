@@ -1,7 +1,7 @@
 #pragma once
 // The sequence plan/xml/apply/boot share: the layout (with CLI overrides), the host topology it
-// goes on, and the placement of its vCPUs there. One place, so the error messages stay the same
-// across commands.
+// goes on, and the guest plan (the placement of its vCPUs there). One place, so the error
+// messages stay the same across commands.
 #include <utility>
 
 #include "orchestrator/cli/layout_override_options.hpp"
@@ -12,10 +12,11 @@
 
 namespace topolab::cli {
 
+// The plan as planned (not yet announced: `xml` announces it for the base's accelerator) and
+// the host topology it was made for (the plan printer draws it).
 struct PlacedLayout {
-  Layout layout;
+  plan::GuestPlan plan;
   HostTopology host;
-  PlacementPlan plan;
 };
 
 // The host facts a plan is made from: the topology and, read from the same source, the vCPU
@@ -34,8 +35,7 @@ inline Result<PlacedLayout> load_placed_layout(const LayoutArgs& args,
   TL_ASSIGN(auto facts, load_host_facts(source));
   // A layout that can never boot is refused here, at plan time, with the limit's source.
   TL_ASSIGN(auto planned, plan::plan_guest(std::move(layout), facts));
-  return PlacedLayout{std::move(planned.layout), std::move(facts.host),
-                      std::move(planned.placement)};
+  return PlacedLayout{std::move(planned), std::move(facts.host)};
 }
 
 // For a boot (`topolab boot`, the tests' built-in boots): the layout and host facts first (a

@@ -25,7 +25,9 @@ class PlanCommand : public Command {
   int run() override {
     auto placed = load_placed_layout(args_, source_);
     if (!placed) return fail("plan", placed.error());
-    const auto& [layout, host, plan] = *placed;
+    const Layout& layout = placed->plan.layout;
+    const PlacementPlan& plan = placed->plan.placement;
+    const HostTopology& host = placed->host;
     if (json_) {
       auto j = plan_to_json(plan);
       j["layout"] = {{"name", layout.name},

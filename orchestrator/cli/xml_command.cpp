@@ -51,8 +51,8 @@ class XmlCommand : public Command {
       return fail("xml", same.error());
     auto placed = load_placed_layout(args_, source_);
     if (!placed) return fail("xml", placed.error());
-    auto& [placed_layout, host, placement] = *placed;
-    plan::GuestPlan plan{std::move(placed_layout), std::move(placement), std::nullopt};
+    plan::GuestPlan& plan = placed->plan;
+    const HostTopology& host = placed->host;
     Layout& layout = plan.layout;
     BaseTemplate base;
     if (!base_.empty()) {
